@@ -1,0 +1,95 @@
+"""Precision and recall of the pattern recognisers on annotated PII sentences (Presidio
+research's synthetic set): ``python benchmarks/pii_quality.py [--json] [--data FILE]``.
+
+Span level: a finding of a recogniser counts as correct when it overlaps an annotated span of
+the corresponding entity type; an annotated span counts as found when a finding of that
+recogniser overlaps it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from rag_guard_integrations.classify.base import Classifier, Finding
+from rag_guard_integrations.classify.pattern import PatternClassifier
+
+DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "pii_samples.jsonl"
+ENTITY_RECOGNIZER = {
+    "EMAIL_ADDRESS": "email",
+    "CREDIT_CARD": "credit_card",
+    "IBAN_CODE": "iban",
+    "US_SSN": "us_ssn",
+    "PHONE_NUMBER": "phone",
+    "IP_ADDRESS": "ip_address",
+}
+TARGETS = {entity: 0.95 for entity in ENTITY_RECOGNIZER} | {"PHONE_NUMBER": 0.85}
+
+
+def load(path: Path = DATA) -> list[dict[str, Any]]:
+    """The annotated records (``text`` and ``spans``) of a JSONL file."""
+    with path.open(encoding="utf-8") as handle:
+        return [json.loads(line) for line in handle if line.strip()]
+
+
+def _overlaps(a: tuple[int, int], b: tuple[int, int]) -> bool:
+    return a[0] < b[1] and b[0] < a[1]
+
+
+def score(
+    records: Iterable[Mapping[str, Any]], classifier: Classifier | None = None
+) -> dict[str, dict[str, float]]:
+    """Per entity type: ``precision``, ``recall``, ``support`` (annotated spans) and
+    ``predicted`` (findings)."""
+    classifier = classifier or PatternClassifier()
+    counts = {e: {"tp_pred": 0, "pred": 0, "tp_gold": 0, "gold": 0} for e in ENTITY_RECOGNIZER}
+    for record in records:
+        findings: tuple[Finding, ...] = classifier.classify(record["text"]).findings
+        for entity, recognizer in ENTITY_RECOGNIZER.items():
+            gold = [(s["start"], s["end"]) for s in record["spans"] if s["entity_type"] == entity]
+            found = [(f.start, f.end) for f in findings if f.recognizer == recognizer]
+            tally = counts[entity]
+            tally["gold"] += len(gold)
+            tally["pred"] += len(found)
+            tally["tp_gold"] += sum(any(_overlaps(g, f) for f in found) for g in gold)
+            tally["tp_pred"] += sum(any(_overlaps(f, g) for g in gold) for f in found)
+    return {
+        entity: {
+            "precision": t["tp_pred"] / t["pred"] if t["pred"] else 1.0,
+            "recall": t["tp_gold"] / t["gold"] if t["gold"] else 1.0,
+            "support": t["gold"],
+            "predicted": t["pred"],
+        }
+        for entity, t in counts.items()
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Print the table (or JSON); exit 1 when an entity type misses its target."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", type=Path, default=DATA, help="annotated JSONL file")
+    parser.add_argument("--json", action="store_true", help="machine-readable output")
+    args = parser.parse_args(argv)
+    results = score(load(args.data))
+    missed = [
+        e for e, r in results.items() if min(r["precision"], r["recall"]) < TARGETS[e]
+    ]
+    if args.json:
+        print(json.dumps({"data": str(args.data), "entities": results, "missed": missed}, indent=2))
+    else:
+        from rag_guard_integrations.cli.output import table  # noqa: PLC0415 - only for the table
+
+        rows = [
+            (e, r["precision"], r["recall"], r["support"], r["predicted"], TARGETS[e])
+            for e, r in results.items()
+        ]
+        print(table(("entity", "precision", "recall", "spans", "findings", "target"), rows))
+    return 1 if missed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,232 @@
+"""PatternClassifier: the deterministic recognisers, matched in one RE2 pass per text."""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from rag_guard_integrations.classify.base import Classification, Finding
+from rag_guard_integrations.classify.recognizers import (
+    BUILTIN_RECOGNIZERS,
+    VALIDATORS,
+    Recognizer,
+)
+from rag_guard_integrations.classify.support import ResultCache, label_specs, text_key
+from rag_guard_integrations.core.errors import PolicyError
+from rag_guard_integrations.core.normalize import normalize_with_offsets
+from rag_guard_integrations.core.patterns import PatternSet, compile_pattern
+
+if TYPE_CHECKING:
+    from rag_guard_integrations.classify.support import LabelsArg
+    from rag_guard_integrations.policy.schema import LabelSpec, Policy
+
+DEFAULT_CACHE_SIZE = 4096
+# Below this many characters a batch is classified inline; above it, in a worker thread so
+# that a large batch does not stall the event loop.
+_INLINE_CHARS = 65_536
+
+
+class _Matcher:
+    """Recognisers compiled into one ``re2.Set`` (their patterns and context words), with a
+    bounded per-text cache of what they found. Shared by the bound copies of a classifier."""
+
+    def __init__(self, recognizers: tuple[Recognizer, ...], cache_size: int) -> None:
+        self.recognizers = recognizers
+        patterns = [r.regex for r in recognizers]
+        self._context_slot: list[int | None] = []
+        for recognizer in recognizers:
+            context = recognizer.context_regex
+            self._context_slot.append(None if context is None else len(patterns))
+            if context is not None:
+                patterns.append(context)
+        self._set = PatternSet(patterns)
+        self._cache = ResultCache(cache_size)
+
+    def classify(self, text: str) -> Classification:
+        """Every finding in ``text`` (cached), before any vocabulary is applied."""
+        key = text_key(text)
+        result = self._cache.get(key)
+        if result is None:
+            findings = self._find(text)
+            result = Classification(frozenset(f.label for f in findings), findings)
+            self._cache.put(key, result)
+        return result
+
+    def _find(self, text: str) -> tuple[Finding, ...]:
+        folded, offsets = normalize_with_offsets(text)
+        hits = set(self._set.matching(folded))
+        findings: list[Finding] = []
+        for index, recognizer in enumerate(self.recognizers):
+            slot = self._context_slot[index]
+            # The set already says which recognisers (and context words) occur at all: only
+            # those are scanned again for their spans.
+            if index not in hits or (slot is not None and slot not in hits):
+                continue
+            near = _spans(recognizer.context_regex, folded) if slot is not None else None
+            for match in compile_pattern(recognizer.regex).finditer(folded):
+                start, end = match.span()
+                if start == end:
+                    continue
+                if recognizer.validator is not None and not recognizer.validator(match.group()):
+                    continue
+                if near is not None and not _is_near(near, start, end, recognizer.window):
+                    continue
+                findings.append(
+                    Finding(recognizer.name, recognizer.label, offsets[start], offsets[end - 1] + 1)
+                )
+        findings.sort(key=lambda f: (f.start, f.end, f.recognizer))
+        return tuple(findings)
+
+
+def _spans(pattern: str | None, text: str) -> list[tuple[int, int]]:
+    return [m.span() for m in compile_pattern(pattern).finditer(text)] if pattern else []
+
+
+def _is_near(spans: list[tuple[int, int]], start: int, end: int, window: int) -> bool:
+    return any(s < end + window and e > start - window for s, e in spans)
+
+
+class PatternClassifier:
+    """Labels text with deterministic recognisers: regex, checksum, and context words.
+
+    All recognisers run in one RE2 pass (a ``re2.Set``); only those that occur are scanned
+    again for their spans. Text is normalised first, so zero-width characters and full-width
+    digits do not hide a value, and every finding's offsets index the original text.
+
+    Key init args:
+        recognizers: :class:`Recognizer` objects or built-in names; None means every built-in
+            with its default label (``pii``, ``financial`` or ``health``).
+        labels: the vocabulary this classifier may answer with; findings with other labels
+            are dropped and recorded in ``Classification.dropped``. When given,
+            :meth:`bind` keeps it instead of taking the policy's.
+        cache_size: how many texts' results to remember (0 disables the cache).
+
+    Example:
+        >>> classifier = PatternClassifier(["email", "credit_card"])
+        >>> result = classifier.classify("Mail jo@example.com, card 4111 1111 1111 1111")
+        >>> sorted(result.labels)
+        ['financial', 'pii']
+        >>> [(f.recognizer, f.start, f.end) for f in result.findings]
+        [('email', 5, 19), ('credit_card', 26, 45)]
+    """
+
+    def __init__(
+        self,
+        recognizers: Iterable[Recognizer | str] | None = None,
+        labels: LabelsArg | None = None,
+        *,
+        cache_size: int = DEFAULT_CACHE_SIZE,
+    ) -> None:
+        chosen = _recognizers(recognizers)
+        self._labels_given = labels is not None
+        specs = label_specs(labels)
+        self._vocabulary: frozenset[str] | None = None if specs is None else frozenset(specs)
+        self._matcher = _Matcher(chosen, cache_size)
+
+    @classmethod
+    def from_policy(cls, policy: Policy, *, cache_size: int = DEFAULT_CACHE_SIZE) -> PatternClassifier:
+        """The policy's ``classifiers.patterns`` plus the built-ins ``classifiers.builtin`` maps
+        to its labels (only the patterns when ``builtin`` is empty).
+
+        Raises:
+            PolicyError: an unknown built-in name, or a recogniser name used twice.
+        """
+        where = ", ".join(policy.sources) or "policy"
+        chosen: list[Recognizer] = []
+        for spec in policy.classifiers.patterns:
+            validator = VALIDATORS[spec.validator] if spec.validator else None
+            chosen.append(
+                Recognizer(spec.name, spec.label, spec.regex, validator, tuple(spec.context))
+            )
+        for name, label in policy.classifiers.builtin.items():
+            builtin = BUILTIN_RECOGNIZERS.get(name)
+            if builtin is None:
+                choices = ", ".join(BUILTIN_RECOGNIZERS)
+                raise PolicyError(
+                    f"{where}: classifiers.builtin.{name} is not a built-in recognizer; "
+                    f"use one of {choices}"
+                )
+            chosen.append(builtin.with_label(label))
+        try:
+            return cls(chosen, cache_size=cache_size)
+        except ValueError as error:
+            raise PolicyError(f"{where}: classifiers: {error}") from None
+
+    @property
+    def recognizers(self) -> tuple[Recognizer, ...]:
+        """The recognisers this classifier runs, in order."""
+        return self._matcher.recognizers
+
+    @property
+    def vocabulary(self) -> frozenset[str] | None:
+        """The labels it may answer with, or None for any label its recognisers give."""
+        return self._vocabulary
+
+    def classify(self, text: str) -> Classification:
+        """Label one text; never raises (a failure gives ``Classification.failed``)."""
+        if not isinstance(text, str):
+            return Classification.failed(f"expected text as a str, got {type(text).__name__}")
+        try:
+            return self._restrict(self._matcher.classify(text))
+        except Exception as error:  # noqa: BLE001 - one bad text must not fail the batch
+            return Classification.failed(f"pattern classifier: {type(error).__name__}: {error}")
+
+    def classify_many(self, texts: Sequence[str]) -> list[Classification]:
+        """Label several texts, in order."""
+        return [self.classify(text) for text in texts]
+
+    async def aclassify_many(self, texts: Sequence[str]) -> list[Classification]:
+        """Async twin of :meth:`classify_many` (same results)."""
+        size = sum(len(t) for t in texts if isinstance(t, str))
+        if size <= _INLINE_CHARS:
+            return self.classify_many(texts)
+        return await asyncio.to_thread(self.classify_many, list(texts))
+
+    def bind(self, vocabulary: Mapping[str, LabelSpec]) -> PatternClassifier:
+        """A copy restricted to ``vocabulary`` (the compiled patterns and cache are shared);
+        ``self`` unchanged when this classifier was given ``labels=`` itself."""
+        if self._labels_given:
+            return self
+        bound = copy.copy(self)
+        specs = label_specs(vocabulary)
+        bound._vocabulary = frozenset(specs or ())
+        return bound
+
+    def _restrict(self, found: Classification) -> Classification:
+        if self._vocabulary is None:
+            return found
+        kept = tuple(f for f in found.findings if f.label in self._vocabulary)
+        dropped = frozenset(f.label for f in found.findings) - self._vocabulary
+        return Classification(frozenset(f.label for f in kept), kept, dropped)
+
+    def __repr__(self) -> str:
+        names = [r.name for r in self.recognizers]
+        labels = None if self._vocabulary is None else sorted(self._vocabulary)
+        return f"PatternClassifier(recognizers={names!r}, labels={labels!r})"
+
+
+def _recognizers(items: Iterable[Recognizer | str] | None) -> tuple[Recognizer, ...]:
+    if items is None:
+        return tuple(BUILTIN_RECOGNIZERS.values())
+    if isinstance(items, str | Recognizer):
+        items = [items]
+    chosen: list[Recognizer] = []
+    seen: set[str] = set()
+    for item in items:
+        recognizer = _recognizer(item)
+        if recognizer.name in seen:
+            raise ValueError(f"recognizer name {recognizer.name!r} is given twice; rename one")
+        seen.add(recognizer.name)
+        chosen.append(recognizer)
+    return tuple(chosen)
+
+
+def _recognizer(item: Any) -> Recognizer:
+    if isinstance(item, Recognizer):
+        return item
+    if isinstance(item, str) and item in BUILTIN_RECOGNIZERS:
+        return BUILTIN_RECOGNIZERS[item]
+    choices = ", ".join(BUILTIN_RECOGNIZERS)
+    raise ValueError(f"{item!r} is not a built-in recognizer or a Recognizer; use one of {choices}")

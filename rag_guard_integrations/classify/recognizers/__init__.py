@@ -1,0 +1,45 @@
+"""The built-in recognisers by name, plus the record type and validators they are built from.
+
+Example:
+    >>> sorted(BUILTIN_RECOGNIZERS)[:3]
+    ['account_number', 'credit_card', 'date_of_birth']
+    >>> BUILTIN_RECOGNIZERS["iban"].label
+    'financial'
+"""
+
+from __future__ import annotations
+
+from rag_guard_integrations.classify.recognizers.account_number import ACCOUNT_NUMBER
+from rag_guard_integrations.classify.recognizers.credit_card import CREDIT_CARD
+from rag_guard_integrations.classify.recognizers.date_of_birth import DATE_OF_BIRTH
+from rag_guard_integrations.classify.recognizers.email import EMAIL
+from rag_guard_integrations.classify.recognizers.iban import IBAN
+from rag_guard_integrations.classify.recognizers.icd10 import ICD10
+from rag_guard_integrations.classify.recognizers.ip_address import IP_ADDRESS
+from rag_guard_integrations.classify.recognizers.medical_record_number import (
+    MEDICAL_RECORD_NUMBER,
+)
+from rag_guard_integrations.classify.recognizers.money import MONEY
+from rag_guard_integrations.classify.recognizers.phone import PHONE
+from rag_guard_integrations.classify.recognizers.recognizer import Recognizer, Validator
+from rag_guard_integrations.classify.recognizers.us_ssn import US_SSN
+from rag_guard_integrations.classify.recognizers.validators import VALIDATORS
+
+BUILTIN_RECOGNIZERS: dict[str, Recognizer] = {
+    r.name: r
+    for r in (
+        EMAIL,
+        PHONE,
+        CREDIT_CARD,
+        IBAN,
+        US_SSN,
+        IP_ADDRESS,
+        MONEY,
+        DATE_OF_BIRTH,
+        ICD10,
+        MEDICAL_RECORD_NUMBER,
+        ACCOUNT_NUMBER,
+    )
+}
+
+__all__ = ["BUILTIN_RECOGNIZERS", "VALIDATORS", "Recognizer", "Validator"]

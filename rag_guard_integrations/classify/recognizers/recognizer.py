@@ -1,0 +1,72 @@
+"""The recogniser record: a named RE2 pattern with its label, checksum and context words."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+from rag_guard_integrations.core.labels import clean_label
+from rag_guard_integrations.core.patterns import compile_pattern
+
+Validator = Callable[[str], bool]
+DEFAULT_WINDOW = 40
+
+
+@dataclass(frozen=True, slots=True)
+class Recognizer:
+    """One kind of sensitive value: where it is (``regex``), what it means (``label``), and
+    when a match really counts (``validator`` accepts the matched text, and one of the
+    ``context`` words occurs within ``window`` characters of the match).
+
+    Patterns run on normalised text (case-folded, zero-width characters removed, full-width
+    digits folded), so write them in lower case.
+
+    Example:
+        >>> badge = Recognizer("badge", "pii", r"\\bbdg-\\d{6}\\b", context=("badge",))
+        >>> badge.context_regex
+        '\\\\b(?:badge)(?:s|es|ed|ing)?\\\\b'
+    """
+
+    name: str
+    label: str
+    regex: str
+    validator: Validator | None = None
+    context: tuple[str, ...] = ()
+    window: int = DEFAULT_WINDOW
+
+    def __post_init__(self) -> None:
+        if not self.name:
+            raise ValueError("a recognizer needs a non-empty name")
+        label = clean_label(self.label)
+        if not label:
+            raise ValueError(f"recognizer {self.name!r} has an empty label; give one")
+        if self.window < 0:
+            raise ValueError(f"recognizer {self.name!r}: window={self.window} must be >= 0")
+        compile_pattern(self.regex)  # fail at definition, not at the first chunk
+        # Frozen slots dataclass: normalise the fields in place once.
+        object.__setattr__(self, "label", label)
+        object.__setattr__(self, "context", _words(self.context))
+
+    @property
+    def context_regex(self) -> str | None:
+        """One RE2 pattern for the context words (whole words, simple inflections), or None."""
+        if not self.context:
+            return None
+        words = "|".join(r"\s+".join(_escape(part) for part in w.split()) for w in self.context)
+        return rf"\b(?:{words})(?:s|es|ed|ing)?\b"
+
+    def with_label(self, label: str) -> Recognizer:
+        """A copy that gives ``label`` instead of the default one."""
+        return dataclasses.replace(self, label=label)
+
+
+def _words(words: Iterable[str]) -> tuple[str, ...]:
+    if isinstance(words, str):
+        words = [words]
+    return tuple(dict.fromkeys(" ".join(w.casefold().split()) for w in words if w.strip()))
+
+
+def _escape(word: str) -> str:
+    """Escape regex metacharacters for RE2 (``re.escape`` also escapes what RE2 rejects)."""
+    return "".join(f"\\{c}" if not c.isalnum() and c != "_" else c for c in word)

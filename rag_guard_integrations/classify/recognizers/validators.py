@@ -1,0 +1,108 @@
+"""Checksums and structure rules that turn a regex match into a finding (or reject it).
+
+Each validator takes the matched text (normalised: lower case, full-width digits folded) and
+returns True when it is a plausible value. ``VALIDATORS`` holds the ones a policy can name.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+
+from rag_guard_integrations.classify.recognizers.recognizer import Validator
+from rag_guard_integrations.core.patterns import compile_pattern
+
+_IBAN_LENGTH = (15, 34)
+_CARD_LENGTH = (13, 19)
+_PHONE_DIGITS = (7, 15)
+# Card networks start with 2 (Mastercard 2-series), 3 (Amex, JCB, Diners), 4 (Visa),
+# 5 (Mastercard, Maestro) or 6 (Discover, UnionPay, RuPay): other prefixes are rarely cards.
+_CARD_PREFIXES = frozenset("23456")
+_EXTENSION = compile_pattern(r"\s*(?:x|ext\.?|extension)\s*\d+$")
+# Shapes a digit run near a phone word can have that are not phone numbers.
+_NOT_PHONE = compile_pattern(
+    r"^(?:\d{3}-\d{2}-\d{4}"  # an SSN
+    r"|(?:19|20)\d{2}[-./]\d{1,2}[-./]\d{1,2}(?:\D.*)?"  # an ISO date, possibly with a time
+    r"|\d{1,2}[-./]\d{1,2}[-./](?:19|20)\d{2}"  # a day-month-year date
+    r"|\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3})$"  # an IPv4 address
+)
+
+
+def digits(text: str) -> str:
+    """The ASCII digits of ``text`` in order."""
+    return "".join(c for c in text if "0" <= c <= "9")
+
+
+def luhn(text: str) -> bool:
+    """True when the digits of ``text`` pass the Luhn checksum (card numbers, some IDs)."""
+    number = digits(text)
+    if len(number) < 2:
+        return False
+    total = 0
+    for position, char in enumerate(reversed(number)):
+        value = ord(char) - 48
+        if position % 2:
+            value = value * 2 - 9 if value > 4 else value * 2
+        total += value
+    return total % 10 == 0
+
+
+def card_number(text: str) -> bool:
+    """A payment card number: 13 to 19 digits, a card-network prefix, and a valid Luhn sum."""
+    number = digits(text)
+    low, high = _CARD_LENGTH
+    return low <= len(number) <= high and number[0] in _CARD_PREFIXES and luhn(number)
+
+
+def iban(text: str) -> bool:
+    """An IBAN (ISO 13616): country letters, check digits, and the mod-97 remainder 1."""
+    code = "".join(text.split()).upper()
+    low, high = _IBAN_LENGTH
+    if not (low <= len(code) <= high and code.isascii() and code.isalnum()):
+        return False
+    if not (code[:2].isalpha() and code[2:4].isdigit()):
+        return False
+    rearranged = code[4:] + code[:4]
+    # Letters count as 10..35; the remainder is taken piecewise so big numbers stay cheap.
+    remainder = 0
+    for char in rearranged:
+        remainder = (remainder * (100 if char.isalpha() else 10) + int(char, 36)) % 97
+    return remainder == 1
+
+
+def us_ssn(text: str) -> bool:
+    """A US Social Security number under the current rules: area not 000, 666 or 900-999;
+    group not 00; serial not 0000."""
+    number = digits(text)
+    if len(number) != 9:
+        return False
+    area, group, serial = number[:3], number[3:5], number[5:]
+    return area not in {"000", "666"} and area[0] != "9" and group != "00" and serial != "0000"
+
+
+def ipv4(text: str) -> bool:
+    """Four dotted octets, each 0-255."""
+    parts = text.split(".")
+    return len(parts) == 4 and all(p.isdigit() and len(p) <= 3 and int(p) <= 255 for p in parts)
+
+
+def ip_address(text: str) -> bool:
+    """An IPv4 address, or an IPv6 address with at least two groups written out."""
+    if "." in text and ":" not in text:
+        return ipv4(text)
+    try:
+        ipaddress.IPv6Address(text)
+    except ValueError:
+        return False
+    # A bare "::" or "::1" is also what C++ scopes and similar notations look like.
+    return sum(1 for group in text.split(":") if group) >= 2
+
+
+def phone_number(text: str) -> bool:
+    """7 to 15 digits before any extension, and not shaped like an SSN, a date or an IPv4."""
+    extension = _EXTENSION.search(text)
+    number = text[: extension.start()] if extension else text
+    low, high = _PHONE_DIGITS
+    return low <= len(digits(number)) <= high and _NOT_PHONE.search(number.strip()) is None
+
+
+VALIDATORS: dict[str, Validator] = {"luhn": luhn, "iban": iban, "us_ssn": us_ssn, "ipv4": ipv4}

@@ -1,0 +1,41 @@
+"""The ``rag-guard`` command: one module per sub-command, errors as one line on stderr."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from typing import TYPE_CHECKING
+
+from rag_guard_integrations.core.errors import RagGuardError
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+COMMANDS = ("demo", "check", "lint", "tag", "evaluate", "calibrate", "bench")
+EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser with every sub-command registered."""
+    parser = argparse.ArgumentParser(
+        prog="rag-guard", description="Check retrieved chunks before they reach an LLM."
+    )
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for name in COMMANDS:
+        importlib.import_module(f"rag_guard_integrations.cli.{name}").register(commands)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; return the exit code (0 ok, 1 findings, 2 usage or input error)."""
+    args = build_parser().parse_args(argv)
+    try:
+        code: int = args.run(args)
+    except (RagGuardError, OSError, ValueError, TypeError) as error:
+        print(f"rag-guard {args.command}: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print(f"rag-guard {args.command}: interrupted", file=sys.stderr)
+        return 130
+    return code

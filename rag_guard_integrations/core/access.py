@@ -1,0 +1,96 @@
+"""Who is asking: the caller's allowlists for access-controlled metadata attributes."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from rag_guard_integrations.core.errors import InputError
+
+
+class AccessContext:
+    """The caller's principal and, per metadata attribute, the values they may see.
+
+    An attribute the policy declares access-controlled and this context does not mention is
+    denied. Immutable and hashable, so one context can be shared by concurrent requests.
+
+    Example:
+        >>> ctx = AccessContext(principal="alice", contract_type={"MSA", "SOW"})
+        >>> ctx.allows("contract_type", "MSA"), ctx.allows("region", "EU")
+        (True, False)
+    """
+
+    __slots__ = ("_allowlists", "principal")
+
+    principal: str | None
+    _allowlists: Mapping[str, frozenset[str]]
+
+    def __init__(self, principal: str | None = None, **allowlists: Iterable[Any] | str) -> None:
+        cleaned = {name: _values(name, values) for name, values in allowlists.items()}
+        object.__setattr__(self, "principal", None if principal is None else str(principal))
+        object.__setattr__(self, "_allowlists", cleaned)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError("AccessContext is immutable; build a new one")
+
+    @property
+    def allowlists(self) -> Mapping[str, frozenset[str]]:
+        """The allowlists by attribute name (a copy)."""
+        return dict(self._allowlists)
+
+    def allows(self, attribute: str, value: object) -> bool:
+        """True when ``value`` (or, for a list, every value in it) is allowed for ``attribute``."""
+        allowed = self._allowlists.get(attribute)
+        if allowed is None:
+            return False
+        if isinstance(value, list | tuple | set | frozenset):
+            return bool(value) and all(str(v) in allowed for v in value)
+        return str(value) in allowed
+
+    def mentions(self, attribute: str) -> bool:
+        """True when the context names an allowlist (possibly empty) for ``attribute``."""
+        return attribute in self._allowlists
+
+    @classmethod
+    def coerce(cls, value: object) -> AccessContext | None:
+        """Accept None, an AccessContext or a mapping like ``{"contract_type": ["MSA"]}``."""
+        if value is None or isinstance(value, AccessContext):
+            return value
+        if isinstance(value, Mapping):
+            fields = {str(k): v for k, v in value.items()}
+            principal = fields.pop("principal", None)
+            return cls(principal, **fields)
+        raise AccessError(
+            f"access must be an AccessContext or a mapping of attribute to values, "
+            f"got {type(value).__name__}"
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form: ``{"principal": ..., "contract_type": [...]}``."""
+        out: dict[str, Any] = {"principal": self.principal}
+        out.update({k: sorted(v) for k, v in sorted(self._allowlists.items())})
+        return out
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, AccessContext):
+            return NotImplemented
+        return (self.principal, self._allowlists) == (other.principal, other._allowlists)
+
+    def __hash__(self) -> int:
+        return hash((self.principal, frozenset(self._allowlists.items())))
+
+    def __repr__(self) -> str:
+        lists = ", ".join(f"{k}={sorted(v)!r}" for k, v in sorted(self._allowlists.items()))
+        return f"AccessContext(principal={self.principal!r}{', ' if lists else ''}{lists})"
+
+
+class AccessError(InputError):
+    """An access context of the wrong shape was passed."""
+
+
+def _values(name: str, values: Iterable[Any] | str) -> frozenset[str]:
+    if isinstance(values, str):
+        return frozenset({values})
+    if not isinstance(values, Iterable):
+        raise AccessError(f"access allowlist {name}={values!r} must be a value or a list of values")
+    return frozenset(str(v) for v in values)

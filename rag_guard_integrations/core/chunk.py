@@ -1,0 +1,96 @@
+"""The unit the guards judge: a retrieved chunk of text with its metadata, score and id."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from rag_guard_integrations.core.errors import ChunkError
+
+_EMPTY: Mapping[str, Any] = {}
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Chunk:
+    """A retrieved chunk. Frozen; compared by identity, since equal texts are distinct chunks.
+
+    Example:
+        >>> chunk = Chunk("Either party may terminate ...", {"contract_type": "MSA"}, score=0.71)
+        >>> Chunk.from_any({"page_content": "text", "metadata": {"clause_id": "RENEWAL"}}).text
+        'text'
+    """
+
+    text: str
+    metadata: Mapping[str, Any] = field(default_factory=dict)
+    score: float | None = None
+    id: str | None = None
+
+    @classmethod
+    def from_any(cls, item: object, *, position: int | None = None) -> Chunk:
+        """Build a chunk from a dict, a LangChain ``Document`` or a LlamaIndex node.
+
+        Accepts ``{"text", "meta"}`` and ``{"page_content", "metadata"}`` dicts (``score`` and
+        ``id`` optional), objects with ``page_content``/``metadata`` (LangChain), and objects
+        with ``text``/``metadata``/``node_id`` or a ``node`` plus ``score`` (LlamaIndex), without
+        importing either framework. Raises :class:`ChunkError` naming what is wrong.
+        """
+        where = f"chunk {position}" if position is not None else "chunk"
+        if isinstance(item, Chunk):
+            return item
+        if isinstance(item, Mapping):
+            return _from_mapping(item, where)
+        if hasattr(item, "page_content"):
+            return _build(
+                where,
+                item.page_content,
+                getattr(item, "metadata", None),
+                None,
+                getattr(item, "id", None),
+            )
+        if hasattr(item, "node") and hasattr(item, "score"):
+            inner = cls.from_any(item.node, position=position)
+            return cls(inner.text, inner.metadata, _score(item.score, where), inner.id)
+        if hasattr(item, "node_id") and hasattr(item, "metadata"):
+            return _build(where, getattr(item, "text", ""), item.metadata, None, item.node_id)
+        if item is None:
+            raise ChunkError(f"{where} is None; pass a dict with 'text', a Document or a node")
+        raise ChunkError(
+            f"{where} is a {type(item).__name__}; pass a dict with 'text' (or 'page_content'), "
+            "a LangChain Document, a LlamaIndex node or a Chunk"
+        )
+
+
+def _from_mapping(item: Mapping[str, Any], where: str) -> Chunk:
+    text = item.get("text", item.get("page_content", ""))
+    metadata = item.get("meta", item.get("metadata"))
+    return _build(where, text, metadata, _score(item.get("score"), where), item.get("id"))
+
+
+def _build(where: str, text: object, metadata: object, score: float | None, id_: object) -> Chunk:
+    if text is None:
+        text = ""
+    if not isinstance(text, str):
+        raise ChunkError(f"{where} text is a {type(text).__name__}, not str; decode or drop it")
+    if metadata is None:
+        metadata = _EMPTY
+    if not isinstance(metadata, Mapping):
+        raise ChunkError(f"{where} metadata is a {type(metadata).__name__}; it must be a mapping")
+    return Chunk(text, metadata, score, None if id_ is None else str(id_))
+
+
+def _score(value: object, where: str) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ChunkError(f"{where} score is {value!r}; it must be a number or absent")
+    return float(value)
+
+
+def coerce_chunks(items: object) -> list[Chunk]:
+    """Turn the list handed to a guard into chunks; anything but a list or tuple is a TypeError."""
+    if isinstance(items, str | bytes | Mapping) or not isinstance(items, Sequence):
+        raise ChunkError(
+            f"chunks must be a list, got {type(items).__name__}; wrap a single chunk in a list"
+        )
+    return [Chunk.from_any(item, position=i) for i, item in enumerate(items)]

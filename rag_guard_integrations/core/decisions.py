@@ -1,0 +1,208 @@
+"""What a check decided, and why: per chunk, per query, per combination rule, as frozen records."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from rag_guard_integrations.core.chunk import Chunk
+
+PASSED = "passed"
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkDecision:
+    """One input chunk's verdict: ``stage`` names the check that denied it (or ``passed``)."""
+
+    index: int
+    chunk: Chunk
+    allowed: bool
+    stage: str
+    reason: str
+    rule: str | None = None
+    labels: frozenset[str] = frozenset()
+
+    def to_dict(self, *, include_text: bool = True) -> dict[str, Any]:
+        """JSON-ready record; chunk text only when ``include_text``."""
+        out: dict[str, Any] = {
+            "index": self.index,
+            "id": self.chunk.id,
+            "allowed": self.allowed,
+            "stage": self.stage,
+            "reason": self.reason,
+            "rule": self.rule,
+            "labels": sorted(self.labels),
+            "score": self.chunk.score,
+        }
+        if include_text:
+            out["text"] = self.chunk.text
+            out["metadata"] = _jsonable(self.chunk.metadata)
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class QueryDecision:
+    """The verdict on the query itself.
+
+    ``allowed`` is False only when the domain guard rejects the query. ``tier`` names the
+    domain tier that decided (``blocklist``, ``identifier``, ``root``, ``dense``,
+    ``below_threshold``, ``error``), None without a domain guard. ``intents`` lists the clause
+    ids the query asks for. ``similarity_source`` says where ``similarity`` came from
+    (``retriever`` score or ``embedder``).
+    """
+
+    allowed: bool = True
+    tier: str | None = None
+    reason: str = "no domain guard configured"
+    intents: tuple[str, ...] = ()
+    evidence: Mapping[str, Any] = field(default_factory=dict)
+    similarity: float | None = None
+    similarity_source: str | None = None
+    refusal: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready record."""
+        return {
+            "allowed": self.allowed,
+            "tier": self.tier,
+            "reason": self.reason,
+            "intents": list(self.intents),
+            "evidence": _jsonable(self.evidence),
+            "similarity": self.similarity,
+            "similarity_source": self.similarity_source,
+            "refusal": self.refusal,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Link:
+    """Chunks ``a`` and ``b`` share ``key=value`` (an edge of a multi-hop chain)."""
+
+    a: int
+    b: int
+    key: str
+    value: str
+
+
+@dataclass(frozen=True, slots=True)
+class Violation:
+    """A combination rule that fired: every chunk carrying one of its trigger labels is listed."""
+
+    rule: str
+    action: str
+    message: str
+    labels: tuple[str, ...]
+    chunk_indices: tuple[int, ...]
+    scope: str = "context"
+    links: tuple[Link, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready record."""
+        return {
+            "rule": self.rule,
+            "action": self.action,
+            "message": self.message,
+            "labels": list(self.labels),
+            "chunks": list(self.chunk_indices),
+            "scope": self.scope,
+            "links": [[lk.a, lk.b, lk.key, lk.value] for lk in self.links],
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Bridge:
+    """One label shared by the triggers of several rules that fired together."""
+
+    label: str
+    rules: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class GuardResult:
+    """Everything one check decided; ``allowed`` is what may reach the LLM, in input order.
+
+    Example:
+        >>> result = guard.check("termination notice period?", chunks, access=ctx)  # doctest: +SKIP
+        >>> [c.metadata["contract_type"] for c in result.allowed]  # doctest: +SKIP
+        ['MSA']
+    """
+
+    query: QueryDecision
+    decisions: tuple[ChunkDecision, ...]
+    violations: tuple[Violation, ...] = ()
+    warnings: tuple[Violation, ...] = ()
+    bridges: tuple[Bridge, ...] = ()
+    unknown_labels: Mapping[int, frozenset[str]] = field(default_factory=dict)
+    refusal: str | None = None
+
+    @property
+    def allowed(self) -> list[Chunk]:
+        """The chunks that may reach the LLM, in input order."""
+        return [d.chunk for d in self.decisions if d.allowed]
+
+    @property
+    def allowed_indices(self) -> tuple[int, ...]:
+        """Input positions of the allowed chunks (adapters return their own objects by these)."""
+        return tuple(d.index for d in self.decisions if d.allowed)
+
+    @property
+    def denied(self) -> list[ChunkDecision]:
+        """Decisions of the chunks that were withheld."""
+        return [d for d in self.decisions if not d.allowed]
+
+    @property
+    def is_safe(self) -> bool:
+        """False when a block rule fired on the retrieved set (``allowed`` itself never does)."""
+        return not self.violations
+
+    def summary(self) -> dict[str, Any]:
+        """Counts and names, no text: what logs and tracing events carry."""
+        stages: dict[str, int] = {}
+        for decision in self.decisions:
+            if not decision.allowed:
+                stages[decision.stage] = stages.get(decision.stage, 0) + 1
+        return {
+            "query_allowed": self.query.allowed,
+            "tier": self.query.tier,
+            "intents": list(self.query.intents),
+            "chunks": len(self.decisions),
+            "allowed": len(self.allowed_indices),
+            "denied_by_stage": stages,
+            "violations": [v.rule for v in self.violations],
+            "warnings": [w.rule for w in self.warnings],
+            "is_safe": self.is_safe,
+            "refusal": self.refusal,
+        }
+
+    def to_dict(self, *, include_text: bool = True) -> dict[str, Any]:
+        """The JSON-ready audit record (chunk text left out when ``include_text`` is False)."""
+        return {
+            "query": self.query.to_dict(),
+            "allowed": list(self.allowed_indices),
+            "is_safe": self.is_safe,
+            "refusal": self.refusal,
+            "decisions": [d.to_dict(include_text=include_text) for d in self.decisions],
+            "violations": [v.to_dict() for v in self.violations],
+            "warnings": [w.to_dict() for w in self.warnings],
+            "bridges": [{"label": b.label, "rules": list(b.rules)} for b in self.bridges],
+            "unknown_labels": {str(i): sorted(s) for i, s in self.unknown_labels.items()},
+        }
+
+    def _repr_html_(self) -> str:
+        from rag_guard_integrations.notebook import result_html  # noqa: PLC0415 - notebooks only
+
+        return result_html(self)
+
+
+def _jsonable(value: Any) -> Any:
+    """Metadata as JSON can hold it: mappings and sequences kept, anything else as str."""
+    if value is None or isinstance(value, bool | int | float | str):
+        return value
+    if isinstance(value, Mapping):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple | set | frozenset):
+        items = [_jsonable(v) for v in value]
+        return sorted(items, key=str) if isinstance(value, set | frozenset) else items
+    return str(value)

@@ -1,0 +1,258 @@
+"""The Guard pipeline: runs the query stage, the per-chunk checks, labelling and the
+combination rules in order, records every decision, and fails closed."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any
+
+from rag_guard_integrations.guards.domain import DomainGuard
+
+from rag_guard_integrations.classify.base import Classification
+from rag_guard_integrations.core.access import AccessContext
+from rag_guard_integrations.core.chunk import Chunk, coerce_chunks
+from rag_guard_integrations.core.decisions import PASSED, ChunkDecision, GuardResult, QueryDecision
+from rag_guard_integrations.core.errors import ContextBlocked, InputError
+from rag_guard_integrations.core.labels import has_label_metadata, metadata_labels
+from rag_guard_integrations.core.normalize import normalize
+from rag_guard_integrations.core.request import ChunkCheck, Request
+from rag_guard_integrations.guards.access import AccessGuard, HintGuard
+from rag_guard_integrations.guards.clause import ClauseGuard
+from rag_guard_integrations.guards.combination import CombinationGuard, Labelled
+from rag_guard_integrations.policy.loader import load_policy
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from pathlib import Path
+
+    from rag_guard_integrations.classify.base import Classifier
+    from rag_guard_integrations.embeddings import Embedder
+    from rag_guard_integrations.policy.schema import Policy
+
+
+@dataclass(slots=True)
+class _Run:
+    """The state of one check between its synchronous stages and labelling."""
+
+    request: Request
+    chunks: list[Chunk]
+    query: QueryDecision
+    denied: dict[int, tuple[str, str]] = field(default_factory=dict)
+    labels: dict[int, frozenset[str]] = field(default_factory=dict)
+    pending: list[int] = field(default_factory=list)
+    notes: dict[int, str] = field(default_factory=dict)
+
+
+class Guard:
+    """Checks retrieved chunks against one policy before they can become prompt context.
+
+    Example:
+        >>> from rag_guard_integrations import AccessContext, Guard
+        >>> guard = Guard.from_policy("contracts")
+        >>> chunks = [{"text": "Either party may terminate on thirty (30) days' written notice.",
+        ...            "meta": {"contract_type": "MSA", "clause_id": "TERMINATION_NOTICE"}}]
+        >>> result = guard.check("What is the termination notice period?", chunks,
+        ...                      access=AccessContext(contract_type={"MSA"}))
+        >>> len(result.allowed), result.refusal
+        (1, None)
+    """
+
+    def __init__(
+        self,
+        policy: Policy,
+        classifier: Classifier | None = None,
+        embedder: Embedder | None = None,
+    ) -> None:
+        self.policy = policy
+        self.domain = DomainGuard.from_policy(policy, embedder)
+        self.clause = ClauseGuard.from_policy(policy)
+        self.combination = CombinationGuard.from_policy(policy)
+        checks: list[ChunkCheck] = []
+        if policy.access.attributes:
+            checks.append(AccessGuard(policy.access.attributes))
+        checks.append(HintGuard())
+        if self.clause is not None:
+            checks.append(self.clause)
+        self.checks = tuple(checks)
+        self.classifier = self._bind(classifier)
+        self._vocabulary = frozenset(policy.vocabulary) if policy.declares_vocabulary else None
+        stages = [c.name for c in self.checks] + (["combination"] if self.combination else [])
+        self._passed_reason = "passed " + ", ".join(stages)
+
+    @classmethod
+    def from_policy(
+        cls,
+        *refs: str | Path,
+        classifier: Classifier | None = None,
+        embedder: Embedder | None = None,
+    ) -> Guard:
+        """A guard for built-in policy names or paths (several are merged in order)."""
+        return cls(load_policy(*refs), classifier=classifier, embedder=embedder)
+
+    def _bind(self, classifier: Classifier | None) -> Classifier | None:
+        if self.policy.classify == "never" or self.combination is None:
+            return None
+        if classifier is None:
+            if not (self.policy.classifiers.patterns or self.policy.classifiers.builtin):
+                return None
+            from rag_guard_integrations.classify.pattern import PatternClassifier  # noqa: PLC0415
+
+            classifier = PatternClassifier.from_policy(self.policy)
+        return classifier.bind(self.policy.vocabulary)
+
+    def check(
+        self, query: str, chunks: Sequence[Any], access: AccessContext | Any = None
+    ) -> GuardResult:
+        """Decide which of ``chunks`` may reach the LLM for ``query`` and ``access``."""
+        run = self._start(query, chunks, access)
+        if run.pending:
+            texts = [run.chunks[i].text for i in run.pending]
+            try:
+                found = self.classifier.classify_many(texts) if self.classifier else []
+            except Exception as error:
+                found = [Classification.failed(_failure("classifier", error))] * len(texts)
+            self._take_labels(run, found)
+        return self._finish(run)
+
+    async def acheck(
+        self, query: str, chunks: Sequence[Any], access: AccessContext | Any = None
+    ) -> GuardResult:
+        """Async twin of :meth:`check`: classification awaits the classifier's async path."""
+        run = self._start(query, chunks, access)
+        if run.pending:
+            texts = [run.chunks[i].text for i in run.pending]
+            try:
+                found = await self.classifier.aclassify_many(texts) if self.classifier else []
+            except Exception as error:
+                found = [Classification.failed(_failure("classifier", error))] * len(texts)
+            self._take_labels(run, found)
+        return self._finish(run)
+
+    def _start(self, query: str, chunks: Sequence[Any], access: object) -> _Run:
+        if not isinstance(query, str):
+            raise InputError(f"query must be a str, got {type(query).__name__}; decode it first")
+        items = coerce_chunks(chunks)
+        context = AccessContext.coerce(access)
+        normalized = normalize(query)
+        decision = self._decide_query(query, normalized, items)
+        run = _Run(Request(query, normalized, decision.intents, context), items, decision)
+        if not decision.allowed:
+            reason = f"the query was rejected ({decision.reason})"
+            run.denied = dict.fromkeys(range(len(items)), ("domain", reason))
+            return run
+        for index, chunk in enumerate(items):
+            for check in self.checks:
+                try:
+                    reason = check(chunk, run.request)
+                except Exception as error:
+                    reason = _failure(check.name, error)
+                if reason is not None:
+                    run.denied[index] = (check.name, reason)
+                    break
+            else:
+                self._read_labels(run, index, chunk)
+        return run
+
+    def _decide_query(self, query: str, normalized: str, items: list[Chunk]) -> QueryDecision:
+        try:
+            intents = self.clause.detect(normalized) if self.clause is not None else ()
+            decision = self.domain.decide(query, items) if self.domain else QueryDecision()
+        except Exception as error:
+            refusal = self.policy.domain.refusal if self.policy.domain else None
+            return QueryDecision(False, "error", _failure("query", error), refusal=refusal)
+        return replace(decision, intents=intents)
+
+    def _read_labels(self, run: _Run, index: int, chunk: Chunk) -> None:
+        labels, problem = metadata_labels(chunk.metadata)
+        if problem is not None:
+            run.notes[index] = problem
+        run.labels[index] = labels
+        mode = self.policy.classify
+        if self.classifier is not None and (
+            mode == "always" or not has_label_metadata(chunk.metadata)
+        ):
+            run.pending.append(index)
+
+    def _take_labels(self, run: _Run, found: Sequence[Classification]) -> None:
+        if len(found) != len(run.pending):
+            found = [Classification.failed("classifier returned a wrong number of results")] * len(
+                run.pending
+            )
+        for index, classification in zip(run.pending, found, strict=True):
+            run.labels[index] = run.labels[index] | classification.labels
+            if classification.error is not None:
+                run.notes[index] = f"classifier: {classification.error}"
+
+    def _finish(self, run: _Run) -> GuardResult:
+        unknown: dict[int, frozenset[str]] = {}
+        if self._vocabulary is not None:
+            for index, labels in run.labels.items():
+                if extra := labels - self._vocabulary:
+                    unknown[index] = extra
+                    if self.policy.on_unknown_label == "block":
+                        names = ", ".join(sorted(extra))
+                        run.denied[index] = ("labels", f"labels outside the vocabulary: {names}")
+        survivors = [i for i in range(len(run.chunks)) if i not in run.denied]
+        outcome = None
+        if self.combination is not None and survivors:
+            items = [
+                Labelled(
+                    i, run.labels.get(i, frozenset()), run.chunks[i].score, run.chunks[i].metadata
+                )
+                for i in survivors
+            ]
+            try:
+                outcome = self.combination(items)
+            except Exception as error:
+                reason = _failure("combination", error)
+                run.denied.update(dict.fromkeys(survivors, ("combination", reason)))
+        rules: dict[int, str] = {}
+        if outcome is not None and outcome.violations:
+            messages = {v.rule: v.message for v in outcome.violations}
+            blocked = (
+                dict.fromkeys(survivors, outcome.violations[0].rule)
+                if self.policy.on_block == "empty"
+                else dict(outcome.removed)
+            )
+            for index, rule in blocked.items():
+                note = f" ({run.notes[index]})" if index in run.notes else ""
+                run.denied[index] = ("combination", f"{messages[rule]}{note}")
+                rules[index] = rule
+        result = self._result(run, outcome, unknown, rules)
+        if outcome is not None and outcome.violations and self.policy.on_block == "raise":
+            raise ContextBlocked(result)
+        return result
+
+    def _result(
+        self, run: _Run, outcome: Any, unknown: dict[int, frozenset[str]], rules: dict[int, str]
+    ) -> GuardResult:
+        decisions = []
+        for index, chunk in enumerate(run.chunks):
+            labels = run.labels.get(index, frozenset())
+            if index in run.denied:
+                stage, reason = run.denied[index]
+                decisions.append(
+                    ChunkDecision(index, chunk, False, stage, reason, rules.get(index), labels)
+                )
+            else:
+                decisions.append(
+                    ChunkDecision(index, chunk, True, PASSED, self._passed_reason, None, labels)
+                )
+        refusal = run.query.refusal if not run.query.allowed else None
+        if refusal is None and run.chunks and len(run.denied) == len(run.chunks):
+            refusal = self.policy.no_context_refusal
+        if outcome is None:
+            return GuardResult(run.query, tuple(decisions), unknown_labels=unknown, refusal=refusal)
+        return GuardResult(
+            run.query,
+            tuple(decisions),
+            outcome.violations,
+            outcome.warnings,
+            outcome.bridges,
+            unknown,
+            refusal,
+        )
+
+
+def _failure(stage: str, error: BaseException) -> str:
+    return f"{stage} check failed ({type(error).__name__}: {error}); denied (fail closed)"

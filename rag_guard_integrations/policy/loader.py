@@ -1,0 +1,216 @@
+"""Load policies: YAML safely parsed, validated, ``extends`` merged, errors located by line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import yaml
+from pydantic import ValidationError
+
+from rag_guard_integrations.core.errors import PolicyError, PolicyNotFoundError
+from rag_guard_integrations.policy.messages import describe_errors
+from rag_guard_integrations.policy.schema import Policy
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator, Mapping, Sequence
+
+MAX_YAML_NODES = 100_000
+_PACKAGE_POLICIES = Path(__file__).resolve().parent.parent / "policies"
+_SOURCE_POLICIES = Path(__file__).resolve().parent.parent.parent / "policies"
+_MERGED_LISTS = ("rules",)
+
+
+def builtin_dir() -> Path:
+    """The folder of built-in policies: inside the installed package, else the source tree."""
+    return _PACKAGE_POLICIES if _PACKAGE_POLICIES.is_dir() else _SOURCE_POLICIES
+
+
+def builtin_names() -> list[str]:
+    """Names of the built-in policies (``default``, ``contracts``, ...)."""
+    return sorted(p.stem for p in builtin_dir().glob("*.yaml"))
+
+
+def is_path(ref: str) -> bool:
+    """A bare word names a built-in; anything with a ``/`` or a YAML suffix is a path."""
+    return "/" in ref or "\\" in ref or ref.endswith((".yaml", ".yml"))
+
+
+def resolve(ref: str | Path, base: Path | None = None) -> Path:
+    """Find the file a policy reference names, or raise PolicyNotFoundError."""
+    if isinstance(ref, Path) or is_path(ref):
+        path = Path(ref)
+        if not path.is_absolute() and base is not None:
+            path = base / path
+        if not path.is_file():
+            raise PolicyNotFoundError(f"{ref}: no such policy file; check the path")
+        return path.resolve()
+    path = builtin_dir() / f"{ref}.yaml"
+    if not path.is_file():
+        names = ", ".join(builtin_names())
+        raise PolicyNotFoundError(
+            f"{ref!r} is not a built-in policy; use one of {names} or a path to a YAML file"
+        )
+    return path
+
+
+def load_policy(*refs: str | Path) -> Policy:
+    """Load and merge one or more policies (built-in names or paths) into one :class:`Policy`.
+
+    Example:
+        >>> policy = load_policy("contracts", "default")
+        >>> sorted(policy.clauses)[:2]
+        ['ASSIGNMENT', 'CONFIDENTIALITY_TERM']
+    """
+    if not refs:
+        raise PolicyError("load_policy needs at least one built-in name or path")
+    files: list[tuple[str, dict[str, Any]]] = []
+    seen: set[Path] = set()
+    for ref in refs:
+        files.extend(_expand(resolve(ref), seen, ()))
+    return _merge(files)
+
+
+def parse_policy(text: str, source: str = "<string>") -> Policy:
+    """Validate a policy given as YAML text (its ``extends`` resolve from the working folder)."""
+    data = _parse(text, source)
+    files: list[tuple[str, dict[str, Any]]] = []
+    seen: set[Path] = set()
+    for ref in data.get("extends") or []:
+        files.extend(_expand(resolve(ref, Path.cwd()), seen, ()))
+    files.append((source, data))
+    return _merge(files)
+
+
+def _expand(
+    path: Path, seen: set[Path], stack: tuple[Path, ...]
+) -> Iterator[tuple[str, dict[str, Any]]]:
+    """Yield ``(source, data)`` for a file's extends (depth first) and then the file itself."""
+    if path in stack:
+        chain = " -> ".join(p.name for p in (*stack, path))
+        raise PolicyError(f"{path}: extends cycle {chain}; remove one of these extends")
+    if path in seen:
+        return
+    seen.add(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise PolicyError(f"{path}: cannot read the policy ({error}); check the file") from None
+    data = _parse(text, str(path))
+    extends = data.get("extends") or []
+    if not isinstance(extends, list) or not all(isinstance(e, str) for e in extends):
+        raise PolicyError(f"{path}: extends must be a list of names or paths")
+    for ref in extends:
+        yield from _expand(resolve(ref, path.parent), seen, (*stack, path))
+    yield str(path), data
+
+
+def _parse(text: str, source: str) -> dict[str, Any]:
+    """Parse YAML with line marks checked first: size, alias bombs, duplicate keys, then types."""
+    try:
+        root = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.YAMLError as error:
+        mark = getattr(error, "problem_mark", None)
+        line = f" (line {mark.line + 1})" if mark is not None else ""
+        problem = getattr(error, "problem", None) or "invalid YAML"
+        raise PolicyError(f"{source}: not valid YAML: {problem}{line}; fix the syntax") from None
+    if root is None:
+        raise PolicyError(f"{source}: the policy is empty; add at least 'version: 1'")
+    _check_nodes(root, source)
+    data = yaml.safe_load(text)
+    if not isinstance(data, dict):
+        raise PolicyError(
+            f"{source}: the policy must be a mapping of sections, got a "
+            f"{type(data).__name__} (line 1)"
+        )
+    try:
+        Policy.model_validate(data)
+    except ValidationError as error:
+        raise PolicyError(describe_errors(error, source, root)) from None
+    data["__root__"] = root
+    return data
+
+
+def _check_nodes(root: yaml.Node, source: str) -> None:
+    """Refuse alias bombs (counting aliases expanded) and duplicate mapping keys."""
+    count = 0
+    stack: list[yaml.Node] = [root]
+    while stack:
+        node = stack.pop()
+        count += 1
+        if count > MAX_YAML_NODES:
+            raise PolicyError(
+                f"{source}: the YAML expands to more than {MAX_YAML_NODES} nodes "
+                "(an alias bomb?); write the policy without nested aliases"
+            )
+        if isinstance(node, yaml.MappingNode):
+            keys: set[str] = set()
+            for key, value in node.value:
+                name = str(key.value)
+                if name in keys:
+                    raise PolicyError(
+                        f"{source}: key {name!r} appears twice in one mapping "
+                        f"(line {key.start_mark.line + 1}); keep one"
+                    )
+                keys.add(name)
+                stack.append(value)
+        elif isinstance(node, yaml.SequenceNode):
+            stack.extend(node.value)
+
+
+def _merge(files: Sequence[tuple[str, Mapping[str, Any]]]) -> Policy:
+    """Add the sections of several validated files together, in order."""
+    merged: dict[str, Any] = {}
+    owners: dict[tuple[str, str], str] = {}
+    for source, data in files:
+        for key, value in data.items():
+            if key in {"__root__", "extends"}:
+                continue
+            if key in _MERGED_LISTS:
+                for item in value or []:
+                    _claim(owners, "rules", str(item.get("name")), source)
+                merged.setdefault(key, []).extend(value or [])
+            elif key == "clauses":
+                for name in value or {}:
+                    _claim(owners, "clauses", str(name), source)
+                merged.setdefault(key, {}).update(value or {})
+            elif isinstance(value, dict) and isinstance(merged.get(key), dict):
+                merged[key] = _merge_section(merged[key], value)
+            else:
+                merged[key] = value
+    merged["sources"] = tuple(source for source, _ in files)
+    if len(files) > 1:
+        merged.pop("name", None)
+        merged["name"] = "+".join(_stem(s) for s, _ in files)
+    try:
+        return Policy.model_validate(merged)
+    except ValidationError as error:
+        raise PolicyError(describe_errors(error, " + ".join(s for s, _ in files), None)) from None
+
+
+def _merge_section(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
+    """Lists are concatenated (repeats dropped), mappings merged, scalars taken from ``new``."""
+    out = dict(old)
+    for key, value in new.items():
+        before = out.get(key)
+        if isinstance(value, list) and isinstance(before, list):
+            out[key] = [*before, *(v for v in value if v not in before)]
+        elif isinstance(value, dict) and isinstance(before, dict):
+            out[key] = {**before, **value}
+        else:
+            out[key] = value
+    return out
+
+
+def _claim(owners: dict[tuple[str, str], str], section: str, name: str, source: str) -> None:
+    previous = owners.get((section, name))
+    if previous is not None:
+        kind = "rule" if section == "rules" else "clause"
+        raise PolicyError(
+            f"{source}: {kind} {name!r} is already defined in {previous}; rename one of them"
+        )
+    owners[(section, name)] = source
+
+
+def _stem(source: str) -> str:
+    return Path(source).stem if source.endswith((".yaml", ".yml")) else source

@@ -1,0 +1,77 @@
+"""Turn pydantic validation errors into one-line messages: file, key path, line, and the fix."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import yaml
+
+if TYPE_CHECKING:
+    from pydantic import ValidationError
+
+_FIXES = {
+    "extra_forbidden": "is an unknown key; remove it or check its spelling",
+    "missing": "is missing; add it",
+    "too_short": "is empty; list at least one label",
+}
+
+
+def key_path(loc: tuple[int | str, ...]) -> str:
+    """``("rules", 2, "trigger")`` -> ``rules[2].trigger``."""
+    out = ""
+    for part in loc:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out
+
+
+def _line(root: yaml.Node | None, loc: tuple[int | str, ...]) -> int | None:
+    """The 1-based line of the YAML node at ``loc``, or of its nearest existing parent."""
+    node = root
+    line = None if node is None else node.start_mark.line + 1
+    for part in loc:
+        if isinstance(node, yaml.MappingNode):
+            match = next(((k, v) for k, v in node.value if k.value == str(part)), None)
+            if match is None:
+                break
+            node = match[1]
+            line = match[0].start_mark.line + 1
+        elif isinstance(node, yaml.SequenceNode) and isinstance(part, int):
+            if part >= len(node.value):
+                break
+            node = node.value[part]
+            line = node.start_mark.line + 1
+        else:
+            break
+    return line
+
+
+def _describe(error: dict[str, Any]) -> str:
+    kind = error["type"]
+    if kind == "value_error":
+        return str(error["msg"]).removeprefix("Value error, ")
+    if kind in {"greater_than_equal", "less_than_equal"}:
+        return f"must be between -1 and 1, got {error.get('input')!r}"
+    if kind == "too_short" and error["loc"][-1] == "intents":
+        return "is empty; list at least one intent regex"
+    if kind == "literal_error":
+        expected = error.get("ctx", {}).get("expected", "")
+        return f"is {error.get('input')!r}; use one of {expected}"
+    if kind in _FIXES:
+        return _FIXES[kind]
+    return f"is a {type(error.get('input')).__name__}: {error['msg'].lower()}; fix its type"
+
+
+def describe_errors(error: ValidationError, source: str, root: yaml.Node | None) -> list[str]:
+    """One line per problem: ``x.yaml: rules[2].trigger.all_present is empty (line 14); ...``."""
+    problems = []
+    for item in error.errors(include_url=False, include_input=True):
+        loc = tuple(
+            p for p in item["loc"] if not isinstance(p, str) or not p.startswith("function-")
+        )
+        line = _line(root, loc)
+        text = _describe(dict(item))
+        where = f" (line {line})" if line is not None else ""
+        head, _, fix = text.partition("; ")
+        path = f"{key_path(loc)} " if loc else ""
+        problems.append(f"{source}: {path}{head}{where}" + (f"; {fix}" if fix else ""))
+    return problems

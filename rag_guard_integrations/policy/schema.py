@@ -1,0 +1,164 @@
+"""The YAML policy format (version 1) as pydantic models; unknown keys are errors."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from rag_guard_integrations.core.labels import UNCLASSIFIED, clean_label
+from rag_guard_integrations.core.patterns import PatternCompileError, compile_pattern
+
+
+def _check_regex(pattern: str) -> str:
+    try:
+        compile_pattern(pattern)
+    except PatternCompileError as error:
+        raise ValueError(
+            f"is not a pattern RE2 can run ({error}); use RE2 syntax, without lookaround or "
+            "backreferences"
+        ) from None
+    return pattern
+
+
+Threshold = Annotated[float, Field(ge=-1.0, le=1.0)]
+Pattern = Annotated[str, AfterValidator(_check_regex)]
+DEFAULT_REFUSAL = (
+    "Sorry, I can only answer questions about the documents in this collection, and this "
+    "request looks outside that domain. Please rephrase it about a topic the collection covers."
+)
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class AccessSpec(_Strict):
+    """Metadata attributes whose values are checked against the caller's AccessContext."""
+
+    attributes: list[str] = Field(default_factory=list, description="access-controlled keys")
+
+
+class ClauseSpec(_Strict):
+    """One clause the clause guard can detect in a query and verify in a chunk."""
+
+    description: str = Field("", description="what the clause is about")
+    intents: list[Pattern] = Field(min_length=1, description="regexes detecting it in a query")
+    fingerprint: Pattern | None = Field(None, description="regex the chunk text must match")
+
+
+class DomainSpec(_Strict):
+    """The four-tier out-of-domain query filter."""
+
+    blocklist: list[str] = Field(default_factory=list, description="out-of-domain terms: reject")
+    identifier_pattern: Pattern | None = Field(
+        None, description="regex whose group 1 is a standard identifier (tier 2)"
+    )
+    identifier_keys: list[str] = Field(
+        default_factory=lambda: ["standard", "id"], description="chunk metadata holding identifiers"
+    )
+    roots: list[str] = Field(default_factory=list, description="domain roots (tier 3)")
+    root_context: list[str] = Field(
+        default_factory=list, description="regulatory words a root must stand next to"
+    )
+    root_window: int = Field(4, ge=1, le=50, description="words either side searched for context")
+    root_min_similarity: Threshold = Field(0.20, description="similarity floor for tier 3")
+    min_similarity: Threshold = Field(0.45, description="dense threshold (tier 4)")
+    refusal: str = Field(DEFAULT_REFUSAL, description="text shown when a query is rejected")
+
+
+class LinkingSpec(_Strict):
+    """Metadata keys whose shared values link chunks for multi-hop rules."""
+
+    keys: list[str] = Field(default_factory=list)
+
+
+class PatternSpec(_Strict):
+    """A regex recogniser declared in the policy."""
+
+    name: str
+    label: str
+    regex: Pattern
+    validator: Literal["luhn", "iban", "us_ssn", "ipv4"] | None = None
+    context: list[str] = Field(default_factory=list, description="counts only near these words")
+
+
+class ClassifiersSpec(_Strict):
+    """Recognisers for untagged chunks: policy patterns plus built-ins mapped to labels."""
+
+    patterns: list[PatternSpec] = Field(default_factory=list)
+    builtin: dict[str, str] = Field(
+        default_factory=dict, description="built-in recogniser name -> label in this vocabulary"
+    )
+
+
+class LabelSpec(_Strict):
+    """One label of the vocabulary; the description feeds the embedding classifier."""
+
+    description: str = ""
+    threshold: Threshold | None = None
+
+
+class TriggerSpec(_Strict):
+    """When a rule fires: all labels present, anywhere in the set or within one linked group."""
+
+    all_present: list[str] = Field(min_length=1)
+    scope: Literal["context", "linked"] = "context"
+
+    @field_validator("all_present")
+    @classmethod
+    def _labels_clean(cls, value: list[str]) -> list[str]:
+        return list(dict.fromkeys(clean_label(label) for label in value))
+
+
+class RuleSpec(_Strict):
+    """A combination rule."""
+
+    name: str
+    action: Literal["block", "warn"] = "block"
+    trigger: TriggerSpec
+    message: str = ""
+
+
+class Policy(_Strict):
+    """A whole policy, after ``extends`` is merged. Build one with :func:`load_policy`."""
+
+    version: Literal[1] = 1
+    name: str | None = None
+    extends: list[str] = Field(default_factory=list)
+    access: AccessSpec = Field(default_factory=AccessSpec)
+    clauses: dict[str, ClauseSpec] = Field(default_factory=dict)
+    domain: DomainSpec | None = None
+    linking: LinkingSpec = Field(default_factory=LinkingSpec)
+    classifiers: ClassifiersSpec = Field(default_factory=ClassifiersSpec)
+    labels: dict[str, LabelSpec] = Field(default_factory=dict)
+    on_unknown_label: Literal["report", "block"] = "report"
+    on_block: Literal["drop_chunks", "empty", "raise"] = "drop_chunks"
+    classify: Literal["fill_missing", "always", "never"] = "fill_missing"
+    no_context_refusal: str = "No authorized matching clause found."
+    rules: list[RuleSpec] = Field(default_factory=list)
+    sources: tuple[str, ...] = Field(default=(), exclude=True)
+
+    @model_validator(mode="after")
+    def _unique_rule_names(self) -> Policy:
+        seen: set[str] = set()
+        for index, rule in enumerate(self.rules):
+            if rule.name in seen:
+                raise ValueError(f"rules[{index}].name {rule.name!r} is defined twice; rename one")
+            seen.add(rule.name)
+        return self
+
+    @property
+    def vocabulary(self) -> dict[str, LabelSpec]:
+        """Every label the policy knows: declared ones, rule labels and ``unclassified``."""
+        vocab = {clean_label(name): spec for name, spec in self.labels.items()}
+        for rule in self.rules:
+            for label in rule.trigger.all_present:
+                vocab.setdefault(label, LabelSpec())
+        vocab.setdefault(UNCLASSIFIED, LabelSpec(description="could not be classified"))
+        return vocab
+
+    @property
+    def declares_vocabulary(self) -> bool:
+        """True when the policy lists its labels (then metadata labels outside it are unknown)."""
+        return bool(self.labels)
