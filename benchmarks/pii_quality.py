@@ -11,12 +11,15 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from rag_guard_integrations.classify.base import Classifier, Finding
 from rag_guard_integrations.classify.pattern import PatternClassifier
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Mapping
+
+    from rag_guard_integrations.classify.base import Classifier, Finding
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "pii_samples.jsonl"
 ENTITY_RECOGNIZER = {
@@ -27,7 +30,7 @@ ENTITY_RECOGNIZER = {
     "PHONE_NUMBER": "phone",
     "IP_ADDRESS": "ip_address",
 }
-TARGETS = {entity: 0.95 for entity in ENTITY_RECOGNIZER} | {"PHONE_NUMBER": 0.85}
+TARGETS = dict.fromkeys(ENTITY_RECOGNIZER, 0.95) | {"PHONE_NUMBER": 0.85}
 
 
 def load(path: Path = DATA) -> list[dict[str, Any]]:
@@ -75,9 +78,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true", help="machine-readable output")
     args = parser.parse_args(argv)
     results = score(load(args.data))
-    missed = [
-        e for e, r in results.items() if min(r["precision"], r["recall"]) < TARGETS[e]
-    ]
+    missed = [e for e, r in results.items() if min(r["precision"], r["recall"]) < TARGETS[e]]
     if args.json:
         print(json.dumps({"data": str(args.data), "entities": results, "missed": missed}, indent=2))
     else:

@@ -83,10 +83,12 @@ def default_embedder() -> MiniLMEmbedder:
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
     try:
         from sentence_transformers import SentenceTransformer  # noqa: PLC0415 - optional extra
+        from transformers.utils import logging as transformers_logging  # noqa: PLC0415
     except ImportError:
         raise EmbedderUnavailableError(
             f"sentence-transformers is not installed; run {INSTALL_HINT}"
         ) from None
+    transformers_logging.disable_progress_bar()  # a library must not draw on the caller's stderr
     return MiniLMEmbedder(SentenceTransformer(path, device="cpu"))
 
 

@@ -184,7 +184,7 @@ def _handler_for(server: OllamaServer) -> type[BaseHTTPRequestHandler]:
         protocol_version = "HTTP/1.1"
         disable_nagle_algorithm = True  # small NDJSON writes must not wait for delayed ACKs
 
-        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib name
+        def log_message(self, format: str, *args: Any) -> None:
             """Keep test output quiet."""
 
         def do_GET(self) -> None:

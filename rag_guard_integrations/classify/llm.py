@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import copy
 import threading
 import weakref
-from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
@@ -18,9 +18,17 @@ from rag_guard_integrations.classify.llm_prompt import (
     system_prompt,
     user_prompt,
 )
-from rag_guard_integrations.classify.support import LabelsArg, ResultCache, label_specs, text_key
+from rag_guard_integrations.classify.support import (
+    LabelsArg,
+    ResultCache,
+    describe_error,
+    label_specs,
+    text_key,
+)
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+
     from langchain_core.language_models import BaseChatModel
     from langchain_core.runnables import Runnable
 
@@ -89,6 +97,7 @@ class LLMClassifier:
         self,
         llm: BaseChatModel,
         labels: LabelsArg | None = None,
+        *,
         max_concurrency: int = 8,
         timeout: float = 30.0,
         retries: int = 2,
@@ -121,6 +130,7 @@ class LLMClassifier:
         ] = weakref.WeakKeyDictionary()
         self._lock = threading.Lock()
         self._threads = ThreadPoolExecutor(self.max_concurrency, thread_name_prefix="rag-guard-llm")
+        self._async_home: list[weakref.ref[asyncio.AbstractEventLoop]] = []
         self._use(label_specs(labels))
 
     @property
@@ -176,12 +186,11 @@ class LLMClassifier:
         self._system = system_prompt(labels or {})
         self._runnable: Runnable[Any, Any] = self.llm
         if labels:
-            try:
+            # without structured output the prompt still asks for the same JSON
+            with contextlib.suppress(NotImplementedError, ValueError, TypeError):
                 self._runnable = self.llm.with_structured_output(
                     output_schema(labels), method="json_schema", include_raw=True
                 )
-            except (NotImplementedError, ValueError, TypeError):
-                pass  # no structured output: the prompt still asks for the same JSON
 
     async def _classify_all(self, texts: list[str], threaded: bool) -> list[Classification]:
         if self._labels is None:
@@ -237,18 +246,28 @@ class LLMClassifier:
                 problem = f"timed out after {self.timeout:g}s"
             except UnparseableReplyError as error:
                 return Classification.failed(f"{self._model_id}: unparseable output: {error}")
-            except Exception as error:  # noqa: BLE001 - any model failure fails closed
+            except Exception as error:  # any model failure fails closed
                 if not _is_connection_error(error):
-                    return Classification.failed(f"{self._model_id}: {_describe(error)}")
-                problem = f"connection error: {_describe(error)}"
+                    return Classification.failed(f"{self._model_id}: {describe_error(error)}")
+                problem = f"connection error: {describe_error(error)}"
         tries = f"{attempts} attempt{'s' if attempts > 1 else ''}"
         return Classification.failed(f"{self._model_id}: {problem} ({tries})")
 
     async def _call(self, messages: list[tuple[str, str]], threaded: bool) -> Any:
-        if threaded:
+        if threaded or not self._owns_async_client():
             loop = asyncio.get_running_loop()
             return await loop.run_in_executor(self._threads, self._runnable.invoke, messages)
         return await self._runnable.ainvoke(messages)
+
+    def _owns_async_client(self) -> bool:
+        """True on the first event loop that used the model's async API. HTTP clients such as
+        ChatOllama's keep connections bound to that loop; on any other loop the sync client
+        (on the thread pool) is used, or every call there would fail with a closed loop."""
+        loop = asyncio.get_running_loop()
+        with self._lock:
+            if not self._async_home:
+                self._async_home.append(weakref.ref(loop))
+            return self._async_home[0]() is loop
 
     def _semaphore(self) -> asyncio.Semaphore:
         loop = asyncio.get_running_loop()
@@ -275,11 +294,6 @@ def _is_connection_error(error: BaseException) -> bool:
     except ImportError:
         return False
     return isinstance(error, httpx.TransportError)
-
-
-def _describe(error: BaseException) -> str:
-    message = str(error).splitlines()[0] if str(error) else ""
-    return f"{type(error).__name__}: {message}" if message else type(error).__name__
 
 
 def _check_positive(**values: float) -> None:

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from rag_guard_integrations.classify.base import Classification, Finding
 from rag_guard_integrations.core.labels import UNCLASSIFIED, clean_label
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from rag_guard_integrations.policy.schema import LabelSpec
 
 RECOGNIZER = "llm"
@@ -61,19 +62,20 @@ def user_prompt(text: str) -> str:
     return f"<chunk>\n{data}\n</chunk>\nClassify the chunk above."
 
 
-def read_reply(
-    reply: Any, text: str, labels: Mapping[str, LabelSpec]
-) -> Classification:
+def read_reply(reply: Any, text: str, labels: Mapping[str, LabelSpec]) -> Classification:
     """Labels from a model reply, keeping only the vocabulary and recording the rest.
 
-    ``reply`` is what the structured runnable returned (``{"raw": message, ...}``) or a bare
-    message. ``unclassified`` is kept when the model answers it: it means "could not tell".
+    ``reply`` is what the structured runnable returned (``{"raw": message, ...}``), a bare
+    message or a parsed dict. ``unclassified`` is kept when the model answers it: it means
+    "could not tell".
 
     Raises:
         UnparseableReplyError: the reply holds no ``{"labels": [strings]}``.
     """
-    message = reply.get("raw") if isinstance(reply, dict) else reply
-    payload = _payload(message)
+    if isinstance(reply, dict) and "raw" in reply:
+        payload = _payload(reply["raw"])
+    else:  # a bare message, or an already parsed object from a model's own structured output
+        payload = reply if isinstance(reply, dict) else _payload(reply)
     found = payload.get("labels") if isinstance(payload, dict) else payload
     if not isinstance(found, list) or not all(isinstance(item, str) for item in found):
         raise UnparseableReplyError(f"expected {{'labels': [strings]}}, got {_short(payload)}")

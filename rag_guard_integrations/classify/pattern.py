@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import bisect
 import copy
-from collections.abc import Iterable, Mapping, Sequence
+import re
 from typing import TYPE_CHECKING, Any
 
 from rag_guard_integrations.classify.base import Classification, Finding
@@ -19,6 +20,8 @@ from rag_guard_integrations.core.normalize import normalize_with_offsets
 from rag_guard_integrations.core.patterns import PatternSet, compile_pattern
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable, Mapping, Sequence
+
     from rag_guard_integrations.classify.support import LabelsArg
     from rag_guard_integrations.policy.schema import LabelSpec, Policy
 
@@ -26,6 +29,7 @@ DEFAULT_CACHE_SIZE = 4096
 # Below this many characters a batch is classified inline; above it, in a worker thread so
 # that a large batch does not stall the event loop.
 _INLINE_CHARS = 65_536
+_LINE_BREAK = re.compile(r"[\n\r\v\f\x1c-\x1e\x85\u2028\u2029]")
 
 
 class _Matcher:
@@ -35,27 +39,32 @@ class _Matcher:
     def __init__(self, recognizers: tuple[Recognizer, ...], cache_size: int) -> None:
         self.recognizers = recognizers
         patterns = [r.regex for r in recognizers]
+        self._contexts = [r.context_regex for r in recognizers]
         self._context_slot: list[int | None] = []
-        for recognizer in recognizers:
-            context = recognizer.context_regex
+        for context in self._contexts:
             self._context_slot.append(None if context is None else len(patterns))
             if context is not None:
                 patterns.append(context)
         self._set = PatternSet(patterns)
-        self._cache = ResultCache(cache_size)
+        self._cache = ResultCache(cache_size) if cache_size else None
 
     def classify(self, text: str) -> Classification:
         """Every finding in ``text`` (cached), before any vocabulary is applied."""
+        if self._cache is None:
+            return self._classify(text)
         key = text_key(text)
         result = self._cache.get(key)
         if result is None:
-            findings = self._find(text)
-            result = Classification(frozenset(f.label for f in findings), findings)
+            result = self._classify(text)
             self._cache.put(key, result)
         return result
 
+    def _classify(self, text: str) -> Classification:
+        findings = self._find(text)
+        return Classification(frozenset(f.label for f in findings), findings)
+
     def _find(self, text: str) -> tuple[Finding, ...]:
-        folded, offsets = normalize_with_offsets(text)
+        folded, offsets = _fold(text)
         hits = set(self._set.matching(folded))
         findings: list[Finding] = []
         for index, recognizer in enumerate(self.recognizers):
@@ -64,7 +73,7 @@ class _Matcher:
             # those are scanned again for their spans.
             if index not in hits or (slot is not None and slot not in hits):
                 continue
-            near = _spans(recognizer.context_regex, folded) if slot is not None else None
+            near = _spans(self._contexts[index], folded) if slot is not None else None
             for match in compile_pattern(recognizer.regex).finditer(folded):
                 start, end = match.span()
                 if start == end:
@@ -78,6 +87,20 @@ class _Matcher:
                 )
         findings.sort(key=lambda f: (f.start, f.end, f.recognizer))
         return tuple(findings)
+
+
+def _fold(text: str) -> tuple[str, list[int]]:
+    """Normalise for matching, keeping line breaks: values do not run across lines, and ASCII
+    text (normalised by lower-casing alone) keeps them too, so both kinds of text match alike."""
+    folded, offsets = normalize_with_offsets(text)
+    if text.isascii():
+        return folded, offsets
+    chars = list(folded)
+    for match in _LINE_BREAK.finditer(text):
+        index = bisect.bisect_left(offsets, match.start())
+        if index < len(chars) and offsets[index] == match.start():
+            chars[index] = "\n"
+    return "".join(chars), offsets
 
 
 def _spans(pattern: str | None, text: str) -> list[tuple[int, int]]:
@@ -126,7 +149,9 @@ class PatternClassifier:
         self._matcher = _Matcher(chosen, cache_size)
 
     @classmethod
-    def from_policy(cls, policy: Policy, *, cache_size: int = DEFAULT_CACHE_SIZE) -> PatternClassifier:
+    def from_policy(
+        cls, policy: Policy, *, cache_size: int = DEFAULT_CACHE_SIZE
+    ) -> PatternClassifier:
         """The policy's ``classifiers.patterns`` plus the built-ins ``classifiers.builtin`` maps
         to its labels (only the patterns when ``builtin`` is empty).
 
@@ -170,7 +195,7 @@ class PatternClassifier:
             return Classification.failed(f"expected text as a str, got {type(text).__name__}")
         try:
             return self._restrict(self._matcher.classify(text))
-        except Exception as error:  # noqa: BLE001 - one bad text must not fail the batch
+        except Exception as error:  # one bad text must not fail the batch
             return Classification.failed(f"pattern classifier: {type(error).__name__}: {error}")
 
     def classify_many(self, texts: Sequence[str]) -> list[Classification]:

@@ -14,7 +14,7 @@ from rag_guard_integrations.policy.schema import LabelSpec
 if TYPE_CHECKING:
     from rag_guard_integrations.classify.base import Classification
 
-LabelsArg = Mapping[str, "str | LabelSpec"] | Iterable[str]
+LabelsArg = Mapping[str, str | LabelSpec] | Iterable[str]
 
 
 def label_specs(labels: LabelsArg | None) -> dict[str, LabelSpec] | None:
@@ -33,16 +33,14 @@ def label_specs(labels: LabelsArg | None) -> dict[str, LabelSpec] | None:
     items = labels.items() if isinstance(labels, Mapping) else ((name, "") for name in labels)
     specs: dict[str, LabelSpec] = {}
     for name, value in items:
-        if isinstance(value, str):
-            value = LabelSpec(description=value)
-        elif not isinstance(value, LabelSpec):
+        if not isinstance(value, str | LabelSpec):
             raise TypeError(
                 f"labels[{name!r}] is a {type(value).__name__}; give a description string "
                 "or a LabelSpec"
             )
         label = clean_label(name)
         if label and label != UNCLASSIFIED:
-            specs[label] = value
+            specs[label] = LabelSpec(description=value) if isinstance(value, str) else value
     return specs
 
 
@@ -60,6 +58,12 @@ def check_threshold(name: str, value: float) -> float:
     if not -1.0 <= value <= 1.0:
         raise ValueError(f"{name}={value!r} is outside [-1, 1]; use a cosine similarity")
     return float(value)
+
+
+def describe_error(error: BaseException) -> str:
+    """``"ConnectError: [Errno 111] Connection refused"``: type and first line of the message."""
+    lines = str(error).splitlines()
+    return f"{type(error).__name__}: {lines[0]}" if lines else type(error).__name__
 
 
 class ResultCache:

@@ -76,6 +76,7 @@ class Guard:
         self.checks = tuple(checks)
         self.classifier = self._bind(classifier)
         self._vocabulary = frozenset(policy.vocabulary) if policy.declares_vocabulary else None
+        self._reads_labels = self.combination is not None or self._vocabulary is not None
         stages = [c.name for c in self.checks] + (["combination"] if self.combination else [])
         self._passed_reason = "passed " + ", ".join(stages)
 
@@ -150,7 +151,8 @@ class Guard:
                     run.denied[index] = (check.name, reason)
                     break
             else:
-                self._read_labels(run, index, chunk)
+                if self._reads_labels:
+                    self._read_labels(run, index, chunk)
         return run
 
     def _decide_query(self, query: str, normalized: str, items: list[Chunk]) -> QueryDecision:

@@ -57,7 +57,7 @@ class HintGuard:
 
     def __call__(self, chunk: Chunk, request: Request) -> str | None:
         for key, hint in chunk.metadata.items():
-            if not (isinstance(key, str) and key.endswith(HINT_SUFFIX)):
+            if not isinstance(key, str) or not key.endswith(HINT_SUFFIX):
                 continue
             if not isinstance(hint, str):
                 return f"untrusted {key} is a {type(hint).__name__}, not a pattern (denied)"

@@ -1,4 +1,4 @@
-"""Payment card numbers: 13 to 19 digits, optionally grouped, that pass the Luhn checksum."""
+"""Payment card numbers: 12 to 19 digits, optionally grouped, that pass the Luhn checksum."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ CREDIT_CARD = Recognizer(
     label="financial",
     # The whole run of digits (spaces or hyphens between them) is taken, so that a longer
     # number is rejected as a whole instead of yielding a card-sized slice.
-    regex=r"\b\d(?:[ \-]?\d){11,22}\b",
+    regex=r"\b\d(?:[ \-]?\d){10,22}\b",
     validator=card_number,
 )
 """``4111 1111 1111 1111``, ``5500-0000-0000-0004``. Luhn rejects 9 in 10 random numbers."""

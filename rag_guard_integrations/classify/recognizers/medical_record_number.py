@@ -9,6 +9,13 @@ MEDICAL_RECORD_NUMBER = Recognizer(
     label="health",
     regex=r"\b(?:[a-z]{1,3}-?)?\d{5,12}\b",
     # Hospitals format MRNs freely, so only the words around the number identify one.
-    context=("mrn", "medical record", "patient id", "patient number", "chart number", "hospital number"),
+    context=(
+        "mrn",
+        "medical record",
+        "patient id",
+        "patient number",
+        "chart number",
+        "hospital number",
+    ),
 )
 """``MRN: 00482913``, ``medical record no. H-4829130``."""

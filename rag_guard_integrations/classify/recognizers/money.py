@@ -7,7 +7,8 @@ from rag_guard_integrations.classify.recognizers.recognizer import Recognizer
 _SYMBOL = r"[$€£¥₹₩₽₺]"
 _CODE = r"(?:usd|eur|gbp|jpy|chf|cad|aud|inr|cny|rs\.?)"
 _WORD = r"(?:dollars?|euros?|rupees?|yen|yuan)"
-_AMOUNT = r"\d{1,3}(?:[,.' ]\d{3})*(?:[.,]\d{1,2})?|\d+(?:[.,]\d{1,2})?"
+# Grouped thousands first (1,200.50 or 1 200 000), else a plain run (25000, 4.5).
+_AMOUNT = r"\d{1,3}(?:[,.' ]\d{3})+(?:[.,]\d{1,2})?|\d+(?:[.,]\d{1,2})?"
 _SCALE = r"(?: ?(?:k|m|mn|bn|million|billion|thousand|lakh|crore)\b)?"
 
 MONEY = Recognizer(

@@ -9,7 +9,7 @@ US_SSN = Recognizer(
     name="us_ssn",
     label="pii",
     # Bare nine-digit runs are left out: too many order and reference numbers look like that.
-    regex=r"\b\d{3}(?:-\d{2}-|\s\d{2}\s)\d{4}\b",
+    regex=r"\b\d{3}(?:-\d{2}-| \d{2} )\d{4}\b",
     validator=us_ssn,
 )
 """``078-05-1120``; never area 000, 666 or 900-999, group 00 or serial 0000."""

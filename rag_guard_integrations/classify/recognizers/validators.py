@@ -7,16 +7,22 @@ returns True when it is a plausible value. ``VALIDATORS`` holds the ones a polic
 from __future__ import annotations
 
 import ipaddress
+from typing import TYPE_CHECKING
 
-from rag_guard_integrations.classify.recognizers.recognizer import Validator
 from rag_guard_integrations.core.patterns import compile_pattern
 
+if TYPE_CHECKING:
+    from rag_guard_integrations.classify.recognizers.recognizer import Validator
+
 _IBAN_LENGTH = (15, 34)
-_CARD_LENGTH = (13, 19)
+_CARD_LENGTH = (12, 19)
 _PHONE_DIGITS = (7, 15)
 # Card networks start with 2 (Mastercard 2-series), 3 (Amex, JCB, Diners), 4 (Visa),
-# 5 (Mastercard, Maestro) or 6 (Discover, UnionPay, RuPay): other prefixes are rarely cards.
-_CARD_PREFIXES = frozenset("23456")
+# 5 (Mastercard, Maestro) or 6 (Discover, UnionPay, RuPay, Maestro); 15-digit numbers may
+# also start with 1 (UATP, JCB 1800). Only Maestro (50, 56-69) issues 12-digit numbers.
+_CARD_PREFIXES = tuple("23456")
+_CARD_15_PREFIXES = ("1",)
+_MAESTRO_PREFIXES = ("50", *(str(p) for p in range(56, 70)))
 _EXTENSION = compile_pattern(r"\s*(?:x|ext\.?|extension)\s*\d+$")
 # Shapes a digit run near a phone word can have that are not phone numbers.
 _NOT_PHONE = compile_pattern(
@@ -47,10 +53,19 @@ def luhn(text: str) -> bool:
 
 
 def card_number(text: str) -> bool:
-    """A payment card number: 13 to 19 digits, a card-network prefix, and a valid Luhn sum."""
+    """A payment card number: 12 to 19 digits with a card-network prefix (ISO/IEC 7812), and
+    a valid Luhn sum."""
     number = digits(text)
     low, high = _CARD_LENGTH
-    return low <= len(number) <= high and number[0] in _CARD_PREFIXES and luhn(number)
+    if not low <= len(number) <= high:
+        return False
+    if len(number) == low:
+        prefixes = _MAESTRO_PREFIXES
+    elif len(number) == 15:
+        prefixes = _CARD_PREFIXES + _CARD_15_PREFIXES
+    else:
+        prefixes = _CARD_PREFIXES
+    return number.startswith(prefixes) and luhn(number)
 
 
 def iban(text: str) -> bool:

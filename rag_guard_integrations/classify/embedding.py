@@ -1,0 +1,191 @@
+"""EmbeddingClassifier: zero-shot labels from how close a text is to each label's description."""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import math
+import threading
+from typing import TYPE_CHECKING
+
+from rag_guard_integrations.classify.base import Classification, Finding
+from rag_guard_integrations.classify.support import (
+    ResultCache,
+    check_threshold,
+    describe_error,
+    label_specs,
+    text_key,
+)
+from rag_guard_integrations.embeddings import cosine, default_embedder
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+
+    from rag_guard_integrations.embeddings import Embedder
+    from rag_guard_integrations.policy.schema import LabelSpec
+
+RECOGNIZER = "embedding"
+NO_VOCABULARY = "embedding classifier has no labels; pass labels= or attach it to a Guard"
+CacheKey = tuple[str, tuple[tuple[str, str, float], ...]]
+
+
+class EmbeddingClassifier:
+    """Labels a text with every label whose description it is close to.
+
+    A label applies when the cosine similarity between the text and the label's description
+    reaches the label's threshold (``LabelSpec.threshold``, else ``threshold=``). The finding's
+    score is that similarity and its span the whole text. Descriptions are embedded once,
+    texts in batches, and each text's result is cached. Labels without a description are
+    skipped: there is nothing to compare with.
+
+    Args:
+        embedder: anything with ``embed_documents`` (a LangChain ``Embeddings`` fits); the
+            default is the offline all-MiniLM-L6-v2, loaded on first use.
+        labels: ``{label: description or LabelSpec}``. Without it the classifier takes the
+            vocabulary of the guard's policy.
+        threshold: similarity a label needs when its spec gives none.
+        cache_size: results remembered per text; 0 disables the cache.
+
+    Example:
+        >>> classifier = EmbeddingClassifier(labels={
+        ...     "medical": "patient diagnosis, treatment and prescriptions",
+        ...     "financial": "revenue, prices, salaries and account balances",
+        ... })  # doctest: +SKIP
+        >>> classifier.classify("The patient was prescribed insulin.").labels  # doctest: +SKIP
+        frozenset({'medical'})
+    """
+
+    def __init__(
+        self,
+        embedder: Embedder | None = None,
+        labels: Mapping[str, str | LabelSpec] | None = None,
+        threshold: float = 0.35,
+        cache_size: int = 10_000,
+    ) -> None:
+        self.threshold = check_threshold("threshold", threshold)
+        self._embedder = embedder
+        self._explicit = labels is not None
+        # shared with bound copies: the vocabulary is part of every key
+        self._cache = ResultCache(cache_size)
+        self._lock = threading.Lock()
+        self._use(label_specs(labels))
+
+    @property
+    def labels(self) -> Mapping[str, LabelSpec] | None:
+        """The labels that can be given (those with a description); None until given or bound."""
+        return self._labels
+
+    def threshold_for(self, label: str) -> float:
+        """The similarity ``label`` needs."""
+        return self._thresholds[label]
+
+    def bind(self, vocabulary: Mapping[str, LabelSpec]) -> EmbeddingClassifier:
+        """A copy that uses ``vocabulary``, or this classifier if it was given ``labels=``."""
+        if self._explicit:
+            return self
+        bound = copy.copy(self)
+        bound._use(label_specs(vocabulary))
+        return bound
+
+    def classify(self, text: str) -> Classification:
+        """Label one text (never raises: failures come back as ``unclassified``)."""
+        return self.classify_many([text])[0]
+
+    def classify_many(self, texts: Sequence[str]) -> list[Classification]:
+        """Label texts in input order, embedding the uncached ones in one batch."""
+        if self._labels is None:
+            return [Classification.failed(NO_VOCABULARY) for _ in texts]
+        if not self._labels:
+            return [Classification(frozenset()) for _ in texts]
+        keys = [(text_key(text), self._vocabulary_key) for text in texts]
+        results: dict[CacheKey, Classification] = {}
+        missing: dict[CacheKey, str] = {}
+        for key, text in zip(keys, texts, strict=True):
+            if key not in results and key not in missing:
+                cached = self._cache.get(key)
+                if cached is None:
+                    missing[key] = text
+                else:
+                    results[key] = cached
+        if missing:
+            results.update(self._classify_batch(missing))
+        return [results[key] for key in keys]
+
+    async def aclassify_many(self, texts: Sequence[str]) -> list[Classification]:
+        """:meth:`classify_many` on a worker thread, so the event loop keeps running."""
+        return await asyncio.to_thread(self.classify_many, list(texts))
+
+    def __repr__(self) -> str:
+        labels = None if self._labels is None else sorted(self._labels)
+        return f"EmbeddingClassifier(labels={labels!r}, threshold={self.threshold!r})"
+
+    def _use(self, labels: dict[str, LabelSpec] | None) -> None:
+        self._labels = (
+            None
+            if labels is None
+            else {name: spec for name, spec in labels.items() if spec.description.strip()}
+        )
+        self._thresholds = {
+            name: self.threshold if spec.threshold is None else spec.threshold
+            for name, spec in (self._labels or {}).items()
+        }
+        self._vocabulary_key = tuple(
+            sorted(
+                (name, spec.description, self._thresholds[name])
+                for name, spec in (self._labels or {}).items()
+            )
+        )
+        self._label_vectors: dict[str, list[float]] | None = None
+
+    def _classify_batch(self, texts: dict[CacheKey, str]) -> dict[CacheKey, Classification]:
+        try:
+            label_vectors = self._descriptions_embedded()
+            vectors = self._model().embed_documents(list(texts.values()))
+            scored = {
+                key: self._score(text, _unit(vector), label_vectors)
+                for (key, text), vector in zip(texts.items(), vectors, strict=True)
+            }
+        except Exception as error:  # any embedder failure fails closed
+            failure = Classification.failed(f"embedding classifier: {describe_error(error)}")
+            return dict.fromkeys(texts, failure)
+        for key, result in scored.items():
+            self._cache.put(key, result)
+        return scored
+
+    def _score(
+        self, text: str, vector: list[float], label_vectors: Mapping[str, list[float]]
+    ) -> Classification:
+        similarities = {label: cosine(vector, other) for label, other in label_vectors.items()}
+        hits = sorted(
+            (score, label)
+            for label, score in similarities.items()
+            if score >= self._thresholds[label]
+        )
+        findings = tuple(
+            Finding(RECOGNIZER, label, 0, len(text), score) for score, label in reversed(hits)
+        )
+        return Classification(frozenset(label for _, label in hits), findings)
+
+    def _model(self) -> Embedder:
+        with self._lock:
+            if self._embedder is None:
+                self._embedder = default_embedder()
+            return self._embedder
+
+    def _descriptions_embedded(self) -> dict[str, list[float]]:
+        model = self._model()
+        with self._lock:
+            if self._label_vectors is None:
+                names = sorted(self._labels or {})
+                descriptions = [(self._labels or {})[name].description for name in names]
+                vectors = model.embed_documents(descriptions)
+                self._label_vectors = {
+                    name: _unit(vector) for name, vector in zip(names, vectors, strict=True)
+                }
+            return self._label_vectors
+
+
+def _unit(vector: Sequence[float]) -> list[float]:
+    """Scale to length 1, so a dot product is the cosine for embedders that do not normalise."""
+    norm = math.sqrt(sum(x * x for x in vector))
+    return [x / norm for x in vector] if norm else list(vector)

@@ -1,0 +1,134 @@
+"""Labelling corpus records: the per-record logic shared by ``rag-guard tag`` and batch engines.
+
+A record is a JSON object with the text under ``text`` (or ``page_content``) and its metadata
+under ``metadata`` (or ``meta``). Tagging adds ``classifications`` (sorted labels) and
+``findings`` to that metadata; ``classification_error`` and ``dropped_labels`` appear only
+when there is something to say. Records that already carry labels are kept as they are unless
+``overwrite`` is set (the policy's ``classify: always``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from itertools import islice
+from typing import TYPE_CHECKING, Any
+
+from rag_guard_integrations.classify.base import Classification
+from rag_guard_integrations.core.labels import LABEL_KEYS, has_label_metadata
+
+if TYPE_CHECKING:
+    from rag_guard_integrations.classify.base import Classifier
+
+TEXT_KEYS = ("text", "page_content")
+METADATA_KEYS = ("metadata", "meta")
+DEFAULT_BATCH_SIZE = 64
+
+
+@dataclass(frozen=True, slots=True)
+class Tagged:
+    """One output record and the classification it got (None: kept with its own labels)."""
+
+    record: dict[str, Any]
+    classification: Classification | None
+
+
+def metadata_key(record: Mapping[str, Any]) -> str:
+    """The key holding the record's metadata: ``metadata``, else ``meta``, else ``metadata``."""
+    return next((key for key in METADATA_KEYS if isinstance(record.get(key), Mapping)), "metadata")
+
+
+def needs_labels(record: Mapping[str, Any], overwrite: bool = False) -> bool:
+    """True when the record is to be classified: it has no labels yet, or ``overwrite``."""
+    metadata = record.get(metadata_key(record))
+    return overwrite or not isinstance(metadata, Mapping) or not has_label_metadata(metadata)
+
+
+def labelled(record: Mapping[str, Any], classification: Classification) -> dict[str, Any]:
+    """A copy of ``record`` whose metadata carries ``classification`` (the input is untouched)."""
+    key = metadata_key(record)
+    metadata = {
+        name: value
+        for name, value in (record.get(key) or {}).items()
+        if name not in LABEL_KEYS  # new labels replace old ones rather than merge with them
+    }
+    metadata["classifications"] = sorted(classification.labels)
+    metadata["findings"] = [
+        {"recognizer": f.recognizer, "label": f.label, "start": f.start, "end": f.end}
+        for f in classification.findings
+    ]
+    if classification.error is not None:
+        metadata["classification_error"] = classification.error
+    if classification.dropped:
+        metadata["dropped_labels"] = sorted(classification.dropped)
+    return {**record, key: metadata}
+
+
+def tag_batch(
+    records: Sequence[Mapping[str, Any]], classifier: Classifier, *, overwrite: bool = False
+) -> list[Tagged]:
+    """Classify the records of one batch that need labels (one ``classify_many`` call).
+
+    Fails closed: a record without a text string, or a classifier that raises or answers with
+    the wrong number of results, gives ``unclassified`` with the reason.
+    """
+    texts = {i: _text(r) for i, r in enumerate(records) if needs_labels(r, overwrite)}
+    readable = {i: text for i, text in texts.items() if text is not None}
+    results = dict(zip(readable, _classify(list(readable.values()), classifier), strict=True))
+    missing = Classification.failed("record has no 'text' string")
+    tagged: list[Tagged] = []
+    for i, record in enumerate(records):
+        if i in texts:
+            classification = results.get(i, missing)
+            tagged.append(Tagged(labelled(record, classification), classification))
+        else:
+            tagged.append(Tagged(dict(record), None))
+    return tagged
+
+
+def tag_records(
+    records: Iterable[Mapping[str, Any]],
+    classifier: Classifier,
+    *,
+    overwrite: bool = False,
+    batch_size: int = DEFAULT_BATCH_SIZE,
+) -> Iterator[dict[str, Any]]:
+    """Yield each record with labels added, in order, holding one batch in memory at a time.
+
+    Example:
+        >>> from rag_guard_integrations.classify.pattern import PatternClassifier
+        >>> rows = [{"id": 1, "text": "mail jo@example.com"}]
+        >>> next(tag_records(rows, PatternClassifier()))["metadata"]["classifications"]
+        ['pii']
+    """
+    for batch in batches(records, batch_size):
+        for tagged in tag_batch(batch, classifier, overwrite=overwrite):
+            yield tagged.record
+
+
+def batches(items: Iterable[Any], size: int) -> Iterator[list[Any]]:
+    """Consecutive lists of at most ``size`` items."""
+    if size < 1:
+        raise ValueError(f"batch_size={size!r} must be at least 1")
+    iterator = iter(items)
+    while batch := list(islice(iterator, size)):
+        yield batch
+
+
+def _text(record: Mapping[str, Any]) -> str | None:
+    return next((v for k in TEXT_KEYS if isinstance(v := record.get(k), str)), None)
+
+
+def _classify(texts: list[str], classifier: Classifier) -> list[Classification]:
+    if not texts:
+        return []
+    try:
+        found = list(classifier.classify_many(texts))
+    except Exception as error:  # a failing classifier must not leave records unlabelled
+        return [Classification.failed(f"classifier failed: {type(error).__name__}: {error}")] * len(
+            texts
+        )
+    if len(found) != len(texts):
+        reason = f"classifier returned {len(found)} results for {len(texts)} texts"
+        return [Classification.failed(reason)] * len(texts)
+    return found

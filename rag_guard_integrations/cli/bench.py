@@ -1,0 +1,98 @@
+"""``rag-guard bench``: Guard.check latency for k chunks x rules, beside embedding retrieval."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from rag_guard_integrations.cli.output import print_json, table
+
+
+def register(commands: argparse._SubParsersAction[Any]) -> None:
+    """Add the ``bench`` sub-command."""
+    parser = commands.add_parser("bench", help="measure guard latency against retrieval cost")
+    parser.add_argument("--policy", default="contracts", help="base policy (default contracts)")
+    parser.add_argument("--ks", default="10,100,1000", help="chunk counts, comma separated")
+    parser.add_argument("--rules", default="10,100,1000", help="rule counts, comma separated")
+    parser.add_argument("--budget", type=float, default=1.0, help="seconds per cell, roughly")
+    parser.add_argument("--no-embedder", action="store_true", help="skip the retrieval baseline")
+    parser.add_argument("--plot", type=Path, help="write a PNG of latency against k")
+    parser.add_argument("--json", action="store_true", help="machine-readable result")
+    parser.set_defaults(run=run)
+
+
+def _ints(text: str, flag: str) -> list[int]:
+    try:
+        values = [int(v) for v in text.split(",") if v.strip()]
+    except ValueError:
+        raise ValueError(f"{flag} {text!r} must be whole numbers separated by commas") from None
+    if not values or min(values) < 1:
+        raise ValueError(f"{flag} {text!r} must list positive whole numbers")
+    return values
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the grid, print JSON or a table, optionally plot."""
+    from rag_guard_integrations.data import load_corpus  # noqa: PLC0415
+    from rag_guard_integrations.evaluation.bench import run_bench  # noqa: PLC0415
+    from rag_guard_integrations.policy.loader import load_policy  # noqa: PLC0415
+
+    embedder = None
+    if not args.no_embedder:
+        from rag_guard_integrations.embeddings import default_embedder  # noqa: PLC0415
+
+        embedder = default_embedder()
+    report = run_bench(
+        load_policy(args.policy),
+        load_corpus("contracts"),
+        embedder,
+        _ints(args.ks, "--ks"),
+        _ints(args.rules, "--rules"),
+        args.budget,
+    )
+    if args.plot:
+        plot(report, args.plot)
+    if args.json:
+        print_json(report)
+        return 0
+    rows = [[c["k"], c["rules"], c["median_us"], c["p99_us"]] for c in report["cells"]]
+    print(table(["k", "rules", "median us", "p99 us"], rows))
+    if "retrieval" in report:
+        retrieval = report["retrieval"]
+        print(
+            f"\nMiniLM query embedding + search: median {retrieval['median_us']:.0f} us, "
+            f"p99 {retrieval['p99_us']:.0f} us; guard overhead at the smallest cell: "
+            f"{report['overhead_ratio']:.4f}x of retrieval"
+        )
+    print(f"peak memory during one check: {report['peak_memory_mb']:.2f} MB")
+    return 0
+
+
+def plot(report: dict[str, Any], path: Path) -> None:
+    """Latency (median) against k, one line per rule count, log-log."""
+    import matplotlib  # noqa: PLC0415
+
+    matplotlib.use("Agg")
+    from matplotlib import pyplot as plt  # noqa: PLC0415
+
+    figure, axes = plt.subplots(figsize=(6, 4))
+    for rules in sorted({c["rules"] for c in report["cells"]}):
+        cells = [c for c in report["cells"] if c["rules"] == rules]
+        axes.plot(
+            [c["k"] for c in cells],
+            [c["median_us"] for c in cells],
+            marker="o",
+            label=f"{rules} rules",
+        )
+    axes.set(
+        xscale="log",
+        yscale="log",
+        xlabel="chunks checked (k)",
+        ylabel="median latency (us)",
+        title="Guard.check latency",
+    )
+    axes.legend()
+    figure.tight_layout()
+    figure.savefig(path, dpi=100)
+    plt.close(figure)

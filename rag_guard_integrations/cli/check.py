@@ -1,0 +1,59 @@
+"""``rag-guard check``: a query and a JSONL file of chunks in, the GuardResult as JSON out."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+from rag_guard_integrations.cli.output import print_json
+
+
+def register(commands: argparse._SubParsersAction[Any]) -> None:
+    """Add the ``check`` sub-command."""
+    parser = commands.add_parser("check", help="check chunks for a query; print the decisions")
+    parser.add_argument("--policy", action="append", required=True, help="name or path (repeat)")
+    parser.add_argument("--query", required=True, help="the user's query")
+    parser.add_argument("--chunks", required=True, type=Path, help="JSONL file, one chunk a line")
+    parser.add_argument("--allow", action="append", default=[], metavar="ATTR=V1,V2",
+                        help="an allowlist for an access attribute (repeat)")
+    parser.add_argument("--principal", help="who is asking (recorded in the audit)")
+    parser.add_argument("--no-text", action="store_true", help="leave chunk text out")
+    parser.set_defaults(run=run)
+
+
+def parse_allow(values: list[str]) -> dict[str, list[str]]:
+    """``["contract_type=MSA,SOW"]`` -> ``{"contract_type": ["MSA", "SOW"]}``."""
+    allow: dict[str, list[str]] = {}
+    for value in values:
+        name, sep, items = value.partition("=")
+        if not sep or not name.strip():
+            raise ValueError(f"--allow {value!r} must look like attribute=value1,value2")
+        allow.setdefault(name.strip(), []).extend(v.strip() for v in items.split(",") if v.strip())
+    return allow
+
+
+def read_jsonl(path: Path) -> list[Any]:
+    """Every line of ``path`` as JSON; a bad line is a one-line error naming file and line."""
+    records = []
+    with path.open(encoding="utf-8") as handle:
+        for number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                records.append(json.loads(line))
+            except json.JSONDecodeError as error:
+                raise ValueError(f"{path} line {number}: not valid JSON ({error.msg})") from None
+    return records
+
+
+def run(args: argparse.Namespace) -> int:
+    """Exit 0 when the context is safe, 1 when the query was rejected or a block rule fired."""
+    from rag_guard_integrations import AccessContext, Guard  # noqa: PLC0415
+
+    guard = Guard.from_policy(*args.policy)
+    access = AccessContext(args.principal, **parse_allow(args.allow))
+    result = guard.check(args.query, read_jsonl(args.chunks), access=access)
+    print_json(result.to_dict(include_text=not args.no_text))
+    return 0 if result.query.allowed and result.is_safe else 1

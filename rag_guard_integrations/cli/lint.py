@@ -1,0 +1,32 @@
+"""``rag-guard lint POLICY...``: print every problem (exit 1) or OK (exit 0)."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from rag_guard_integrations.cli.output import print_json
+
+
+def register(commands: argparse._SubParsersAction[Any]) -> None:
+    """Add the ``lint`` sub-command."""
+    parser = commands.add_parser("lint", help="validate policies and report every problem")
+    parser.add_argument("policies", nargs="+", metavar="POLICY", help="built-in name or path")
+    parser.add_argument("--json", action="store_true", help="machine-readable result")
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Lint each policy; exit 1 when any has a problem."""
+    from rag_guard_integrations.policy.lint import lint  # noqa: PLC0415
+
+    report: dict[str, list[str]] = {}
+    for ref in args.policies:
+        _, problems = lint(ref)
+        report[ref] = problems
+    if args.json:
+        print_json({"policies": report, "ok": not any(report.values())})
+    else:
+        for ref, problems in report.items():
+            print(f"{ref}: OK" if not problems else "\n".join(problems))
+    return 1 if any(report.values()) else 0

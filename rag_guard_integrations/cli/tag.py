@@ -1,0 +1,248 @@
+"""``rag-guard tag``: label the records of a JSONL corpus, streaming and resumable."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from rag_guard_integrations.classify.tagging import batches, metadata_key, tag_batch
+from rag_guard_integrations.cli.output import print_json, progress, table
+from rag_guard_integrations.core.errors import InputError
+from rag_guard_integrations.core.labels import metadata_labels
+
+if TYPE_CHECKING:
+    import argparse
+    from collections.abc import Iterator
+
+    from rag_guard_integrations.classify.base import Classification, Classifier
+    from rag_guard_integrations.policy.schema import Policy
+
+CLASSIFIERS = ("pattern", "embedding", "llm")
+BATCH_SIZE = 32
+
+
+@dataclass
+class Summary:
+    """What one run did, for the closing report."""
+
+    read: int = 0
+    skipped: int = 0
+    tagged: int = 0
+    kept: int = 0
+    failed: int = 0
+    unlabelled: int = 0
+    labels: Counter[str] = field(default_factory=Counter)
+    dropped: Counter[str] = field(default_factory=Counter)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The summary as JSON-ready data."""
+        return {
+            "records": self.read,
+            "skipped": self.skipped,
+            "tagged": self.tagged,
+            "kept": self.kept,
+            "unclassified": self.failed,
+            "unlabelled": self.unlabelled,
+            "labels": dict(sorted(self.labels.items())),
+            "dropped": dict(sorted(self.dropped.items())),
+        }
+
+
+def register(commands: argparse._SubParsersAction[Any]) -> None:
+    """Add the ``tag`` sub-command."""
+    parser = commands.add_parser(
+        "tag",
+        help="label the records of a JSONL corpus",
+        description=(
+            "Add metadata.classifications and metadata.findings to every record of IN that "
+            "has no labels yet (all of them under 'classify: always'). Records already in OUT "
+            "(by id, else line number) are skipped, so an interrupted run can be resumed. "
+            "Exit 1 when some record could not be classified."
+        ),
+    )
+    parser.add_argument("input", type=Path, metavar="IN.jsonl", help="records, one JSON per line")
+    parser.add_argument("--out", type=Path, required=True, metavar="OUT.jsonl", help="appended to")
+    parser.add_argument("--policy", help="built-in name or YAML path: recognisers and labels")
+    parser.add_argument("--classifier", choices=CLASSIFIERS, default="pattern")
+    parser.add_argument("--model", help="Ollama chat model for --classifier llm (e.g. llama3.2)")
+    parser.add_argument("--json", action="store_true", help="print the summary as JSON")
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Tag IN into OUT and print the summary; 1 when a record could not be classified."""
+    source: Path = args.input
+    out: Path = args.out
+    if not source.is_file():
+        raise FileNotFoundError(f"{source}: no such input file; pass a JSONL file of records")
+    if out.resolve() == source.resolve():
+        raise ValueError(f"--out {out} is the input file; write the labels to another file")
+    policy = _policy(args.policy)
+    classifier = build_classifier(args.classifier, args.model, policy)
+    overwrite = policy is not None and policy.classify == "always"
+    done = done_ids(out)
+    summary = Summary()
+    total = _count_lines(source)
+    with out.open("a", encoding="utf-8") as sink:
+        todo = _unseen(_read(source), done, summary)
+        for batch in batches(progress(todo, total, "tag"), BATCH_SIZE):
+            for tagged in tag_batch(batch, classifier, overwrite=overwrite):
+                sink.write(json.dumps(tagged.record, ensure_ascii=False) + "\n")
+                _count(summary, tagged.record, tagged.classification)
+            sink.flush()
+    _report(summary, args, out)
+    return 1 if summary.failed else 0
+
+
+def build_classifier(kind: str, model: str | None, policy: Policy | None) -> Classifier:
+    """The classifier ``--classifier`` names, bound to the policy's vocabulary when one is given.
+
+    Without a policy the pattern classifier uses every built-in with its default label; the
+    embedding and LLM classifiers need label descriptions and take the built-in ``default``.
+    """
+    if model is not None and kind != "llm":
+        raise ValueError(f"--model {model} applies to --classifier llm only; drop it")
+    if kind == "pattern":
+        from rag_guard_integrations.classify.pattern import PatternClassifier  # noqa: PLC0415
+
+        if policy is None:
+            return PatternClassifier()
+        if not (policy.classifiers.patterns or policy.classifiers.builtin):
+            raise ValueError(
+                f"policy {', '.join(policy.sources)} declares no recognisers "
+                "(classifiers.patterns or classifiers.builtin); add some or omit --policy"
+            )
+        return PatternClassifier.from_policy(policy).bind(policy.vocabulary)
+    if policy is None:
+        from rag_guard_integrations.policy.loader import load_policy  # noqa: PLC0415
+
+        policy = load_policy("default")
+    vocabulary = policy.vocabulary
+    if kind == "embedding":
+        from rag_guard_integrations.classify.embedding import EmbeddingClassifier  # noqa: PLC0415
+
+        return EmbeddingClassifier().bind(vocabulary)
+    if model is None:
+        raise ValueError(
+            "--classifier llm needs --model NAME (an Ollama chat model, e.g. llama3.2)"
+        )
+    from langchain_ollama import ChatOllama  # noqa: PLC0415 - optional extra, loaded on demand
+
+    from rag_guard_integrations.classify.llm import LLMClassifier  # noqa: PLC0415
+
+    return LLMClassifier(llm=ChatOllama(model=model, temperature=0)).bind(vocabulary)
+
+
+def done_ids(out: Path) -> set[str]:
+    """Ids of the records already in ``out``; a line cut off by an interrupted run is removed."""
+    done: set[str] = set()
+    if not out.exists():
+        return done
+    with out.open("r+b") as handle:
+        good = 0
+        for number, line in enumerate(handle, start=1):
+            if not line.endswith(b"\n"):
+                break  # the last write of an interrupted run: drop it, it is done again
+            if line.strip():
+                record = _parse(line, out, number)
+                done.add(record_id(record, number))
+            good += len(line)
+        handle.truncate(good)
+    return done
+
+
+def record_id(record: dict[str, Any], line: int) -> str:
+    """The key a record is resumed by: its ``id`` (as JSON), else its line number."""
+    value = record.get("id")
+    return json.dumps(line if value is None else value, sort_keys=True)
+
+
+def _policy(ref: str | None) -> Policy | None:
+    if ref is None:
+        return None
+    from rag_guard_integrations.policy.loader import load_policy  # noqa: PLC0415
+
+    return load_policy(ref)
+
+
+def _read(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    with path.open("rb") as handle:
+        for number, line in enumerate(handle, start=1):
+            if line.strip():
+                yield number, _parse(line, path, number)
+
+
+def _unseen(
+    records: Iterator[tuple[int, dict[str, Any]]], done: set[str], summary: Summary
+) -> Iterator[dict[str, Any]]:
+    for number, record in records:
+        summary.read += 1
+        key = record_id(record, number)
+        if key in done:
+            summary.skipped += 1
+            continue
+        done.add(key)  # a repeated id in IN is written once
+        # The line number becomes the id, so that the output can be resumed from.
+        yield record if "id" in record and record["id"] is not None else {"id": number, **record}
+
+
+def _parse(line: bytes, path: Path, number: int) -> dict[str, Any]:
+    try:
+        record = json.loads(line)
+    except ValueError as error:
+        raise InputError(
+            f"{path}:{number}: not valid JSON ({error}); one object per line"
+        ) from None
+    if not isinstance(record, dict):
+        kind = type(record).__name__
+        raise InputError(f"{path}:{number}: a JSON {kind}, not an object; one record per line")
+    return record
+
+
+def _count(summary: Summary, record: dict[str, Any], classification: Classification | None) -> None:
+    if classification is None:
+        summary.kept += 1
+        metadata = record.get(metadata_key(record)) or {}
+        labels, _ = metadata_labels(metadata)
+    else:
+        summary.tagged += 1
+        labels = classification.labels
+        summary.dropped.update(classification.dropped)
+        summary.failed += classification.error is not None
+    summary.labels.update(labels)
+    summary.unlabelled += not labels
+
+
+def _count_lines(path: Path) -> int:
+    with path.open("rb") as handle:
+        return sum(1 for line in handle if line.strip())
+
+
+def _report(summary: Summary, args: argparse.Namespace, out: Path) -> None:
+    data = summary.to_dict()
+    if args.json:
+        print_json(
+            {"input": str(args.input), "output": str(out), "classifier": args.classifier, **data}
+        )
+        return
+    rows = sorted(summary.labels.items(), key=lambda item: (-item[1], item[0]))
+    print(table(("label", "records"), rows or [("(none)", 0)]))
+    counts = [
+        ("read", summary.read),
+        ("skipped (already in output)", summary.skipped),
+        ("tagged", summary.tagged),
+        ("kept (already labelled)", summary.kept),
+        ("unclassified (classifier failed)", summary.failed),
+        ("no label found", summary.unlabelled),
+    ]
+    print()
+    print(table(("records", "count"), counts))
+    if summary.dropped:
+        print(
+            f"labels outside the vocabulary, dropped: {', '.join(sorted(summary.dropped))}",
+            file=sys.stderr,
+        )

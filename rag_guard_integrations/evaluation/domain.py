@@ -1,0 +1,159 @@
+"""``rag-guard eval domain``: how well the domain guard passes in-domain and blocks other queries.
+
+Each query retrieves its top ``k`` chunks from the bundled corpus with real MiniLM embeddings
+(an exact in-process cosine index), then :meth:`DomainGuard.decide` runs on them with the
+retrieval scores as the similarity. In-domain queries should pass; out-of-domain ones (the
+bundled ones, or CLINC150 with ``--clinc``) should be refused.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import argparse
+    from collections.abc import Sequence
+
+    from rag_guard_integrations.embeddings import Embedder
+    from rag_guard_integrations.guards.domain import DomainGuard, DomainSignals
+    from rag_guard_integrations.policy.schema import Policy
+
+K = 5
+TARGET_PASS_RATE = 0.95
+TARGET_BLOCK_RATE = 0.995
+SHOWN = 20
+
+
+def register(kinds: argparse._SubParsersAction[Any]) -> None:
+    """Add ``eval domain`` to the ``eval`` sub-commands."""
+    parser = kinds.add_parser("domain", help="pass rate in domain, block rate out of domain")
+    parser.add_argument("--policy", default="bis", help="built-in name or path (default: bis)")
+    parser.add_argument("--corpus", default=None, help="bundled corpus or JSONL (default: policy name)")
+    parser.add_argument("--queries", default=None, help="labelled JSONL {query, in_domain}")
+    parser.add_argument("--clinc", default=None, help="clinc_oos.json: its queries replace the out-of-domain set")
+    parser.add_argument("--k", type=int, default=K, help=f"chunks retrieved per query (default {K})")
+    parser.add_argument("--json", action="store_true", help="print the result as JSON")
+    parser.set_defaults(run=run)
+
+
+def guard_for(policy: Policy, embedder: Embedder | None = None) -> DomainGuard:
+    """The policy's domain guard, or a ValueError when the policy has no ``domain:`` section."""
+    from rag_guard_integrations.guards.domain import DomainGuard  # noqa: PLC0415
+
+    guard = DomainGuard.from_policy(policy, embedder)
+    if guard is None:
+        raise ValueError(f"policy {policy.name!r} has no domain: section; use one that has (bis)")
+    return guard
+
+
+def collect_signals(
+    guard: DomainGuard, corpus: str, queries: Sequence[str], k: int
+) -> list[DomainSignals]:
+    """Retrieve the top ``k`` chunks of ``corpus`` for each query and read the guard's signals."""
+    from rag_guard_integrations.evaluation.retrieval import CosineIndex, load_chunks  # noqa: PLC0415
+
+    if k < 1:
+        raise ValueError(f"--k must be at least 1, got {k}")
+    index = CosineIndex(load_chunks(corpus), guard.embedder)
+    return [guard.signals(q, chunks) for q, chunks in zip(queries, index.search(queries, k), strict=True)]
+
+
+def summarise(
+    queries: Sequence[str], signals: Sequence[DomainSignals], guard: DomainGuard, *, in_domain: bool
+) -> dict[str, Any]:
+    """Counts per tier and the rate of correct decisions for one set of queries."""
+    from rag_guard_integrations.guards.domain import TIERS, tier_for  # noqa: PLC0415
+
+    spec = guard.spec
+    tiers = [tier_for(s, spec.root_min_similarity, spec.min_similarity) for s in signals]
+    accepted = [t not in {"blocklist", "below_threshold"} for t in tiers]
+    wrong = [i for i, ok in enumerate(accepted) if ok != in_domain]
+    counts = Counter(tiers)
+    right = len(tiers) - len(wrong)
+    return {
+        "queries": len(tiers),
+        "passed" if in_domain else "blocked": right,
+        "pass_rate" if in_domain else "block_rate": right / len(tiers) if tiers else None,
+        "tiers": {tier: counts.get(tier, 0) for tier in TIERS},
+        "rejected" if in_domain else "leaked": [
+            {"query": queries[i], "tier": tiers[i], "similarity": signals[i].similarity,
+             "root": list(signals[i].root) if signals[i].root else None}
+            for i in wrong
+        ],
+    }  # fmt: skip
+
+
+def evaluate(
+    policy_ref: str = "bis",
+    *,
+    corpus: str | None = None,
+    queries_path: str | None = None,
+    clinc_path: str | None = None,
+    k: int = K,
+) -> dict[str, Any]:
+    """The whole evaluation as a JSON-ready dict (the ``--json`` output)."""
+    from rag_guard_integrations.evaluation import retrieval  # noqa: PLC0415
+    from rag_guard_integrations.policy.loader import load_policy  # noqa: PLC0415
+
+    policy = load_policy(policy_ref)
+    guard = guard_for(policy)
+    corpus = corpus or retrieval.default_corpus(policy.name)
+    labelled = (
+        retrieval.read_labelled(queries_path) if queries_path else retrieval.bundled_labelled(corpus)
+    )
+    inside = [q.query for q in labelled if q.in_domain]
+    outside = [q.query for q in labelled if not q.in_domain]
+    subsets: dict[str, int] = {}
+    if clinc_path:
+        splits = retrieval.read_clinc(clinc_path)
+        outside = [q for split in splits.values() for q in split]
+        subsets = {name: len(items) for name, items in splits.items()}
+    signals = collect_signals(guard, corpus, inside + outside, k)
+    result_in = summarise(inside, signals[: len(inside)], guard, in_domain=True)
+    result_out = summarise(outside, signals[len(inside) :], guard, in_domain=False)
+    result_in["source"] = queries_path or f"bundled {corpus}_queries"
+    result_out["source"] = clinc_path or result_in["source"]
+    if subsets:
+        result_out["subsets"] = subsets
+    met = (result_in["pass_rate"] or 0.0) >= TARGET_PASS_RATE and (
+        result_out["block_rate"] or 0.0
+    ) >= TARGET_BLOCK_RATE
+    return {
+        "policy": policy.name,
+        "corpus": corpus,
+        "k": k,
+        "thresholds": {
+            "root_min_similarity": guard.spec.root_min_similarity,
+            "min_similarity": guard.spec.min_similarity,
+        },
+        "in_domain": result_in,
+        "out_of_domain": result_out,
+        "targets": {"pass_rate": TARGET_PASS_RATE, "block_rate": TARGET_BLOCK_RATE, "met": met},
+    }
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run ``rag-guard eval domain``."""
+    from rag_guard_integrations.cli.output import print_json, table  # noqa: PLC0415
+
+    result = evaluate(
+        args.policy, corpus=args.corpus, queries_path=args.queries, clinc_path=args.clinc, k=args.k
+    )
+    if args.json:
+        print_json(result)
+        return 0
+    rows = []
+    for name, key, rate in (("in domain", "in_domain", "pass_rate"),
+                            ("out of domain", "out_of_domain", "block_rate")):  # fmt: skip
+        part = result[key]
+        rows.append([name, part["source"], part["queries"], rate, part[rate], *part["tiers"].values()])
+    print(table(["set", "source", "queries", "measure", "rate", *result["in_domain"]["tiers"]], rows))
+    for title, items in (("in-domain queries rejected", result["in_domain"]["rejected"]),
+                         ("out-of-domain queries accepted", result["out_of_domain"]["leaked"])):  # fmt: skip
+        if items:
+            print(f"\n{title} ({len(items)}):")
+            for item in items[:SHOWN]:
+                score = "-" if item["similarity"] is None else f"{item['similarity']:.2f}"
+                print(f"  [{item['tier']} {score}] {item['query']}")
+    return 0

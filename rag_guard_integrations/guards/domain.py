@@ -1,0 +1,293 @@
+"""The domain guard: four tiers that decide whether a query belongs to the collection's domain.
+
+Vector search always returns a nearest neighbour, even for "price of bitcoin", so the guard
+decides on the normalised query, in order, stopping at the first tier that decides:
+
+1. ``blocklist``: a listed out-of-domain term as a word, plural or compound -> reject;
+2. ``identifier``: a standard identifier in the query that a retrieved chunk carries in its
+   metadata (not merely its text) -> accept;
+3. ``root``: a domain root within ``root_window`` words of a regulatory context word, with
+   similarity at least ``root_min_similarity`` -> accept;
+4. ``dense``: similarity at least ``min_similarity`` -> accept; otherwise ``below_threshold``.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
+
+from rag_guard_integrations.core.decisions import QueryDecision
+from rag_guard_integrations.core.normalize import normalize
+from rag_guard_integrations.core.patterns import compile_pattern
+from rag_guard_integrations.guards.domain_terms import TermMatcher, near_pair
+
+if TYPE_CHECKING:
+    from rag_guard_integrations.core.chunk import Chunk
+    from rag_guard_integrations.embeddings import Embedder
+    from rag_guard_integrations.policy.schema import DomainSpec, Policy
+
+K = TypeVar("K")
+V = TypeVar("V")
+TIERS = ("blocklist", "identifier", "root", "dense", "below_threshold")
+
+
+class BoundedCache(Generic[K, V]):
+    """A dict that forgets its oldest entries beyond ``maxsize`` (per-text work is reused)."""
+
+    def __init__(self, maxsize: int) -> None:
+        self.maxsize = maxsize
+        self._data: dict[K, V] = {}
+        self._lock = threading.Lock()
+
+    def get(self, key: K) -> V | None:
+        return self._data.get(key)
+
+    def put(self, key: K, value: V) -> V:
+        with self._lock:
+            if key not in self._data and len(self._data) >= self.maxsize:
+                del self._data[next(iter(self._data))]
+            self._data[key] = value
+        return value
+
+
+@dataclass(frozen=True, slots=True)
+class Lexical:
+    """What the terms of one normalised query say, before any chunk is looked at."""
+
+    term: str | None
+    identifiers: tuple[str, ...]
+    root: tuple[str, str] | None
+
+
+@dataclass(frozen=True, slots=True)
+class DomainSignals:
+    """Everything the tiers need about one query and its chunks; thresholds are applied later.
+
+    ``identifier`` is ``(identifier as the chunk writes it, metadata key, chunk position)``.
+    """
+
+    term: str | None = None
+    identifier: tuple[str, str, int] | None = None
+    root: tuple[str, str] | None = None
+    similarity: float | None = None
+    similarity_source: str | None = None
+
+
+def tier_for(signals: DomainSignals, root_min_similarity: float, min_similarity: float) -> str:
+    """The tier that decides, given the signals and the two thresholds (pure; used by calibrate)."""
+    if signals.term is not None:
+        return "blocklist"
+    if signals.identifier is not None:
+        return "identifier"
+    score = signals.similarity
+    if score is not None and signals.root is not None and score >= root_min_similarity:
+        return "root"
+    if score is not None and score >= min_similarity:
+        return "dense"
+    return "below_threshold"
+
+
+class DomainGuard:
+    """Accepts or rejects a query for the collection's domain (see the module for the tiers).
+
+    Example:
+        >>> from rag_guard_integrations import load_policy
+        >>> from rag_guard_integrations.data import load_corpus
+        >>> guard = DomainGuard.from_policy(load_policy("bis"))
+        >>> chunks = load_corpus("bis")[:5]
+        >>> guard.decide("what is the price of bitcoin", chunks).tier
+        'blocklist'
+        >>> guard.decide("Scope of IS 2062?", load_corpus("bis")).evidence["identifier"]
+        'IS 2062'
+    """
+
+    def __init__(self, spec: DomainSpec, embedder: Embedder | None = None) -> None:
+        self.spec = spec
+        self._embedder = embedder
+        self._blocklist = TermMatcher(spec.blocklist, compounds=True)
+        self._roots = TermMatcher(spec.roots, compounds=True)
+        self._context = TermMatcher(spec.root_context, compounds=False)
+        self._identifier: Any = (
+            compile_pattern(spec.identifier_pattern) if spec.identifier_pattern else None
+        )
+        self._lexical: BoundedCache[str, Lexical] = BoundedCache(8192)
+        self._identifiers: BoundedCache[str, tuple[str, ...]] = BoundedCache(8192)
+        self._vectors: BoundedCache[str, Any] = BoundedCache(16384)
+        self._queries: BoundedCache[str, Any] = BoundedCache(4096)
+
+    @classmethod
+    def from_policy(cls, policy: Policy, embedder: Embedder | None = None) -> DomainGuard | None:
+        """The guard for ``policy.domain``, or None when the policy has no domain section."""
+        return None if policy.domain is None else cls(policy.domain, embedder)
+
+    @property
+    def embedder(self) -> Embedder:
+        """The embedder, loaded on first use (only tiers 3 and 4 on unscored chunks need it)."""
+        if self._embedder is None:
+            from rag_guard_integrations.embeddings import default_embedder  # noqa: PLC0415
+
+            self._embedder = default_embedder()
+        return self._embedder
+
+    def decide(self, query: str, chunks: Sequence[Chunk]) -> QueryDecision:
+        """Decide whether ``query`` is in the domain, given the chunks retrieved for it."""
+        signals = self.signals(query, chunks)
+        tier = tier_for(signals, self.spec.root_min_similarity, self.spec.min_similarity)
+        allowed = tier not in {"blocklist", "below_threshold"}
+        return QueryDecision(
+            allowed=allowed,
+            tier=tier,
+            reason=self._reason(tier, signals),
+            evidence=_evidence(tier, signals, chunks),
+            similarity=signals.similarity,
+            similarity_source=signals.similarity_source,
+            refusal=None if allowed else self.spec.refusal,
+        )
+
+    def signals(self, query: str, chunks: Sequence[Chunk]) -> DomainSignals:
+        """Evaluate the tiers' inputs, stopping early when tier 1 or 2 already decides."""
+        text = normalize(query)
+        lexical = self._lexical.get(text) or self._lexical.put(text, self._read(text))
+        if lexical.term is not None:
+            return DomainSignals(term=lexical.term)
+        if lexical.identifiers:
+            found = self._carried(lexical.identifiers, chunks)
+            if found is not None:
+                return DomainSignals(identifier=found)
+        similarity, source = self._similarity(text, chunks)
+        return DomainSignals(root=lexical.root, similarity=similarity, similarity_source=source)
+
+    def _read(self, text: str) -> Lexical:
+        term = self._blocklist.first(text)
+        if term is not None:
+            return Lexical(term, (), None)
+        root = near_pair(
+            text, self._roots.find(text), self._context.find(text), self.spec.root_window
+        )
+        return Lexical(None, self._identifiers_in(text), root)
+
+    def _identifiers_in(self, text: str) -> tuple[str, ...]:
+        if self._identifier is None:
+            return ()
+        group = 1 if self._identifier.groups >= 1 else 0
+        found = (_canonical(m.group(group) or "") for m in self._identifier.finditer(text))
+        return tuple(dict.fromkeys(i for i in found if i))
+
+    def _carried(
+        self, wanted: tuple[str, ...], chunks: Sequence[Chunk]
+    ) -> tuple[str, str, int] | None:
+        for position, chunk in enumerate(chunks):
+            for key in self.spec.identifier_keys:
+                for value in _values(chunk.metadata.get(key)):
+                    cached = self._identifiers.get(value)
+                    if cached is None:
+                        cached = self._identifiers.put(value, self._identifiers_in(normalize(value)))
+                    if any(identifier in cached for identifier in wanted):
+                        return value, key, position
+        return None
+
+    def _similarity(self, text: str, chunks: Sequence[Chunk]) -> tuple[float | None, str | None]:
+        if not chunks:
+            return None, None
+        scores = [chunk.score for chunk in chunks]
+        if all(score is not None for score in scores):
+            return max(s for s in scores if s is not None), "retriever"
+        query_vector = self._queries.get(text)
+        if query_vector is None:
+            query_vector = self._queries.put(text, _unit(self.embedder.embed_query(text)))
+        vectors = [self._vectors.get(chunk.text) for chunk in chunks]
+        missing = list(dict.fromkeys(c.text for c, v in zip(chunks, vectors, strict=True) if v is None))
+        if missing:
+            embedded = self.embedder.embed_documents(missing)
+            fresh = {t: self._vectors.put(t, _unit(v)) for t, v in zip(missing, embedded, strict=True)}
+            vectors = [fresh[c.text] if v is None else v for c, v in zip(chunks, vectors, strict=True)]
+        return max(_dot(query_vector, vector) for vector in vectors), "embedder"
+
+    def _reason(self, tier: str, signals: DomainSignals) -> str:
+        score = signals.similarity
+        if tier == "blocklist":
+            return f"The query mentions {signals.term!r}, which the policy lists as out of domain."
+        if tier == "identifier" and signals.identifier is not None:
+            value, key, position = signals.identifier
+            return f"The query names {value}, which retrieved chunk {position} carries as {key!r}."
+        if tier == "root" and signals.root is not None:
+            root, context = signals.root
+            return (
+                f"The query uses the domain term {root!r} next to {context!r}, and its best "
+                f"similarity {score:.2f} reaches the floor {self.spec.root_min_similarity:.2f}."
+            )
+        if tier == "dense":
+            return (
+                f"The query's best similarity {score:.2f} to the retrieved chunks reaches the "
+                f"threshold {self.spec.min_similarity:.2f}."
+            )
+        if score is None:
+            return "Nothing was retrieved to compare the query with, so it counts as out of domain."
+        if signals.root is not None:
+            root, context = signals.root
+            return (
+                f"The query uses {root!r} next to {context!r}, but its best similarity "
+                f"{score:.2f} is below the floor {self.spec.root_min_similarity:.2f}."
+            )
+        return (
+            f"The query's best similarity {score:.2f} is below the threshold "
+            f"{self.spec.min_similarity:.2f}, and no standard or domain term next to a regulatory "
+            "word supports it."
+        )
+
+
+def _evidence(tier: str, signals: DomainSignals, chunks: Sequence[Chunk]) -> dict[str, Any]:
+    if tier == "blocklist":
+        return {"term": signals.term}
+    if tier == "identifier" and signals.identifier is not None:
+        value, key, position = signals.identifier
+        return {"identifier": value, "key": key, "chunk": position, "chunk_id": chunks[position].id}
+    out: dict[str, Any] = {"score": signals.similarity}
+    if signals.root is not None:
+        out["root"], out["context"] = signals.root
+    return out
+
+
+def _canonical(identifier: str) -> str:
+    """``IS 2062``, ``is-2062`` and ``IS2062`` compare equal."""
+    return "".join(ch for ch in identifier.casefold() if ch.isalnum())
+
+
+def _values(value: object) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    if isinstance(value, str):
+        return (value,)
+    if isinstance(value, list | tuple | set | frozenset):
+        return tuple(str(v) for v in value if v is not None)
+    return (str(value),)
+
+
+@lru_cache(maxsize=1)
+def _numpy() -> Any:
+    """numpy when the embeddings extra brought it, else None (the core imports without it)."""
+    try:
+        import numpy  # noqa: PLC0415 - optional, comes with the embeddings extra
+    except ImportError:
+        return None
+    return numpy
+
+
+def _unit(vector: Sequence[float]) -> Any:
+    """The vector scaled to length 1, so that a dot product is the cosine similarity."""
+    np = _numpy()
+    if np is not None:
+        array = np.asarray(vector, dtype=np.float32)
+        norm = float(np.linalg.norm(array))
+        return array / norm if norm else array
+    norm = sum(x * x for x in vector) ** 0.5
+    return [x / norm for x in vector] if norm else list(vector)
+
+
+def _dot(a: Any, b: Any) -> float:
+    if _numpy() is not None:
+        return float(a @ b)
+    return float(sum(x * y for x, y in zip(a, b, strict=True)))

@@ -1,0 +1,108 @@
+"""GuardCompressor: the guard as a LangChain document compressor, for
+``ContextualCompressionRetriever`` and ``DocumentCompressorPipeline``."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from langchain_core.documents import BaseDocumentCompressor
+from pydantic import ConfigDict, field_validator
+from typing_extensions import override
+
+# Runtime imports: pydantic resolves these field annotations when the class is built.
+from rag_guard_integrations.core.access import AccessContext
+from rag_guard_integrations.core.guard import Guard  # noqa: TC001
+from rag_guard_integrations.langchain.audit import aemit, conclude, emit, reject_if_asked
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from langchain_core.callbacks import Callbacks
+    from langchain_core.documents import Document
+
+
+class GuardCompressor(BaseDocumentCompressor):
+    """Document compressor that keeps only the Documents a ``Guard`` allows.
+
+    Returns the caller's own Document objects, unmodified, in input order.
+
+    The compressor interface carries no per-request settings, so access is the ``access``
+    field and nothing else (no context variables): build one compressor per principal, or use
+    :class:`~rag_guard_integrations.langchain.GuardedRetriever`, which takes access per call.
+
+    Setup:
+        ```bash
+        pip install -U "rag-guard-integrations[langchain]" langchain-classic
+        ```
+
+    Key init args:
+        guard: Guard
+            The guard to apply, e.g. ``Guard.from_policy("contracts")``.
+        access: AccessContext | Mapping | None
+            Who is asking; None denies every access-controlled chunk.
+        raise_on_reject: bool
+            Raise ``QueryRejected`` when the domain guard refuses the query (default: return
+            no documents).
+
+    Instantiate:
+        ```python
+        from rag_guard_integrations import AccessContext, Guard
+        from rag_guard_integrations.langchain import GuardCompressor
+
+        compressor = GuardCompressor(
+            guard=Guard.from_policy("contracts"),
+            access=AccessContext(principal="alice", contract_type={"MSA"}),
+        )
+        ```
+
+    Usage:
+        ```python
+        kept = compressor.compress_documents(docs, "What is the termination notice period?")
+        kept = await compressor.acompress_documents(docs, "What is the notice period?")
+        ```
+
+        Inside a run (a compression retriever, a chain) each call emits the
+        ``rag_guard_result`` custom event; every call logs it on the ``rag_guard_integrations``
+        logger at INFO.
+
+    Use within a chain:
+        ```python
+        from langchain_classic.retrievers import ContextualCompressionRetriever
+
+        retriever = ContextualCompressionRetriever(
+            base_compressor=compressor, base_retriever=store.as_retriever()
+        )
+        chain = build_rag_chain(retriever, llm)
+        ```
+    """
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    guard: Guard
+    access: AccessContext | None = None
+    raise_on_reject: bool = False
+
+    @field_validator("access", mode="before")
+    @classmethod
+    def _coerce_access(cls, value: object) -> AccessContext | None:
+        return AccessContext.coerce(value)
+
+    @override
+    def compress_documents(
+        self, documents: Sequence[Document], query: str, callbacks: Callbacks | None = None
+    ) -> Sequence[Document]:
+        result = self.guard.check(query, documents, self.access)
+        kept, record = conclude(result, documents, self.access)
+        emit(record, callbacks)
+        reject_if_asked(result, self.raise_on_reject)
+        return kept
+
+    @override
+    async def acompress_documents(
+        self, documents: Sequence[Document], query: str, callbacks: Callbacks | None = None
+    ) -> Sequence[Document]:
+        result = await self.guard.acheck(query, documents, self.access)
+        kept, record = conclude(result, documents, self.access)
+        await aemit(record, callbacks)
+        reject_if_asked(result, self.raise_on_reject)
+        return kept
