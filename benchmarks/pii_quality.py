@@ -45,13 +45,16 @@ def _overlaps(a: tuple[int, int], b: tuple[int, int]) -> bool:
 
 def score(
     records: Iterable[Mapping[str, Any]], classifier: Classifier | None = None
-) -> dict[str, dict[str, float]]:
-    """Per entity type: ``precision``, ``recall``, ``support`` (annotated spans) and
-    ``predicted`` (findings)."""
+) -> dict[str, Any]:
+    """``entities``: per entity type ``precision``, ``recall``, ``support`` (annotated spans)
+    and ``predicted`` (findings); ``errors``: texts the classifier could not classify."""
     classifier = classifier or PatternClassifier()
     counts = {e: {"tp_pred": 0, "pred": 0, "tp_gold": 0, "gold": 0} for e in ENTITY_RECOGNIZER}
+    errors = 0
     for record in records:
-        findings: tuple[Finding, ...] = classifier.classify(record["text"]).findings
+        result = classifier.classify(record["text"])
+        errors += result.error is not None
+        findings: tuple[Finding, ...] = result.findings
         for entity, recognizer in ENTITY_RECOGNIZER.items():
             gold = [(s["start"], s["end"]) for s in record["spans"] if s["entity_type"] == entity]
             found = [(f.start, f.end) for f in findings if f.recognizer == recognizer]
@@ -60,7 +63,7 @@ def score(
             tally["pred"] += len(found)
             tally["tp_gold"] += sum(any(_overlaps(g, f) for f in found) for g in gold)
             tally["tp_pred"] += sum(any(_overlaps(f, g) for g in gold) for f in found)
-    return {
+    entities = {
         entity: {
             "precision": t["tp_pred"] / t["pred"] if t["pred"] else 1.0,
             "recall": t["tp_gold"] / t["gold"] if t["gold"] else 1.0,
@@ -69,6 +72,7 @@ def score(
         }
         for entity, t in counts.items()
     }
+    return {"entities": entities, "errors": errors}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -77,10 +81,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--data", type=Path, default=DATA, help="annotated JSONL file")
     parser.add_argument("--json", action="store_true", help="machine-readable output")
     args = parser.parse_args(argv)
-    results = score(load(args.data))
+    scored = score(load(args.data))
+    results = scored["entities"]
     missed = [e for e, r in results.items() if min(r["precision"], r["recall"]) < TARGETS[e]]
     if args.json:
-        print(json.dumps({"data": str(args.data), "entities": results, "missed": missed}, indent=2))
+        print(json.dumps({"data": str(args.data), **scored, "missed": missed}, indent=2))
     else:
         from rag_guard_integrations.cli.output import table  # noqa: PLC0415 - only for the table
 
@@ -89,7 +94,8 @@ def main(argv: list[str] | None = None) -> int:
             for e, r in results.items()
         ]
         print(table(("entity", "precision", "recall", "spans", "findings", "target"), rows))
-    return 1 if missed else 0
+        print(f"texts the classifier could not classify: {scored['errors']}")
+    return 1 if missed or scored["errors"] else 0
 
 
 if __name__ == "__main__":

@@ -11,6 +11,7 @@ import threading
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
+from rag_guard_integrations.core.cache import BoundedCache
 from rag_guard_integrations.core.errors import EmbedderUnavailableError
 
 if TYPE_CHECKING:
@@ -37,24 +38,28 @@ class MiniLMEmbedder:
         384
     """
 
-    def __init__(self, model: Any) -> None:
+    def __init__(self, model: Any, cache_size: int = 20_000) -> None:
         self._model = model
         self._lock = threading.Lock()
+        self._cache: BoundedCache[str, list[float]] = BoundedCache(cache_size)
         self.dimension: int = int(model.get_embedding_dimension())
 
     def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
-        """Embed several texts (normalised vectors), in order."""
-        if not texts:
-            return []
-        with self._lock:  # the tokenizer is not safe to share between threads
-            vectors = self._model.encode(
-                list(texts),
-                normalize_embeddings=True,
-                convert_to_numpy=True,
-                batch_size=64,
-                show_progress_bar=False,
-            )
-        return [[float(x) for x in row] for row in vectors]
+        """Embed several texts (normalised vectors), in order; repeated texts come from a cache."""
+        found = {text: vector for text in texts if (vector := self._cache.get(text)) is not None}
+        missing = [text for text in dict.fromkeys(texts) if text not in found]
+        if missing:
+            with self._lock:  # the tokenizer is not safe to share between threads
+                vectors = self._model.encode(
+                    missing,
+                    normalize_embeddings=True,
+                    convert_to_numpy=True,
+                    batch_size=64,
+                    show_progress_bar=False,
+                )
+            for text, vector in zip(missing, vectors, strict=True):
+                found[text] = self._cache.put(text, vector.tolist())
+        return [list(found[text]) for text in texts]
 
     def embed_query(self, text: str) -> list[float]:
         """Embed one query (a normalised vector)."""
@@ -88,7 +93,8 @@ def default_embedder() -> MiniLMEmbedder:
         raise EmbedderUnavailableError(
             f"sentence-transformers is not installed; run {INSTALL_HINT}"
         ) from None
-    transformers_logging.disable_progress_bar()  # a library must not draw on the caller's stderr
+    # A library must not draw progress bars on its caller's stderr.
+    transformers_logging.disable_progress_bar()  # type: ignore[no-untyped-call]
     return MiniLMEmbedder(SentenceTransformer(path, device="cpu"))
 
 

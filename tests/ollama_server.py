@@ -21,7 +21,7 @@ from datetime import datetime, timezone
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-CHUNK_RE = re.compile(r"<chunk>(.*?)</chunk>", re.DOTALL)
+CHUNK_RE = re.compile(r"<chunk>(.*?)</chunk>", re.DOTALL | re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -138,7 +138,10 @@ class OllamaServer:
         """Start serving in a daemon thread."""
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
         self._httpd.daemon_threads = True
-        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
+        # a short poll keeps stop() (which waits for the next poll) fast between tests
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
+        )
         self._thread.start()
         return self
 

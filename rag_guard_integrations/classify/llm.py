@@ -60,7 +60,9 @@ class LLMClassifier:
         labels: ``{label: description or LabelSpec}`` or a list of names. Without it the
             classifier takes the vocabulary of the guard's policy.
         max_concurrency: most model calls in flight at once.
-        timeout: seconds allowed for one call.
+        timeout: seconds allowed for one call. The sync API cannot stop a call already
+            running on its thread pool, so give the model's own client a timeout as well
+            (``ChatOllama(client_kwargs={"timeout": 60})``).
         retries: extra attempts after a connection error or timeout, backing off
             ``backoff * 2**n`` seconds.
         cache_size: results remembered per (text, model, vocabulary); 0 disables the cache.
@@ -256,8 +258,14 @@ class LLMClassifier:
     async def _call(self, messages: list[tuple[str, str]], threaded: bool) -> Any:
         if threaded or not self._owns_async_client():
             loop = asyncio.get_running_loop()
-            return await loop.run_in_executor(self._threads, self._runnable.invoke, messages)
+            return await loop.run_in_executor(self._threads, self._invoke, messages)
         return await self._runnable.ainvoke(messages)
+
+    def _invoke(self, messages: list[tuple[str, str]]) -> Any:
+        try:
+            return self._runnable.invoke(messages)
+        except StopIteration:  # a Future cannot carry it: the call would hang until the timeout
+            raise RuntimeError("the model raised StopIteration") from None
 
     def _owns_async_client(self) -> bool:
         """True on the first event loop that used the model's async API. HTTP clients such as

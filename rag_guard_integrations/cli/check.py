@@ -16,8 +16,13 @@ def register(commands: argparse._SubParsersAction[Any]) -> None:
     parser.add_argument("--policy", action="append", required=True, help="name or path (repeat)")
     parser.add_argument("--query", required=True, help="the user's query")
     parser.add_argument("--chunks", required=True, type=Path, help="JSONL file, one chunk a line")
-    parser.add_argument("--allow", action="append", default=[], metavar="ATTR=V1,V2",
-                        help="an allowlist for an access attribute (repeat)")
+    parser.add_argument(
+        "--allow",
+        action="append",
+        default=[],
+        metavar="ATTR=V1,V2",
+        help="an allowlist for an access attribute (repeat)",
+    )
     parser.add_argument("--principal", help="who is asking (recorded in the audit)")
     parser.add_argument("--no-text", action="store_true", help="leave chunk text out")
     parser.set_defaults(run=run)

@@ -138,8 +138,8 @@ class Guard:
         decision = self._decide_query(query, normalized, items)
         run = _Run(Request(query, normalized, decision.intents, context), items, decision)
         if not decision.allowed:
-            reason = f"the query was rejected ({decision.reason})"
-            run.denied = dict.fromkeys(range(len(items)), ("domain", reason))
+            rejected = ("domain", f"the query was rejected ({decision.reason})")
+            run.denied = dict.fromkeys(range(len(items)), rejected)
             return run
         for index, chunk in enumerate(items):
             for check in self.checks:
@@ -152,7 +152,10 @@ class Guard:
                     break
             else:
                 if self._reads_labels:
-                    self._read_labels(run, index, chunk)
+                    try:
+                        self._read_labels(run, index, chunk)
+                    except Exception as error:
+                        run.denied[index] = ("labels", _failure("labels", error))
         return run
 
     def _decide_query(self, query: str, normalized: str, items: list[Chunk]) -> QueryDecision:
@@ -176,10 +179,13 @@ class Guard:
             run.pending.append(index)
 
     def _take_labels(self, run: _Run, found: Sequence[Classification]) -> None:
-        if len(found) != len(run.pending):
-            found = [Classification.failed("classifier returned a wrong number of results")] * len(
-                run.pending
-            )
+        if (
+            not isinstance(found, list | tuple)
+            or len(found) != len(run.pending)
+            or not all(isinstance(item, Classification) for item in found)
+        ):
+            problem = "classifier returned a wrong number or kind of results"
+            found = [Classification.failed(problem)] * len(run.pending)
         for index, classification in zip(run.pending, found, strict=True):
             run.labels[index] = run.labels[index] | classification.labels
             if classification.error is not None:
@@ -220,6 +226,12 @@ class Guard:
                 note = f" ({run.notes[index]})" if index in run.notes else ""
                 run.denied[index] = ("combination", f"{messages[rule]}{note}")
                 rules[index] = rule
+        # Labels that could not be read or computed are not known to be safe: withheld even when
+        # no rule of the policy names ``unclassified`` (fail closed).
+        for index, note in run.notes.items():
+            run.denied.setdefault(
+                index, ("labels", f"{note}; labels unknown, denied (fail closed)")
+            )
         result = self._result(run, outcome, unknown, rules)
         if outcome is not None and outcome.violations and self.policy.on_block == "raise":
             raise ContextBlocked(result)

@@ -48,4 +48,12 @@ def metadata_labels(metadata: Mapping[str, Any]) -> tuple[frozenset[str], str | 
 
 def has_label_metadata(metadata: Mapping[str, Any]) -> bool:
     """True when the chunk brings a non-empty ``classification(s)`` of its own."""
-    return any(metadata.get(key) not in (None, "", [], ()) for key in LABEL_KEYS)
+    return any(_given(metadata.get(key)) for key in LABEL_KEYS)
+
+
+def _given(value: object) -> bool:
+    # Compared by type, not with ``in (None, "", [])``: that compares an array-like value
+    # element-wise and raises instead of answering.
+    if isinstance(value, str | list | tuple | set | frozenset):
+        return bool(value)
+    return value is not None

@@ -13,12 +13,17 @@ from functools import lru_cache
 
 # Cyrillic, Greek and Latin look-alikes of ASCII letters; each maps to the letter below it.
 _HOMOGLYPHS = str.maketrans(
-    "авеёєіїјкмнорстухѕԁԛԝһӏь" "αβγεηικνορτυχωϲϳѵμ" "ıɡɑɩ",
-    "abeeeiijkmhopctyxsdqwhlb" "abyenikvoptuxwcjvu" "igai",
+    "авеёєіїјкмнорстухѕԁԛԝһӏьαβγεηικνορτυχωϲϳѵμıɡɑɩ",
+    "abeeeiijkmhopctyxsdqwhlbabyenikvoptuxwcjvuigai",
 )
+# Greek capitals whose lower case looks like a different Latin letter (Ν is N, but ν is v):
+# folded before case folding, or "ΝOTICE" would read "votice".
+_CAPITAL_HOMOGLYPHS = str.maketrans("ΗΜΝΥΖ", "hmnyz")
 _DROPPED_CATEGORIES = frozenset({"Cf", "Mn", "Me", "Cc", "Cs", "Co", "Cn"})
 _ASCII_CONTROL = re.compile(r"[\x00-\x08\x0e-\x1b\x7f]")
 _SPACE = re.compile(r"\s+")
+# Longer texts are normalised afresh each time, so that huge distinct queries cannot pin memory.
+CACHED_CHARS = 16_384
 
 
 def _fold_char(char: str) -> str:
@@ -26,7 +31,7 @@ def _fold_char(char: str) -> str:
     if char.isspace():
         return " "
     out = []
-    for part in unicodedata.normalize("NFKD", char).casefold():
+    for part in unicodedata.normalize("NFKD", char).translate(_CAPITAL_HOMOGLYPHS).casefold():
         if part.isspace():
             out.append(" ")
         elif unicodedata.category(part) not in _DROPPED_CATEGORIES:
@@ -34,7 +39,6 @@ def _fold_char(char: str) -> str:
     return "".join(out).translate(_HOMOGLYPHS)
 
 
-@lru_cache(maxsize=65536)
 def normalize(text: str) -> str:
     """Return ``text`` as every matcher sees it (cached: the same chunk often comes back).
 
@@ -42,6 +46,15 @@ def normalize(text: str) -> str:
         >>> normalize("ＢＩＴ\u200bCOIN  price")
         'bitcoin price'
     """
+    return _normalize_cached(text) if len(text) <= CACHED_CHARS else _normalize(text)
+
+
+@lru_cache(maxsize=65536)
+def _normalize_cached(text: str) -> str:
+    return _normalize(text)
+
+
+def _normalize(text: str) -> str:
     if text.isascii() and not _ASCII_CONTROL.search(text):
         return " ".join(text.lower().split())
     folded = "".join(_fold_char(char) for char in text)

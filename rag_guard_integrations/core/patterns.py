@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 import re2
 
-from rag_guard_integrations.core.normalize import normalize
+from rag_guard_integrations.core.normalize import CACHED_CHARS, normalize
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -65,14 +65,24 @@ class PatternSet:
         """Return the sorted indices of the patterns that occur in ``text``."""
         if self._set is None:
             return []
-        return sorted(self._set.Match(text))
+        return sorted(self._set.Match(text) or ())  # Match gives None when nothing matches
 
 
-@lru_cache(maxsize=65536)
 def matches(pattern: str, text: str) -> bool:
     """True when ``pattern`` occurs in the normalised ``text``.
 
-    Cached, because one RE2 call from Python costs microseconds and the same chunk comes back
-    on many queries. Raises PatternCompileError for a pattern RE2 refuses.
+    Cached for texts of chunk size, because one RE2 call from Python costs microseconds and the
+    same chunk comes back on many queries. Raises PatternCompileError for a pattern RE2 refuses.
     """
+    if len(text) > CACHED_CHARS:
+        return _search(pattern, text)
+    return _cached_search(pattern, text)
+
+
+@lru_cache(maxsize=65536)
+def _cached_search(pattern: str, text: str) -> bool:
+    return _search(pattern, text)
+
+
+def _search(pattern: str, text: str) -> bool:
     return compile_pattern(pattern).search(normalize(text)) is not None

@@ -6,18 +6,20 @@ import random
 import statistics
 import time
 import tracemalloc
-from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from rag_guard_integrations.core.chunk import Chunk
 from rag_guard_integrations.policy.schema import RuleSpec, TriggerSpec
 
 if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+
+    from rag_guard_integrations.core.chunk import Chunk
     from rag_guard_integrations.embeddings import Embedder
     from rag_guard_integrations.policy.schema import Policy
 
 QUERY = "What is the termination notice period?"
+ACCESS = {"contract_type": ["MSA", "SOW"]}
 VOCABULARY = tuple(f"label_{i:02d}" for i in range(50))
 
 
@@ -62,6 +64,7 @@ def run_bench(
     policy: Policy,
     corpus: Sequence[Chunk],
     embedder: Embedder | None,
+    *,
     ks: Sequence[int] = (10, 100, 1000),
     rule_counts: Sequence[int] = (10, 100, 1000),
     budget_s: float = 1.0,
@@ -75,10 +78,9 @@ def run_bench(
         guard = Guard(policy.model_copy(update={"rules": bench_rules(rules)}))
         for k in ks:
             chunks = bench_chunks(corpus, k)
-            access = {"contract_type": ["MSA", "SOW"]}
 
             def call(guard: Guard = guard, chunks: list[Chunk] = chunks) -> object:
-                return guard.check(QUERY, chunks, access=access)
+                return guard.check(QUERY, chunks, access=ACCESS)
 
             repeats = max(5, min(2000, int(budget_s * 1e6 / max(1.0, 30.0 * k))))
             tracemalloc.start()

@@ -29,10 +29,16 @@ def register(kinds: argparse._SubParsersAction[Any]) -> None:
     """Add ``eval domain`` to the ``eval`` sub-commands."""
     parser = kinds.add_parser("domain", help="pass rate in domain, block rate out of domain")
     parser.add_argument("--policy", default="bis", help="built-in name or path (default: bis)")
-    parser.add_argument("--corpus", default=None, help="bundled corpus or JSONL (default: policy name)")
+    parser.add_argument(
+        "--corpus", default=None, help="bundled corpus or JSONL (default: policy name)"
+    )
     parser.add_argument("--queries", default=None, help="labelled JSONL {query, in_domain}")
-    parser.add_argument("--clinc", default=None, help="clinc_oos.json: its queries replace the out-of-domain set")
-    parser.add_argument("--k", type=int, default=K, help=f"chunks retrieved per query (default {K})")
+    parser.add_argument(
+        "--clinc", default=None, help="clinc_oos.json: its queries replace the out-of-domain set"
+    )
+    parser.add_argument(
+        "--k", type=int, default=K, help=f"chunks retrieved per query (default {K})"
+    )
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
     parser.set_defaults(run=run)
 
@@ -56,19 +62,21 @@ def collect_signals(
     if k < 1:
         raise ValueError(f"--k must be at least 1, got {k}")
     index = CosineIndex(load_chunks(corpus), guard.embedder)
-    return [guard.signals(q, chunks) for q, chunks in zip(queries, index.search(queries, k), strict=True)]
+    return [
+        guard.signals(q, chunks)
+        for q, chunks in zip(queries, index.search(queries, k), strict=True)
+    ]
 
 
 def summarise(
     queries: Sequence[str], signals: Sequence[DomainSignals], guard: DomainGuard, *, in_domain: bool
 ) -> dict[str, Any]:
     """Counts per tier and the rate of correct decisions for one set of queries."""
-    from rag_guard_integrations.guards.domain import TIERS, tier_for  # noqa: PLC0415
+    from rag_guard_integrations.guards.domain import REJECTING, TIERS, tier_for  # noqa: PLC0415
 
     spec = guard.spec
     tiers = [tier_for(s, spec.root_min_similarity, spec.min_similarity) for s in signals]
-    accepted = [t not in {"blocklist", "below_threshold"} for t in tiers]
-    wrong = [i for i, ok in enumerate(accepted) if ok != in_domain]
+    wrong = [i for i, tier in enumerate(tiers) if (tier not in REJECTING) != in_domain]
     counts = Counter(tiers)
     right = len(tiers) - len(wrong)
     return {
@@ -77,11 +85,14 @@ def summarise(
         "pass_rate" if in_domain else "block_rate": right / len(tiers) if tiers else None,
         "tiers": {tier: counts.get(tier, 0) for tier in TIERS},
         "rejected" if in_domain else "leaked": [
-            {"query": queries[i], "tier": tiers[i], "similarity": signals[i].similarity,
-             "root": list(signals[i].root) if signals[i].root else None}
-            for i in wrong
+            _miss(queries[i], tiers[i], signals[i]) for i in wrong
         ],
-    }  # fmt: skip
+    }
+
+
+def _miss(query: str, tier: str, signals: DomainSignals) -> dict[str, Any]:
+    root = list(signals.root) if signals.root is not None else None
+    return {"query": query, "tier": tier, "similarity": signals.similarity, "root": root}
 
 
 def evaluate(
@@ -100,7 +111,9 @@ def evaluate(
     guard = guard_for(policy)
     corpus = corpus or retrieval.default_corpus(policy.name)
     labelled = (
-        retrieval.read_labelled(queries_path) if queries_path else retrieval.bundled_labelled(corpus)
+        retrieval.read_labelled(queries_path)
+        if queries_path
+        else retrieval.bundled_labelled(corpus)
     )
     inside = [q.query for q in labelled if q.in_domain]
     outside = [q.query for q in labelled if not q.in_domain]
@@ -147,10 +160,17 @@ def run(args: argparse.Namespace) -> int:
     for name, key, rate in (("in domain", "in_domain", "pass_rate"),
                             ("out of domain", "out_of_domain", "block_rate")):  # fmt: skip
         part = result[key]
-        rows.append([name, part["source"], part["queries"], rate, part[rate], *part["tiers"].values()])
-    print(table(["set", "source", "queries", "measure", "rate", *result["in_domain"]["tiers"]], rows))
-    for title, items in (("in-domain queries rejected", result["in_domain"]["rejected"]),
-                         ("out-of-domain queries accepted", result["out_of_domain"]["leaked"])):  # fmt: skip
+        rows.append(
+            [name, part["source"], part["queries"], rate, part[rate], *part["tiers"].values()]
+        )
+    print(
+        table(["set", "source", "queries", "measure", "rate", *result["in_domain"]["tiers"]], rows)
+    )
+    misses = (
+        ("in-domain queries rejected", result["in_domain"]["rejected"]),
+        ("out-of-domain queries accepted", result["out_of_domain"]["leaked"]),
+    )
+    for title, items in misses:
         if items:
             print(f"\n{title} ({len(items)}):")
             for item in items[:SHOWN]:

@@ -94,7 +94,9 @@ def read_labelled(path: str | Path) -> list[LabelledQuery]:
     for number, record in _json_lines(Path(path)):
         out.append(_labelled(record, f"{path}:{number}"))
     if not out:
-        raise ValueError(f"{path}: no queries; write lines like {{\"query\": ..., \"in_domain\": true}}")
+        raise ValueError(
+            f'{path}: no queries; write lines like {{"query": ..., "in_domain": true}}'
+        )
     return out
 
 
@@ -104,7 +106,7 @@ def bundled_labelled(name: str) -> list[LabelledQuery]:
 
 
 def read_clinc(path: str | Path) -> dict[str, list[str]]:
-    """CLINC150 out-of-domain queries by split: ``oos_test``, ``oos_val``, ``in_scope_test_sample``."""
+    """CLINC150 queries by split (``oos_test``, ``oos_val``, ``in_scope_test_sample``)."""
     source = Path(path)
     try:
         data = json.loads(source.read_text(encoding="utf-8"))
@@ -140,5 +142,7 @@ def _json_lines(path: Path) -> list[tuple[int, Any]]:
             try:
                 out.append((number, json.loads(line)))
             except json.JSONDecodeError as error:
-                raise ValueError(f"{path}:{number}: not JSON ({error.msg}); one object per line") from None
+                raise ValueError(
+                    f"{path}:{number}: not JSON ({error.msg}); one object per line"
+                ) from None
     return out

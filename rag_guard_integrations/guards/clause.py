@@ -37,9 +37,9 @@ class ClauseGuard:
         self._owners = tuple(owners)
         self._intents = PatternSet(patterns)
         self._fingerprints = {
-            clause_id: spec.fingerprint
+            clause_id: regex
             for clause_id, spec in clauses.items()
-            if spec.fingerprint is not None
+            if (regex := spec.fingerprint_regex) is not None
         }
 
     @classmethod

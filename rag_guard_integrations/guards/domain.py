@@ -14,7 +14,6 @@ decides on the normalised query, in order, stopping at the first tier that decid
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
@@ -25,6 +24,8 @@ from rag_guard_integrations.core.patterns import compile_pattern
 from rag_guard_integrations.guards.domain_terms import TermMatcher, near_pair
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from rag_guard_integrations.core.chunk import Chunk
     from rag_guard_integrations.embeddings import Embedder
     from rag_guard_integrations.policy.schema import DomainSpec, Policy
@@ -32,6 +33,7 @@ if TYPE_CHECKING:
 K = TypeVar("K")
 V = TypeVar("V")
 TIERS = ("blocklist", "identifier", "root", "dense", "below_threshold")
+REJECTING = frozenset({"blocklist", "below_threshold"})
 
 
 class BoundedCache(Generic[K, V]):
@@ -136,7 +138,7 @@ class DomainGuard:
         """Decide whether ``query`` is in the domain, given the chunks retrieved for it."""
         signals = self.signals(query, chunks)
         tier = tier_for(signals, self.spec.root_min_similarity, self.spec.min_similarity)
-        allowed = tier not in {"blocklist", "below_threshold"}
+        allowed = tier not in REJECTING
         return QueryDecision(
             allowed=allowed,
             tier=tier,
@@ -184,7 +186,9 @@ class DomainGuard:
                 for value in _values(chunk.metadata.get(key)):
                     cached = self._identifiers.get(value)
                     if cached is None:
-                        cached = self._identifiers.put(value, self._identifiers_in(normalize(value)))
+                        cached = self._identifiers.put(
+                            value, self._identifiers_in(normalize(value))
+                        )
                     if any(identifier in cached for identifier in wanted):
                         return value, key, position
         return None
@@ -199,43 +203,40 @@ class DomainGuard:
         if query_vector is None:
             query_vector = self._queries.put(text, _unit(self.embedder.embed_query(text)))
         vectors = [self._vectors.get(chunk.text) for chunk in chunks]
-        missing = list(dict.fromkeys(c.text for c, v in zip(chunks, vectors, strict=True) if v is None))
+        missing = list(
+            dict.fromkeys(c.text for c, v in zip(chunks, vectors, strict=True) if v is None)
+        )
         if missing:
             embedded = self.embedder.embed_documents(missing)
-            fresh = {t: self._vectors.put(t, _unit(v)) for t, v in zip(missing, embedded, strict=True)}
-            vectors = [fresh[c.text] if v is None else v for c, v in zip(chunks, vectors, strict=True)]
+            fresh = {
+                t: self._vectors.put(t, _unit(v)) for t, v in zip(missing, embedded, strict=True)
+            }
+            vectors = [
+                fresh[c.text] if v is None else v for c, v in zip(chunks, vectors, strict=True)
+            ]
         return max(_dot(query_vector, vector) for vector in vectors), "embedder"
 
     def _reason(self, tier: str, signals: DomainSignals) -> str:
-        score = signals.similarity
+        """One readable sentence saying why the tier decided as it did."""
+        score, spec = signals.similarity, self.spec
         if tier == "blocklist":
             return f"The query mentions {signals.term!r}, which the policy lists as out of domain."
-        if tier == "identifier" and signals.identifier is not None:
+        if signals.identifier is not None:
             value, key, position = signals.identifier
             return f"The query names {value}, which retrieved chunk {position} carries as {key!r}."
-        if tier == "root" and signals.root is not None:
-            root, context = signals.root
-            return (
-                f"The query uses the domain term {root!r} next to {context!r}, and its best "
-                f"similarity {score:.2f} reaches the floor {self.spec.root_min_similarity:.2f}."
-            )
-        if tier == "dense":
-            return (
-                f"The query's best similarity {score:.2f} to the retrieved chunks reaches the "
-                f"threshold {self.spec.min_similarity:.2f}."
-            )
         if score is None:
             return "Nothing was retrieved to compare the query with, so it counts as out of domain."
-        if signals.root is not None:
+        if signals.root is not None and tier in {"root", "below_threshold"}:
             root, context = signals.root
+            verdict = "reaches" if tier == "root" else "is below"
             return (
-                f"The query uses {root!r} next to {context!r}, but its best similarity "
-                f"{score:.2f} is below the floor {self.spec.root_min_similarity:.2f}."
+                f"The query uses the domain term {root!r} next to {context!r}, and its best "
+                f"similarity {score:.2f} {verdict} the floor {spec.root_min_similarity:.2f}."
             )
+        verdict = "reaches" if tier == "dense" else "is below"
         return (
-            f"The query's best similarity {score:.2f} is below the threshold "
-            f"{self.spec.min_similarity:.2f}, and no standard or domain term next to a regulatory "
-            "word supports it."
+            f"The query's best similarity {score:.2f} to the retrieved chunks {verdict} the "
+            f"threshold {spec.min_similarity:.2f}."
         )
 
 

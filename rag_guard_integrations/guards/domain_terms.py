@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rag_guard_integrations.core.normalize import normalize
 from rag_guard_integrations.core.patterns import compile_pattern
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Sequence
 
 _WORD = re.compile(r"\w+")
 _JOINERS = re.compile(r"[\s\-]+")
@@ -63,7 +65,7 @@ class TermMatcher:
             self._pattern = compile_pattern(rf"\b{body}\b")
 
     def find(self, text: str) -> list[tuple[int, str]]:
-        """``(offset, term)`` for each match in normalised ``text``; a compound gives its first term."""
+        """``(offset, term)`` per match in normalised ``text``; a compound names its first term."""
         if self._pattern is None:
             return []
         return [(m.start(), self._term_of(m.group())) for m in self._pattern.finditer(text)]

@@ -43,5 +43,7 @@ def consistency_problems(policy: Policy, source: str) -> list[str]:
                 "declare; declare it"
             )
     if not (policy.rules or policy.clauses or policy.domain or policy.access.attributes):
-        problems.append(f"{source}: the policy checks nothing; add rules, clauses, domain or access")
+        problems.append(
+            f"{source}: the policy checks nothing; add rules, clauses, domain or access"
+        )
     return problems

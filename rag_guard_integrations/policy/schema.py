@@ -44,7 +44,16 @@ class ClauseSpec(_Strict):
 
     description: str = Field("", description="what the clause is about")
     intents: list[Pattern] = Field(min_length=1, description="regexes detecting it in a query")
-    fingerprint: Pattern | None = Field(None, description="regex the chunk text must match")
+    fingerprint: Pattern | list[Pattern] | None = Field(
+        None, description="regex the chunk text must match (a list means any of them)"
+    )
+
+    @property
+    def fingerprint_regex(self) -> str | None:
+        """The fingerprint as one regex (list alternatives joined)."""
+        if isinstance(self.fingerprint, list):
+            return "|".join(f"(?:{p})" for p in self.fingerprint) or None
+        return self.fingerprint
 
 
 class DomainSpec(_Strict):

@@ -5,13 +5,18 @@ from __future__ import annotations
 from rag_guard_integrations.classify.recognizers.recognizer import Recognizer
 from rag_guard_integrations.classify.recognizers.validators import iban
 
+# After the bank code, printed groups are taken only when they hold a digit, so that a word
+# after the number ("... 7034 from") is not read as one more group and spoil the checksum.
+_GROUP = r"(?:\d[a-z0-9]{3}|[a-z]\d[a-z0-9]{2}|[a-z]{2}\d[a-z0-9]|[a-z]{3}\d)"
+_LAST = r"(?:\d[a-z0-9]{0,2}|[a-z]\d[a-z0-9]?|[a-z]{2}\d)"
+
 IBAN = Recognizer(
     name="iban",
     label="financial",
     regex=(
         r"\b[a-z]{2}\d{2}(?:"
         r"[a-z0-9]{11,30}"  # compact: DE89370400440532013000
-        r"|(?: [a-z0-9]{4}){2,7}(?: [a-z0-9]{1,3})?"  # printed: DE89 3704 0044 0532 0130 00
+        rf"| [a-z0-9]{{4}}(?: {_GROUP}){{1,6}}(?: {_LAST})?"  # printed: DE89 3704 0044 0532 ...
         r")\b"
     ),
     validator=iban,

@@ -1,0 +1,108 @@
+"""Latency of ``DomainGuard.decide`` with the built-in ``bis`` policy, beside the query embedding.
+
+Run: .venv/bin/python benchmarks/bench_domain.py [--rounds N] [--json]
+
+Every bundled labelled query (in and out of domain) retrieves its top 5 chunks from the bundled
+catalogue with real MiniLM embeddings; ``decide`` is then timed one call at a time, pooled over
+all queries and rounds:
+
+- ``retriever``: chunks carry their retrieval scores (the usual case behind a vector store);
+- ``embedder``: chunks carry no score, so the guard compares vectors itself; the query and
+  chunk vectors are cached after the warm-up, so this excludes the query embedding;
+- ``first sight``: a fresh guard and a cleared normalisation cache for every round, so each
+  query's term matching runs uncached (chunks scored).
+
+``embed_query`` is the cost the ``embedder`` row leaves out: one MiniLM query embedding.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from rag_guard_integrations import Chunk, load_policy
+from rag_guard_integrations.core.normalize import normalize
+from rag_guard_integrations.data import load_corpus, load_queries
+from rag_guard_integrations.embeddings import default_embedder
+from rag_guard_integrations.evaluation.retrieval import CosineIndex
+from rag_guard_integrations.guards.domain import DomainGuard
+
+TARGET_MEDIAN_US = 50.0
+
+
+def pooled(
+    calls: Sequence[Callable[[], object]], rounds: int, before: Callable[[], None]
+) -> dict[str, float]:
+    """Median and p99 in microseconds over every call of every round."""
+    samples: list[float] = []
+    for _ in range(rounds):
+        before()
+        for call in calls:
+            start = time.perf_counter_ns()
+            call()
+            samples.append((time.perf_counter_ns() - start) / 1000)
+    samples.sort()
+    p99 = samples[min(len(samples) - 1, round(0.99 * (len(samples) - 1)))]
+    return {"median_us": statistics.median(samples), "p99_us": p99, "calls": len(samples)}
+
+
+def run(rounds: int) -> dict[str, Any]:
+    """All rows of the benchmark."""
+    policy = load_policy("bis")
+    embedder = default_embedder()
+    queries = [str(q["query"]) for q in load_queries("bis")]
+    retrieved = CosineIndex(load_corpus("bis"), embedder).search(queries, k=5)
+    unscored = [[Chunk(c.text, c.metadata, None, c.id) for c in chunks] for chunks in retrieved]
+    guard = DomainGuard.from_policy(policy, embedder)
+    assert guard is not None
+    pairs = list(zip(queries, retrieved, strict=True))
+    bare = list(zip(queries, unscored, strict=True))
+    for query, chunks in pairs + bare:  # warm the caches: only cached work is timed below
+        guard.decide(query, chunks)
+    fresh: dict[str, DomainGuard] = {}
+
+    def reset() -> None:
+        normalize.cache_clear()
+        fresh["guard"] = DomainGuard(guard.spec, embedder)
+
+    def nothing() -> None:
+        return None
+
+    rows = {
+        "retriever": pooled(
+            [lambda q=q, c=c: guard.decide(q, c) for q, c in pairs], rounds, nothing
+        ),
+        "embedder": pooled([lambda q=q, c=c: guard.decide(q, c) for q, c in bare], rounds, nothing),
+        "first sight": pooled(
+            [lambda q=q, c=c: fresh["guard"].decide(q, c) for q, c in pairs],
+            max(3, rounds // 10),
+            reset,
+        ),
+        "embed_query": pooled([lambda q=q: embedder.embed_query(q) for q in queries], 3, nothing),
+    }
+    return {"queries": len(queries), "target_median_us": TARGET_MEDIAN_US, "rows": rows}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--rounds", type=int, default=200, help="rounds over all queries")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    result = run(args.rounds)
+    if args.json:
+        print(json.dumps(result, indent=2))
+        return
+    print(f"DomainGuard.decide, bis policy, {result['queries']} queries, top-5 chunks")
+    print(f"{'path':<12} {'median us':>10} {'p99 us':>10} {'calls':>8}")
+    for name, row in result["rows"].items():
+        print(f"{name:<12} {row['median_us']:>10.1f} {row['p99_us']:>10.1f} {row['calls']:>8}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,66 @@
+"""``rag-guard calibrate``: sweep the domain thresholds over labelled queries, recommend a pair."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import argparse
+
+EXIT_OK, EXIT_NO_POINT = 0, 1
+
+
+def register(commands: argparse._SubParsersAction[Any]) -> None:
+    """Add ``calibrate`` to the ``rag-guard`` sub-commands."""
+    parser = commands.add_parser(
+        "calibrate", help="sweep domain thresholds over labelled queries and recommend a pair"
+    )
+    parser.add_argument("--queries", required=True, help="JSONL lines {query, in_domain}")
+    parser.add_argument("--policy", default="bis", help="built-in name or path (default: bis)")
+    parser.add_argument(
+        "--corpus", default=None, help="bundled corpus or JSONL (default: policy name)"
+    )
+    parser.add_argument("--k", type=int, default=5, help="chunks retrieved per query (default 5)")
+    parser.add_argument("--target", type=float, default=0.95, help="in-domain pass rate to keep")
+    parser.add_argument("--plot", default=None, metavar="PNG", help="write both curves to a PNG")
+    parser.add_argument("--json", action="store_true", help="print the result as JSON")
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run ``rag-guard calibrate``; exit 1 when no thresholds reach the target."""
+    from rag_guard_integrations.cli.output import print_json, table  # noqa: PLC0415
+    from rag_guard_integrations.evaluation.calibrate import plot, sweep  # noqa: PLC0415
+    from rag_guard_integrations.evaluation.domain import collect_signals, guard_for  # noqa: PLC0415
+    from rag_guard_integrations.evaluation.retrieval import default_corpus, read_labelled  # noqa: PLC0415
+    from rag_guard_integrations.policy.loader import load_policy  # noqa: PLC0415
+
+    if not 0.0 < args.target <= 1.0:
+        raise ValueError(f"--target must be in (0, 1], got {args.target}")
+    labelled = read_labelled(args.queries)
+    policy = load_policy(args.policy)
+    guard = guard_for(policy)
+    corpus = args.corpus or default_corpus(policy.name)
+    signals = collect_signals(guard, corpus, [q.query for q in labelled], args.k)
+    current = (guard.spec.root_min_similarity, guard.spec.min_similarity)
+    result = sweep(signals, [q.in_domain for q in labelled], current=current, target=args.target)
+    image = str(plot(result, args.plot)) if args.plot else None
+    if args.json:
+        print_json({"policy": policy.name, "corpus": corpus, **result.to_dict(), "plot": image})
+    else:
+        rows = [
+            [name, p.root_min_similarity, p.min_similarity, _rate(p.pass_rate), _rate(p.block_rate)]
+            for name, p in (("current", result.current), ("recommended", result.recommended))
+            if p is not None
+        ]
+        print(table(["thresholds", "root_min_similarity", "min_similarity", "pass rate",
+                     "block rate"], rows))  # fmt: skip
+        if result.recommended is None:
+            print(f"\nno thresholds keep the in-domain pass rate at {args.target}")
+        if image:
+            print(f"\nplot written to {image}")
+    return EXIT_OK if result.recommended is not None else EXIT_NO_POINT
+
+
+def _rate(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3f}"

@@ -1,0 +1,39 @@
+"""A small thread-safe bounded cache for per-text work that the same chunks bring back."""
+
+from __future__ import annotations
+
+import threading
+from typing import Generic, TypeVar
+
+K = TypeVar("K")
+V = TypeVar("V")
+
+
+class BoundedCache(Generic[K, V]):
+    """A dict that forgets its oldest entries beyond ``maxsize``.
+
+    Example:
+        >>> cache: BoundedCache[str, int] = BoundedCache(2)
+        >>> cache.put("a", 1), cache.get("a"), cache.get("b")
+        (1, 1, None)
+    """
+
+    def __init__(self, maxsize: int) -> None:
+        self.maxsize = maxsize
+        self._data: dict[K, V] = {}
+        self._lock = threading.Lock()
+
+    def get(self, key: K) -> V | None:
+        """The cached value, or None."""
+        return self._data.get(key)
+
+    def put(self, key: K, value: V) -> V:
+        """Store ``value`` (evicting the oldest entry when full) and return it."""
+        with self._lock:
+            if key not in self._data and len(self._data) >= self.maxsize:
+                del self._data[next(iter(self._data))]
+            self._data[key] = value
+        return value
+
+    def __len__(self) -> int:
+        return len(self._data)

@@ -1,0 +1,200 @@
+"""Calibration of the domain guard: sweep both similarity thresholds over labelled queries.
+
+Each query is retrieved and embedded once; its :class:`DomainSignals` are then re-judged at every
+grid point with the pure :func:`tier_for`, so a sweep of thousands of points costs no embedding.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from rag_guard_integrations.guards.domain import REJECTING, TIERS, tier_for
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from rag_guard_integrations.guards.domain import DomainSignals
+
+
+def grid(start: float, stop: float, step: float) -> tuple[float, ...]:
+    """Evenly spaced thresholds from ``start`` to ``stop`` inclusive, rounded to 4 places."""
+    if step <= 0 or stop < start:
+        raise ValueError(f"a grid needs step > 0 and stop >= start, got {start}..{stop} by {step}")
+    count = round((stop - start) / step)
+    return tuple(round(start + i * step, 4) for i in range(count + 1))
+
+
+MIN_GRID = grid(0.20, 0.80, 0.01)
+ROOT_GRID = grid(0.00, 0.60, 0.02)
+
+
+@dataclass(frozen=True, slots=True)
+class SweepPoint:
+    """Outcome of one pair of thresholds over the labelled queries."""
+
+    root_min_similarity: float
+    min_similarity: float
+    pass_rate: float | None
+    block_rate: float | None
+    tiers_in: dict[str, int]
+    tiers_out: dict[str, int]
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready record."""
+        return {
+            "root_min_similarity": self.root_min_similarity,
+            "min_similarity": self.min_similarity,
+            "pass_rate": self.pass_rate,
+            "block_rate": self.block_rate,
+            "tiers_in_domain": self.tiers_in,
+            "tiers_out_of_domain": self.tiers_out,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Sweep:
+    """Both one-dimensional curves, the current thresholds and the recommended ones.
+
+    ``min_curve`` varies ``min_similarity`` at the current ``root_min_similarity``;
+    ``root_curve`` varies ``root_min_similarity`` at the current ``min_similarity``.
+    ``recommended`` comes from the full grid and is None when no point reaches ``target``.
+    """
+
+    target: float
+    queries_in: int
+    queries_out: int
+    current: SweepPoint
+    min_curve: tuple[SweepPoint, ...]
+    root_curve: tuple[SweepPoint, ...]
+    recommended: SweepPoint | None
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready record."""
+        return {
+            "target": self.target,
+            "queries": {"in_domain": self.queries_in, "out_of_domain": self.queries_out},
+            "current": self.current.to_dict(),
+            "recommended": self.recommended.to_dict() if self.recommended else None,
+            "min_similarity_curve": [p.to_dict() for p in self.min_curve],
+            "root_min_similarity_curve": [p.to_dict() for p in self.root_curve],
+        }
+
+
+def evaluate_point(
+    signals: Sequence[DomainSignals], labels: Sequence[bool], root_min: float, dense_min: float
+) -> SweepPoint:
+    """Per-tier counts, in-domain pass rate and out-of-domain block rate at one threshold pair."""
+    inside: Counter[str] = Counter()
+    outside: Counter[str] = Counter()
+    for signal, in_domain in zip(signals, labels, strict=True):
+        (inside if in_domain else outside)[tier_for(signal, root_min, dense_min)] += 1
+    n_in, n_out = sum(inside.values()), sum(outside.values())
+    passed = n_in - sum(inside[t] for t in REJECTING)
+    blocked = sum(outside[t] for t in REJECTING)
+    return SweepPoint(
+        root_min, dense_min,
+        passed / n_in if n_in else None,
+        blocked / n_out if n_out else None,
+        {t: inside[t] for t in TIERS}, {t: outside[t] for t in TIERS},
+    )  # fmt: skip
+
+
+def sweep(
+    signals: Sequence[DomainSignals],
+    labels: Sequence[bool],
+    *,
+    current: tuple[float, float] = (0.20, 0.45),
+    target: float = 0.95,
+    min_grid: Sequence[float] = MIN_GRID,
+    root_grid: Sequence[float] = ROOT_GRID,
+) -> Sweep:
+    """Sweep ``(root_min_similarity, min_similarity)`` and recommend a pair.
+
+    The recommendation keeps the in-domain pass rate at or above ``target`` and, among such
+    pairs, blocks the most out-of-domain queries, then passes the most in-domain ones, then
+    stays closest to ``current``. With no out-of-domain queries nothing can be measured as
+    blocked, so it takes the strictest pair that still reaches ``target``.
+    """
+    if len(signals) != len(labels):
+        raise ValueError(f"{len(signals)} signals but {len(labels)} labels; pass one per query")
+    if not any(labels):
+        raise ValueError("calibration needs in-domain queries; label some with in_domain: true")
+    if not 0.0 < target <= 1.0:
+        raise ValueError(f"--target must be in (0, 1], got {target}")
+    root_now, min_now = current
+    grid_points = [evaluate_point(signals, labels, r, m) for r in root_grid for m in min_grid]
+    return Sweep(
+        target=target,
+        queries_in=sum(labels),
+        queries_out=len(labels) - sum(labels),
+        current=evaluate_point(signals, labels, root_now, min_now),
+        min_curve=tuple(evaluate_point(signals, labels, root_now, m) for m in min_grid),
+        root_curve=tuple(evaluate_point(signals, labels, r, min_now) for r in root_grid),
+        recommended=recommend(grid_points, target, current),
+    )
+
+
+def recommend(
+    points: Sequence[SweepPoint], target: float, current: tuple[float, float]
+) -> SweepPoint | None:
+    """The best feasible point (see :func:`sweep`), or None when none reaches ``target``."""
+    feasible = [p for p in points if p.pass_rate is not None and p.pass_rate >= target]
+    if not feasible:
+        return None
+    if all(p.block_rate is None for p in feasible):
+        return max(feasible, key=lambda p: (p.min_similarity, p.root_min_similarity))
+
+    def rank(point: SweepPoint) -> tuple[float, float, float]:
+        distance = abs(point.root_min_similarity - current[0]) + abs(
+            point.min_similarity - current[1]
+        )
+        return (point.block_rate or 0.0, point.pass_rate or 0.0, -distance)
+
+    return max(feasible, key=rank)
+
+
+def plot(result: Sweep, path: str | Path) -> Path:
+    """Write a PNG of pass rate and block rate against each threshold; returns the path."""
+    try:
+        import matplotlib  # noqa: PLC0415 - the plot extra is optional
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt  # noqa: PLC0415
+    except ImportError:
+        raise ValueError(
+            "--plot needs matplotlib; pip install 'rag-guard-integrations[plot]'"
+        ) from None
+    out = Path(path)
+    figure, axes = plt.subplots(1, 2, figsize=(11, 4.2), sharey=True)
+    panels = (
+        (axes[0], result.min_curve, "min_similarity", "dense threshold (tier 4)"),
+        (axes[1], result.root_curve, "root_min_similarity", "root floor (tier 3)"),
+    )
+    for axis, curve, field, title in panels:
+        xs = [getattr(p, field) for p in curve]
+        axis.plot(xs, [p.pass_rate for p in curve], label="in-domain pass rate", color="tab:green")
+        if result.queries_out:
+            axis.plot(xs, [p.block_rate for p in curve], label="out-of-domain block rate",
+                      color="tab:red")  # fmt: skip
+        axis.axhline(result.target, color="grey", linestyle=":", label=f"target {result.target}")
+        axis.axvline(getattr(result.current, field), color="black", linestyle="--", label="current")
+        if result.recommended is not None:
+            axis.axvline(getattr(result.recommended, field), color="tab:blue", linestyle="-.",
+                         label="recommended")  # fmt: skip
+        axis.set_title(title)
+        axis.set_xlabel(field)
+        axis.grid(alpha=0.3)
+    rates = [r for p in (*result.min_curve, *result.root_curve)
+             for r in (p.pass_rate, p.block_rate) if r is not None]  # fmt: skip
+    axes[0].set_ylabel("rate")
+    axes[0].set_ylim(max(0.0, min(rates, default=0.0) - 0.05), 1.02)
+    axes[1].legend(loc="lower left", fontsize=8)
+    figure.suptitle(f"Domain guard calibration ({result.queries_in} in, {result.queries_out} out)")
+    figure.tight_layout()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    figure.savefig(out, dpi=100)
+    plt.close(figure)
+    return out

@@ -1,0 +1,180 @@
+"""``rag-guard eval clauses``: how well each clause fingerprint recognises real contract clauses.
+
+The reference is CUAD (The Atticus Project): excerpts of real contracts, each labelled with one
+of its categories. For every clause id of a policy, recall is the share of the excerpts of its
+corresponding CUAD categories that its fingerprint matches, and the false-match rate is the
+share of the excerpts of every other category that it matches.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from rag_guard_integrations.cli.output import print_json, table
+from rag_guard_integrations.core.normalize import normalize
+from rag_guard_integrations.core.patterns import compile_pattern
+from rag_guard_integrations.policy.loader import load_policy
+
+if TYPE_CHECKING:
+    import argparse
+    from collections.abc import Iterable, Mapping
+
+    from rag_guard_integrations.policy.schema import Policy
+
+RECALL_TARGET = 0.9
+FALSE_MATCH_TARGET = 0.05
+
+CUAD_CATEGORIES: dict[str, tuple[str, ...]] = {
+    # A convenience termination right is stated as the notice it needs; the notice that stops a
+    # renewal is the same clause seen from the end of a term.
+    "TERMINATION_NOTICE": ("Termination For Convenience", "Notice Period To Terminate Renewal"),
+    # CUAD files the sentence that makes a term renew under both renewal categories.
+    "RENEWAL": ("Renewal Term", "Notice Period To Terminate Renewal"),
+    "GOVERNING_LAW": ("Governing Law",),
+    # "Uncapped Liability" excerpts are limitation-of-liability clauses read for their
+    # carve-outs, so both categories are this clause.
+    "LIMITATION_OF_LIABILITY": ("Cap On Liability", "Uncapped Liability"),
+    "ASSIGNMENT": ("Anti-Assignment",),
+    "NON_COMPETE": ("Non-Compete",),
+    "EXCLUSIVITY": ("Exclusivity",),
+    "AUDIT_RIGHTS": ("Audit Rights",),
+    "INSURANCE": ("Insurance",),
+    "CHANGE_OF_CONTROL": ("Change Of Control",),
+    "NON_SOLICIT": ("No-Solicit Of Employees",),
+    "WARRANTY": ("Warranty Duration",),
+}
+"""Clause id -> the CUAD categories whose excerpts are that clause.
+
+Clause ids missing here (TERMINATION_FOR_CAUSE, CONFIDENTIALITY_TERM, PAYMENT_TERMS) have no
+CUAD category; they get a false-match rate over every excerpt and no recall.
+"""
+
+
+def evaluate_clauses(records: Iterable[Mapping[str, Any]], policy: Policy) -> dict[str, Any]:
+    """Recall and false-match rate of every clause fingerprint of ``policy`` on ``records``.
+
+    Args:
+        records: Labelled excerpts, each a mapping with string ``text`` and ``category``.
+        policy: The policy whose ``clauses`` are measured; a clause without a fingerprint
+            accepts every text, as the clause guard does.
+
+    Returns:
+        ``{"clauses": {CLAUSE_ID: {"categories": [...], "recall": r, "false_match_rate": f}}}``;
+        a rate is None when it has no excerpts to be measured on.
+
+    Example:
+        >>> from rag_guard_integrations import load_policy
+        >>> rows = [{"text": "This Agreement is governed by the laws of Ohio.",
+        ...          "category": "Governing Law"}]
+        >>> evaluate_clauses(rows, load_policy("contracts"))["clauses"]["GOVERNING_LAW"]["recall"]
+        1.0
+    """
+    excerpts = [(category, normalize(text)) for category, text in _checked(records)]
+    results: dict[str, Any] = {}
+    for clause_id, spec in policy.clauses.items():
+        categories = CUAD_CATEGORIES.get(clause_id, ())
+        regex = spec.fingerprint_regex
+        pattern = None if regex is None else compile_pattern(regex)
+        own: list[bool] = []
+        other: list[bool] = []
+        for category, text in excerpts:
+            hit = pattern is None or pattern.search(text) is not None
+            (own if category in categories else other).append(hit)
+        results[clause_id] = {
+            "categories": list(categories),
+            "recall": _share(own),
+            "false_match_rate": _share(other),
+        }
+    return {"clauses": results}
+
+
+def load_records(path: Path) -> list[dict[str, Any]]:
+    """Read labelled excerpts from a JSONL file (one object with ``text`` and ``category``)."""
+    records: list[dict[str, Any]] = []
+    with path.open(encoding="utf-8") as handle:
+        for number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError as error:
+                raise ValueError(
+                    f"{path} line {number}: not valid JSON ({error.msg}); "
+                    "write one JSON object per line"
+                ) from None
+            if not isinstance(record, dict):
+                raise ValueError(f"{path} line {number}: expected a JSON object, got "
+                                 f"{type(record).__name__}")  # fmt: skip
+            records.append(record)
+    if not records:
+        raise ValueError(f"{path}: no records; give a JSONL file of {{'text', 'category'}} lines")
+    return records
+
+
+def register(kinds: argparse._SubParsersAction[Any]) -> None:
+    """Add ``eval clauses`` to the ``eval`` sub-commands."""
+    parser = kinds.add_parser(
+        "clauses",
+        help="measure clause fingerprints on labelled real clauses (CUAD)",
+        description="Recall and false-match rate of each clause fingerprint on labelled "
+        "contract excerpts (JSONL with 'text' and 'category', e.g. CUAD).",
+    )
+    parser.add_argument("--data", required=True, type=Path, help="JSONL file of labelled excerpts")
+    parser.add_argument(
+        "--policy",
+        nargs="+",
+        default=["contracts"],
+        metavar="POLICY",
+        help="built-in policy names or paths (default: contracts)",
+    )
+    parser.add_argument("--json", action="store_true", help="print the result as JSON")
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Evaluate and print the result; always 0, since a measurement is not a finding."""
+    result = evaluate_clauses(load_records(args.data), load_policy(*args.policy))
+    if args.json:
+        print_json(result)
+        return 0
+    rows = [
+        (
+            clause_id,
+            ", ".join(scores["categories"]) or "-",
+            _rate(scores["recall"]),
+            _rate(scores["false_match_rate"]),
+            _verdict(scores["recall"], scores["false_match_rate"]),
+        )
+        for clause_id, scores in result["clauses"].items()
+    ]
+    print(table(("clause", "CUAD categories", "recall", "false match", "on target"), rows))
+    print(f"\ntarget: recall >= {RECALL_TARGET}, false-match rate <= {FALSE_MATCH_TARGET}")
+    return 0
+
+
+def _checked(records: Iterable[Mapping[str, Any]]) -> Iterable[tuple[str, str]]:
+    for index, record in enumerate(records):
+        text, category = record.get("text"), record.get("category")
+        if not isinstance(text, str) or not isinstance(category, str):
+            raise ValueError(
+                f"record {index} needs string fields 'text' and 'category'; "
+                f"got keys {sorted(record)}"
+            )
+        yield category, text
+
+
+def _share(hits: list[bool]) -> float | None:
+    return sum(hits) / len(hits) if hits else None
+
+
+def _rate(value: float | None) -> float | str:
+    return "-" if value is None else value
+
+
+def _verdict(recall: float | None, false_match: float | None) -> str:
+    if recall is None:
+        return "-"
+    ok = recall >= RECALL_TARGET and (false_match is None or false_match <= FALSE_MATCH_TARGET)
+    return "yes" if ok else "no"

@@ -1,0 +1,29 @@
+"""LlamaIndex adapters: a node postprocessor, a retriever and query engines that let only what the
+Guard allows reach the LLM; the only place in the package that imports ``llama_index``."""
+
+from rag_guard_integrations.llama_index.access import current_access, guard_access
+from rag_guard_integrations.llama_index.check import GuardedNodes
+from rag_guard_integrations.llama_index.embedding import MiniLMEmbedding
+from rag_guard_integrations.llama_index.events import GuardDecisionEvent
+from rag_guard_integrations.llama_index.postprocessor import GuardPostprocessor
+from rag_guard_integrations.llama_index.query_engine import (
+    GuardedQueryEngine,
+    aquery_with_access,
+    guarded_query_engine,
+    query_with_access,
+)
+from rag_guard_integrations.llama_index.retriever import GuardedRetriever
+
+__all__ = [
+    "GuardDecisionEvent",
+    "GuardPostprocessor",
+    "GuardedNodes",
+    "GuardedQueryEngine",
+    "GuardedRetriever",
+    "MiniLMEmbedding",
+    "aquery_with_access",
+    "current_access",
+    "guard_access",
+    "guarded_query_engine",
+    "query_with_access",
+]

@@ -1,0 +1,94 @@
+"""One guard check over LlamaIndex nodes: convert, call the core Guard, keep the caller's own
+NodeWithScore objects by position, and report the decision."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from rag_guard_integrations.core.chunk import Chunk
+from rag_guard_integrations.llama_index.events import GuardDecisionEvent, emit
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from llama_index.core.schema import NodeWithScore, QueryBundle
+
+    from rag_guard_integrations.core.access import AccessContext
+    from rag_guard_integrations.core.decisions import GuardResult
+    from rag_guard_integrations.core.guard import Guard
+
+
+@dataclass(frozen=True, slots=True)
+class GuardedNodes:
+    """The nodes that may reach the LLM (the input objects, in input order) and the audit.
+
+    ``refusal`` is the text to answer with instead of calling the LLM: the domain guard's when
+    it rejected the query, else the policy's no-context text when no node is left.
+    """
+
+    nodes: list[NodeWithScore]
+    result: GuardResult
+    no_context_refusal: str
+
+    @property
+    def refusal(self) -> str | None:
+        """Text to show instead of an answer, or None when the LLM may answer."""
+        if self.result.refusal is not None:
+            return self.result.refusal
+        return None if self.nodes else self.no_context_refusal
+
+
+def query_text(query_bundle: QueryBundle | None) -> str:
+    """The query string the guard judges (empty without a query bundle)."""
+    return "" if query_bundle is None else query_bundle.query_str
+
+
+def check_nodes(
+    guard: Guard,
+    nodes: Sequence[NodeWithScore],
+    query: str,
+    access: AccessContext | None,
+    source: str,
+) -> GuardedNodes:
+    """Run ``guard`` on ``nodes`` and report the decision as a :class:`GuardDecisionEvent`."""
+    result = guard.check(query, _chunks(nodes), access=access)
+    return _conclude(guard, nodes, result, access, source)
+
+
+async def acheck_nodes(
+    guard: Guard,
+    nodes: Sequence[NodeWithScore],
+    query: str,
+    access: AccessContext | None,
+    source: str,
+) -> GuardedNodes:
+    """Async twin of :func:`check_nodes`: awaits ``guard.acheck``."""
+    result = await guard.acheck(query, _chunks(nodes), access=access)
+    return _conclude(guard, nodes, result, access, source)
+
+
+def _chunks(nodes: Sequence[NodeWithScore]) -> list[Chunk]:
+    return [Chunk.from_any(node, position=i) for i, node in enumerate(nodes)]
+
+
+def _conclude(
+    guard: Guard,
+    nodes: Sequence[NodeWithScore],
+    result: GuardResult,
+    access: AccessContext | None,
+    source: str,
+) -> GuardedNodes:
+    allowed = result.allowed_indices
+    kept = [nodes[i] for i in allowed]
+    passed = set(allowed)
+    emit(
+        GuardDecisionEvent(
+            source=source,
+            summary=result.summary(),
+            principal=None if access is None else access.principal,
+            allowed_node_ids=[node.node.node_id for node in kept],
+            denied_node_ids=[n.node.node_id for i, n in enumerate(nodes) if i not in passed],
+        )
+    )
+    return GuardedNodes(kept, result, guard.policy.no_context_refusal)

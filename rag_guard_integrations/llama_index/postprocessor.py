@@ -1,0 +1,114 @@
+"""GuardPostprocessor: a LlamaIndex node postprocessor that drops every node the Guard denies."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from llama_index.core.bridge.pydantic import Field, field_serializer, field_validator
+from llama_index.core.postprocessor.types import BaseNodePostprocessor
+
+# Runtime imports: pydantic resolves these field annotations when the class is built.
+from rag_guard_integrations.core.access import AccessContext
+from rag_guard_integrations.core.guard import Guard  # noqa: TC001
+from rag_guard_integrations.llama_index.access import current_access
+from rag_guard_integrations.llama_index.check import (
+    GuardedNodes,
+    acheck_nodes,
+    check_nodes,
+    query_text,
+)
+
+if TYPE_CHECKING:
+    from llama_index.core.schema import NodeWithScore, QueryBundle
+
+
+class GuardPostprocessor(BaseNodePostprocessor):
+    """Node postprocessor that keeps only the nodes a ``Guard`` allows for this caller.
+
+    The kept nodes are the caller's own ``NodeWithScore`` objects, unmodified, scores included,
+    in retrieval order; nothing is added to their metadata. The guard judges the query bundle's
+    ``query_str`` (an empty query without a bundle). Put it first in ``node_postprocessors`` so
+    no later stage (a reranker calling an LLM, say) sees a denied node.
+
+    Access is, in order: the innermost ``guard_access(...)`` block, then the ``access`` field;
+    with neither, access-controlled nodes are denied.
+
+    Setup:
+        ```bash
+        pip install -U "rag-guard-integrations[llamaindex,embeddings]"
+        ```
+
+    Key init args:
+        guard: Guard
+            The guard to apply, e.g. ``Guard.from_policy("contracts")``.
+        access: AccessContext | Mapping | None
+            Default access for requests that bring none.
+
+    Instantiate:
+        ```python
+        from rag_guard_integrations import AccessContext, Guard
+        from rag_guard_integrations.llama_index import GuardPostprocessor
+
+        pp = GuardPostprocessor(
+            guard=Guard.from_policy("contracts"), access=AccessContext(contract_type={"MSA"})
+        )
+        ```
+
+    Usage:
+        ```python
+        nodes = index.as_retriever(similarity_top_k=10).retrieve("termination notice period?")
+        allowed = pp.postprocess_nodes(nodes, query_str="termination notice period?")
+        ```
+
+    Use within a query engine:
+        ```python
+        engine = index.as_query_engine(llm=llm, node_postprocessors=[pp])
+        with guard_access({"contract_type": ["SOW"]}):
+            print(engine.query("What is the termination notice period?"))
+        ```
+    """
+
+    guard: Guard = Field(description="the core Guard that decides", exclude=True)
+    access: AccessContext | None = Field(
+        default=None, description="default access for requests that bring none"
+    )
+
+    @field_validator("access", mode="before")
+    @classmethod
+    def _coerce_access(cls, value: Any) -> AccessContext | None:
+        return AccessContext.coerce(value)
+
+    @field_serializer("access")
+    def _serialize_access(self, access: AccessContext | None) -> dict[str, Any] | None:
+        return None if access is None else access.to_dict()
+
+    @classmethod
+    def class_name(cls) -> str:
+        """The fixed serialization id."""
+        return "GuardPostprocessor"
+
+    def guard_nodes(
+        self, nodes: list[NodeWithScore], query_bundle: QueryBundle | None = None
+    ) -> GuardedNodes:
+        """Check ``nodes``; the kept nodes together with the ``GuardResult`` and any refusal."""
+        access = current_access(self.access)
+        return check_nodes(self.guard, nodes, query_text(query_bundle), access, self.class_name())
+
+    async def aguard_nodes(
+        self, nodes: list[NodeWithScore], query_bundle: QueryBundle | None = None
+    ) -> GuardedNodes:
+        """Async twin of :meth:`guard_nodes` (awaits ``Guard.acheck``)."""
+        access = current_access(self.access)
+        return await acheck_nodes(
+            self.guard, nodes, query_text(query_bundle), access, self.class_name()
+        )
+
+    def _postprocess_nodes(
+        self, nodes: list[NodeWithScore], query_bundle: QueryBundle | None = None
+    ) -> list[NodeWithScore]:
+        return self.guard_nodes(nodes, query_bundle).nodes
+
+    async def _apostprocess_nodes(
+        self, nodes: list[NodeWithScore], query_bundle: QueryBundle | None = None
+    ) -> list[NodeWithScore]:
+        return (await self.aguard_nodes(nodes, query_bundle)).nodes

@@ -1,0 +1,209 @@
+"""Guarded query engines: answer with the policy's refusal, without calling the LLM, when the
+query is rejected or no node passes; plus helpers that run one query under one access."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any, cast
+
+from llama_index.core.base.response.schema import (
+    AsyncStreamingResponse,
+    Response,
+    StreamingResponse,
+)
+from llama_index.core.callbacks.schema import CBEventType, EventPayload
+from llama_index.core.instrumentation import get_dispatcher  # type: ignore[attr-defined]
+from llama_index.core.query_engine import RetrieverQueryEngine
+
+from rag_guard_integrations.llama_index.access import guard_access
+from rag_guard_integrations.llama_index.postprocessor import GuardPostprocessor
+from rag_guard_integrations.llama_index.retriever import GuardedRetriever
+
+if TYPE_CHECKING:
+    from collections.abc import AsyncGenerator, Generator
+
+    from llama_index.core.base.base_query_engine import BaseQueryEngine
+    from llama_index.core.base.base_retriever import BaseRetriever
+    from llama_index.core.base.response.schema import RESPONSE_TYPE
+    from llama_index.core.callbacks import CallbackManager
+    from llama_index.core.indices.base import BaseIndex
+    from llama_index.core.llms import LLM
+    from llama_index.core.postprocessor.types import BaseNodePostprocessor
+    from llama_index.core.response_synthesizers import BaseSynthesizer
+    from llama_index.core.schema import NodeWithScore, QueryBundle, QueryType
+
+    from rag_guard_integrations.core.access import AccessContext
+    from rag_guard_integrations.core.guard import Guard
+    from rag_guard_integrations.llama_index.check import GuardedNodes
+
+dispatcher = get_dispatcher(__name__)
+
+
+class GuardedQueryEngine(RetrieverQueryEngine):
+    """A ``RetrieverQueryEngine`` that never sends the LLM a query the guard refused.
+
+    The guard is the ``GuardedRetriever`` passed as ``retriever``, else the first
+    ``GuardPostprocessor`` in ``node_postprocessors``, which then runs before every other
+    postprocessor. When the domain guard rejects the query, or no node is left, the answer is
+    the refusal text (``GuardResult.refusal``, e.g. "No authorized matching clause found.") and
+    neither the response synthesizer nor any later postprocessor runs.
+
+    Instantiate:
+        ```python
+        engine = GuardedQueryEngine.from_args(
+            GuardedRetriever(retriever=index.as_retriever(), guard=Guard.from_policy("contracts")),
+            llm=llm,
+        )
+        ```
+
+    Usage:
+        ```python
+        print(query_with_access(engine, "termination notice period?", {"contract_type": ["MSA"]}))
+        ```
+    """
+
+    def __init__(
+        self,
+        retriever: BaseRetriever,
+        response_synthesizer: BaseSynthesizer | None = None,
+        node_postprocessors: list[BaseNodePostprocessor] | None = None,
+        callback_manager: CallbackManager | None = None,
+    ) -> None:
+        postprocessors = list(node_postprocessors or [])
+        stage = None
+        if not isinstance(retriever, GuardedRetriever):
+            stage = next((p for p in postprocessors if isinstance(p, GuardPostprocessor)), None)
+            if stage is None:
+                raise ValueError(
+                    "GuardedQueryEngine needs a guard: pass a GuardedRetriever as retriever or "
+                    "a GuardPostprocessor in node_postprocessors"
+                )
+        super().__init__(retriever, response_synthesizer, postprocessors, callback_manager)
+        self._guard_stage = stage
+
+    def guarded_retrieve(self, query_bundle: QueryBundle) -> GuardedNodes:
+        """Retrieve, check, then run the other postprocessors on what passed."""
+        if self._guard_stage is None:
+            checked = cast("GuardedRetriever", self._retriever).guarded_retrieve(query_bundle)
+        else:
+            nodes = self._retriever.retrieve(query_bundle)
+            checked = self._guard_stage.guard_nodes(nodes, query_bundle)
+        kept = checked.nodes
+        for postprocessor in self._node_postprocessors:
+            if kept and postprocessor is not self._guard_stage:
+                kept = postprocessor.postprocess_nodes(kept, query_bundle=query_bundle)
+        return replace(checked, nodes=kept)
+
+    async def aguarded_retrieve(self, query_bundle: QueryBundle) -> GuardedNodes:
+        """Async twin of :meth:`guarded_retrieve`."""
+        if self._guard_stage is None:
+            retriever = cast("GuardedRetriever", self._retriever)
+            checked = await retriever.aguarded_retrieve(query_bundle)
+        else:
+            nodes = await self._retriever.aretrieve(query_bundle)
+            checked = await self._guard_stage.aguard_nodes(nodes, query_bundle)
+        kept = checked.nodes
+        for postprocessor in self._node_postprocessors:
+            if kept and postprocessor is not self._guard_stage:
+                kept = await postprocessor.apostprocess_nodes(kept, query_bundle=query_bundle)
+        return replace(checked, nodes=kept)
+
+    def retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
+        """The nodes that would reach the LLM."""
+        return self.guarded_retrieve(query_bundle).nodes
+
+    async def aretrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
+        """Async twin of :meth:`retrieve`."""
+        return (await self.aguarded_retrieve(query_bundle)).nodes
+
+    def with_retriever(self, retriever: BaseRetriever) -> GuardedQueryEngine:
+        """The same engine over another retriever (still guarded)."""
+        return GuardedQueryEngine(
+            retriever,
+            self._response_synthesizer,
+            self._node_postprocessors,
+            self.callback_manager,
+        )
+
+    @dispatcher.span
+    def _query(self, query_bundle: QueryBundle) -> RESPONSE_TYPE:
+        payload: dict[str, Any] = {EventPayload.QUERY_STR: query_bundle.query_str}
+        with self.callback_manager.event(CBEventType.QUERY, payload=payload) as query_event:
+            checked = self.guarded_retrieve(query_bundle)
+            if checked.refusal is None:
+                response = self._response_synthesizer.synthesize(
+                    query=query_bundle, nodes=checked.nodes
+                )
+            elif self._streaming:
+                response = StreamingResponse(response_gen=_once(checked.refusal))
+            else:
+                response = Response(checked.refusal)
+            query_event.on_end(payload={EventPayload.RESPONSE: response})
+        return response
+
+    @dispatcher.span
+    async def _aquery(self, query_bundle: QueryBundle) -> RESPONSE_TYPE:
+        payload: dict[str, Any] = {EventPayload.QUERY_STR: query_bundle.query_str}
+        with self.callback_manager.event(CBEventType.QUERY, payload=payload) as query_event:
+            checked = await self.aguarded_retrieve(query_bundle)
+            if checked.refusal is None:
+                response = await self._response_synthesizer.asynthesize(
+                    query=query_bundle, nodes=checked.nodes
+                )
+            elif self._streaming:
+                response = AsyncStreamingResponse(response_gen=_aonce(checked.refusal))
+            else:
+                response = Response(checked.refusal)
+            query_event.on_end(payload={EventPayload.RESPONSE: response})
+        return response
+
+    @property
+    def _streaming(self) -> bool:
+        # The synthesizer keeps its streaming flag private; a refusal must take the same shape.
+        return bool(getattr(self._response_synthesizer, "_streaming", False))
+
+
+def guarded_query_engine(
+    index: BaseIndex[Any],
+    guard: Guard,
+    access: AccessContext | Any = None,
+    *,
+    fetch_k: int | None = None,
+    llm: LLM | None = None,
+    **kwargs: Any,
+) -> GuardedQueryEngine:
+    """Like ``index.as_query_engine(llm=llm, **kwargs)``, behind a :class:`GuardedRetriever`.
+
+    Example:
+        ```python
+        engine = guarded_query_engine(index, Guard.from_policy("contracts"), llm=llm,
+                                      similarity_top_k=3)
+        answer = query_with_access(engine, "termination notice period?", {"contract_type": "MSA"})
+        ```
+    """
+    retriever = GuardedRetriever(index.as_retriever(**kwargs), guard, access, fetch_k=fetch_k)
+    return cast("GuardedQueryEngine", GuardedQueryEngine.from_args(retriever, llm=llm, **kwargs))
+
+
+def query_with_access(
+    engine: BaseQueryEngine, query: QueryType, access: AccessContext | Any
+) -> RESPONSE_TYPE:
+    """Run one ``engine.query`` with ``access`` applied to every guard inside it."""
+    with guard_access(access):
+        return engine.query(query)
+
+
+async def aquery_with_access(
+    engine: BaseQueryEngine, query: QueryType, access: AccessContext | Any
+) -> RESPONSE_TYPE:
+    """Async twin of :func:`query_with_access`."""
+    async with guard_access(access):
+        return await engine.aquery(query)
+
+
+def _once(text: str) -> Generator[str, None, None]:
+    yield text
+
+
+async def _aonce(text: str) -> AsyncGenerator[str, None]:
+    yield text

@@ -1,0 +1,167 @@
+"""GuardedRetriever: a LlamaIndex retriever that checks every node another retriever returns
+before it can reach the LLM, over-fetching and pushing access filters into the store."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+from llama_index.core.base.base_retriever import BaseRetriever
+from llama_index.core.indices.vector_store.retrievers import VectorIndexRetriever
+from llama_index.core.schema import QueryBundle
+
+from rag_guard_integrations.core.access import AccessContext
+from rag_guard_integrations.core.guard import Guard
+from rag_guard_integrations.llama_index.access import current_access
+from rag_guard_integrations.llama_index.check import GuardedNodes, acheck_nodes, check_nodes
+from rag_guard_integrations.llama_index.pushdown import access_filters, fetching_retriever
+
+if TYPE_CHECKING:
+    from llama_index.core.callbacks import CallbackManager
+    from llama_index.core.schema import NodeWithScore, QueryType
+
+FETCH_FACTOR = 4
+
+
+class GuardedRetriever(BaseRetriever):
+    """Retriever that returns only the nodes a ``Guard`` allows for this caller.
+
+    It has no ``k`` of its own: ``k`` is the inner retriever's ``similarity_top_k``. Over a
+    ``VectorIndexRetriever`` each request fetches ``fetch_k`` candidates (default ``4 * k``)
+    through a fresh retriever over the same index, with the caller's allowlists pushed into its
+    ``MetadataFilters`` as ``FilterOperator.IN`` (ANDed with the inner retriever's own filters),
+    so the shared retriever is never changed. The guard re-checks whatever comes back and at
+    most ``k`` allowed nodes are returned: the store's own ``NodeWithScore`` objects, in score
+    order. Any other retriever is called as it is and its results are checked.
+
+    Access is, in order: the innermost ``guard_access(...)`` block, then ``access``; with
+    neither, access-controlled nodes are denied and nothing is fetched. Pushed-down values are
+    strings, so an index whose access metadata holds numbers returns fewer candidates (the
+    guard compares them as strings and would have allowed them).
+
+    Setup:
+        ```bash
+        pip install -U "rag-guard-integrations[llamaindex,embeddings]"
+        ```
+
+    Key init args:
+        retriever: BaseRetriever
+            The retriever whose results are checked.
+        guard: Guard
+            The guard to apply, e.g. ``Guard.from_policy("contracts")``.
+        access: AccessContext | Mapping | None
+            Default access for requests that bring none.
+        fetch_k: int | None
+            Candidates to fetch from a ``VectorIndexRetriever``; default ``4 * k``, never less
+            than ``k``.
+
+    Instantiate:
+        ```python
+        from rag_guard_integrations import Guard
+        from rag_guard_integrations.llama_index import GuardedRetriever
+
+        retriever = GuardedRetriever(
+            retriever=index.as_retriever(similarity_top_k=3),
+            guard=Guard.from_policy("contracts"),
+            access={"contract_type": ["MSA"]},
+        )
+        ```
+
+    Usage:
+        ```python
+        nodes = retriever.retrieve("What is the termination notice period?")
+        with guard_access({"contract_type": ["SOW"]}):
+            nodes = await retriever.aretrieve("What is the termination notice period?")
+        ```
+    """
+
+    def __init__(
+        self,
+        retriever: BaseRetriever,
+        guard: Guard,
+        access: AccessContext | Any = None,
+        *,
+        fetch_k: int | None = None,
+        callback_manager: CallbackManager | None = None,
+        verbose: bool = False,
+    ) -> None:
+        if not isinstance(retriever, BaseRetriever):
+            raise TypeError(
+                f"retriever must be a LlamaIndex BaseRetriever, got {type(retriever).__name__}; "
+                "pass index.as_retriever()"
+            )
+        if not isinstance(guard, Guard):
+            raise TypeError(
+                f"guard must be a Guard, got {type(guard).__name__}; "
+                "pass Guard.from_policy('contracts') or similar"
+            )
+        if fetch_k is not None and (
+            isinstance(fetch_k, bool) or not isinstance(fetch_k, int) or fetch_k < 1
+        ):
+            raise ValueError(f"fetch_k must be a positive int, got {fetch_k!r}; or None for 4 x k")
+        self.retriever = retriever
+        self.guard = guard
+        self.access = AccessContext.coerce(access)
+        self.fetch_k = fetch_k
+        super().__init__(
+            callback_manager=callback_manager or retriever.callback_manager, verbose=verbose
+        )
+
+    @property
+    def k(self) -> int | None:
+        """At most this many nodes come back: the inner retriever's ``similarity_top_k``."""
+        k = getattr(self.retriever, "similarity_top_k", None)
+        return k if isinstance(k, int) and not isinstance(k, bool) else None
+
+    def guarded_retrieve(self, query: QueryType) -> GuardedNodes:
+        """Retrieve and check; the kept nodes together with the ``GuardResult`` and any refusal."""
+        bundle = _bundle(query)
+        access = current_access(self.access)
+        source = self._source(access)
+        nodes = source.retrieve(bundle) if source is not None else []
+        checked = check_nodes(self.guard, nodes, bundle.query_str, access, "GuardedRetriever")
+        return self._cap(checked)
+
+    async def aguarded_retrieve(self, query: QueryType) -> GuardedNodes:
+        """Async twin of :meth:`guarded_retrieve` (the inner ``aretrieve``, ``Guard.acheck``)."""
+        bundle = _bundle(query)
+        access = current_access(self.access)
+        source = self._source(access)
+        nodes = await source.aretrieve(bundle) if source is not None else []
+        checked = await acheck_nodes(
+            self.guard, nodes, bundle.query_str, access, "GuardedRetriever"
+        )
+        return self._cap(checked)
+
+    def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
+        return self.guarded_retrieve(query_bundle).nodes
+
+    async def _aretrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
+        return (await self.aguarded_retrieve(query_bundle)).nodes
+
+    def _source(self, access: AccessContext | None) -> BaseRetriever | None:
+        """The retriever this request fetches from; None when the caller may see nothing."""
+        inner = self.retriever
+        if not isinstance(inner, VectorIndexRetriever):
+            return inner
+        attributes = self.guard.policy.access.attributes
+        filters = access_filters(attributes, access) if attributes else None
+        if attributes and filters is None:
+            return None
+        k = inner.similarity_top_k
+        fetch_k = max(k, self.fetch_k if self.fetch_k is not None else FETCH_FACTOR * k)
+        return fetching_retriever(inner, fetch_k, filters)
+
+    def _cap(self, checked: GuardedNodes) -> GuardedNodes:
+        k = self.k
+        if k is None or len(checked.nodes) <= k:
+            return checked
+        return replace(checked, nodes=checked.nodes[:k])
+
+
+def _bundle(query: QueryType) -> QueryBundle:
+    if isinstance(query, QueryBundle):
+        return query
+    if isinstance(query, str):
+        return QueryBundle(query)
+    raise TypeError(f"query must be a str or a QueryBundle, got {type(query).__name__}")

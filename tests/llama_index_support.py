@@ -1,0 +1,105 @@
+"""Shared pieces of the LlamaIndex adapter tests: the contracts index, an LLM that records what
+it is sent, and an event handler that records guard decisions."""
+
+from __future__ import annotations
+
+import threading
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any
+
+from llama_index.core import VectorStoreIndex
+from llama_index.core.instrumentation import get_dispatcher  # type: ignore[attr-defined]
+from llama_index.core.instrumentation.event_handlers import BaseEventHandler
+from llama_index.core.llms import (
+    CompletionResponse,
+    CompletionResponseGen,
+    CustomLLM,
+    LLMMetadata,
+)
+from llama_index.core.llms.callbacks import llm_completion_callback
+from llama_index.core.schema import TextNode
+from pydantic import Field, PrivateAttr
+
+from rag_guard_integrations.data import load_corpus
+from rag_guard_integrations.llama_index import GuardDecisionEvent, MiniLMEmbedding
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+    from llama_index.core.instrumentation.events import BaseEvent
+
+    from rag_guard_integrations.embeddings import MiniLMEmbedder
+
+QUERY = "What is the termination notice period?"
+MSA_CLAUSE = "thirty (30) days' written notice"
+SOW_CLAUSE = "45 days' written notice"
+REFUSAL = "No authorized matching clause found."
+MSA = {"contract_type": ["MSA"]}
+SOW = {"contract_type": ["SOW"]}
+
+
+class RecordingLLM(CustomLLM):
+    """A completion model that records every prompt and answers with the prompt itself."""
+
+    prompts: list[str] = Field(default_factory=list)
+    _lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
+
+    @property
+    def metadata(self) -> LLMMetadata:
+        return LLMMetadata(model_name="recording")
+
+    @llm_completion_callback()
+    def complete(self, prompt: str, formatted: bool = False, **kwargs: Any) -> CompletionResponse:
+        with self._lock:
+            self.prompts.append(prompt)
+        return CompletionResponse(text=prompt)
+
+    @llm_completion_callback()
+    def stream_complete(
+        self, prompt: str, formatted: bool = False, **kwargs: Any
+    ) -> CompletionResponseGen:
+        response = self.complete(prompt, formatted=formatted)
+
+        def gen() -> Iterator[CompletionResponse]:
+            yield CompletionResponse(text=response.text, delta=response.text)
+
+        return gen()
+
+
+class DecisionRecorder(BaseEventHandler):
+    """Collects every GuardDecisionEvent the instrumentation dispatches."""
+
+    events: list[GuardDecisionEvent] = Field(default_factory=list)
+
+    @classmethod
+    def class_name(cls) -> str:
+        return "DecisionRecorder"
+
+    def handle(self, event: BaseEvent, **kwargs: Any) -> None:
+        if isinstance(event, GuardDecisionEvent):
+            self.events.append(event)
+
+
+def contracts_nodes() -> list[TextNode]:
+    """The bundled contract clauses as TextNodes (ids and metadata as stored)."""
+    return [
+        TextNode(id_=chunk.id, text=chunk.text, metadata=dict(chunk.metadata))
+        for chunk in load_corpus("contracts")
+    ]
+
+
+@lru_cache(maxsize=1)
+def contracts_index(embedder: MiniLMEmbedder) -> VectorStoreIndex:
+    """A VectorStoreIndex over the contract clauses, embedded with MiniLM (built once)."""
+    return VectorStoreIndex(contracts_nodes(), embed_model=MiniLMEmbedding(embedder))
+
+
+def recording_events() -> Iterator[DecisionRecorder]:
+    """Register a DecisionRecorder on the root dispatcher for the duration of a fixture."""
+    recorder = DecisionRecorder()
+    root = get_dispatcher()
+    root.add_event_handler(recorder)
+    try:
+        yield recorder
+    finally:
+        root.event_handlers.remove(recorder)

@@ -1,0 +1,327 @@
+"""The domain guard's four tiers, with real MiniLM retrieval over the bundled BIS catalogue."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from rag_guard_integrations import Chunk, load_policy, parse_policy
+from rag_guard_integrations.data import load_corpus, load_queries
+from rag_guard_integrations.embeddings import cosine
+from rag_guard_integrations.evaluation.retrieval import CosineIndex
+from rag_guard_integrations.guards.domain import TIERS, DomainGuard
+from rag_guard_integrations.policy.schema import DomainSpec
+
+if TYPE_CHECKING:
+    from rag_guard_integrations.embeddings import MiniLMEmbedder
+
+POLICY = load_policy("bis")
+SPEC = POLICY.domain
+assert SPEC is not None
+ZERO_WIDTH = ("\u200b", "\u200c", "\u200d", "\u2060", "\ufeff", "\u00ad")
+
+
+class CountingEmbedder:
+    """The real embedder, counting how often the guard asks it for vectors."""
+
+    def __init__(self, inner: MiniLMEmbedder) -> None:
+        self.inner = inner
+        self.queries = 0
+        self.documents = 0
+
+    def embed_query(self, text: str) -> list[float]:
+        self.queries += 1
+        return self.inner.embed_query(text)
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        self.documents += len(texts)
+        return self.inner.embed_documents(texts)
+
+
+@pytest.fixture(scope="session")
+def index(embedder: MiniLMEmbedder) -> CosineIndex:
+    """An exact cosine index over the bundled catalogue."""
+    return CosineIndex(load_corpus("bis"), embedder)
+
+
+@pytest.fixture(scope="session")
+def guard(embedder: MiniLMEmbedder) -> DomainGuard:
+    """The built-in ``bis`` domain guard on the real embedder."""
+    built = DomainGuard.from_policy(POLICY, embedder)
+    assert built is not None
+    return built
+
+
+def retrieve(index: CosineIndex, query: str) -> list[Chunk]:
+    """The top five chunks for ``query``, scored by cosine."""
+    return index.search([query], k=5)[0]
+
+
+def scored(*standards: str, score: float = 0.3) -> list[Chunk]:
+    """Synthetic retrieved chunks carrying ``standards`` in their metadata."""
+    return [Chunk(f"catalogue entry {s}", {"standard": s}, score=score) for s in standards]
+
+
+@pytest.mark.parametrize(
+    ("query", "tier", "allowed"),
+    [
+        ("what is the price of bitcoin today", "blocklist", False),
+        ("IS 2062 structural steel grades", "identifier", True),
+        ("ISI mark for packaged water bottles", "root", True),
+        ("sulphate resisting cement for foundations", "dense", True),
+        ("how do I train a puppy to sit", "below_threshold", False),
+    ],
+)
+def test_each_tier_decides_a_real_query(
+    guard: DomainGuard, index: CosineIndex, query: str, tier: str, allowed: bool
+) -> None:
+    """Each tier is the one that decides for a query written to reach it."""
+    decision = guard.decide(query, retrieve(index, query))
+    assert (decision.tier, decision.allowed) == (tier, allowed)
+    assert decision.tier in TIERS
+    assert decision.intents == ()
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "crypt\u200bo wallet for beginners",
+        "ＢＩＴＣＯＩＮ news",
+        "bіtсоіn exchange rates",  # Cyrillic і, с, о
+        "Bitcoins for sale",
+        "cryptotrading tips",
+        "best social-media apps",
+        "socialmedia marketing",
+        "where to buy ISI helmets",
+    ],
+)
+def test_obfuscated_and_inflected_blocklist_terms_are_rejected(
+    guard: DomainGuard, query: str
+) -> None:
+    """Zero-width, full-width, homoglyph, plural, compound and hyphen spellings hit tier 1."""
+    decision = guard.decide(query, scored("IS 4151", score=0.9))
+    assert decision.tier == "blocklist"
+    assert not decision.allowed
+    assert decision.evidence["term"] in SPEC.blocklist
+    assert decision.refusal == SPEC.refusal
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    term=st.sampled_from(["bitcoin", "cryptocurrency", "lottery", "horoscope"]),
+    cuts=st.lists(st.tuples(st.integers(1, 8), st.sampled_from(ZERO_WIDTH)), max_size=4),
+)
+def test_format_characters_inside_a_term_never_evade_tier_one(
+    guard: DomainGuard, term: str, cuts: list[tuple[int, str]]
+) -> None:
+    """Format characters inserted anywhere inside a blocklisted term are removed first."""
+    spelled = term
+    for position, char in cuts:
+        at = min(position, len(spelled) - 1)
+        spelled = spelled[:at] + char + spelled[at:]
+    assert guard.decide(f"tell me about {spelled} now", scored("IS 269")).tier == "blocklist"
+
+
+def test_terms_inside_other_words_are_not_blocklisted(guard: DomainGuard) -> None:
+    """``soda`` inside ``sodalite`` or ``song`` inside ``songbird`` is no blocklist hit."""
+    assert guard.decide("sodalite and songbird tests", scored("IS 269")).tier != "blocklist"
+
+
+@pytest.mark.parametrize(
+    ("query", "standards"),
+    [
+        ("a black suit under $100", ("IS 100",)),
+        ("what happened in 2019", ("IS 2019",)),
+        ("call 2062 for help", ("IS 2062",)),
+    ],
+)
+def test_bare_numbers_are_not_identifiers(
+    guard: DomainGuard, query: str, standards: tuple[str, ...]
+) -> None:
+    """A number without a standard prefix never counts, even when a chunk carries it."""
+    signals = guard.signals(query, scored(*standards))
+    assert signals.identifier is None
+    assert guard.decide(query, scored(*standards)).tier != "identifier"
+
+
+@pytest.mark.parametrize(
+    ("query", "standard"),
+    [
+        ("IS 2019 scope", "IS 2019"),
+        ("is:2062 grades", "IS 2062"),
+        ("ＩＳ　２０６２ grades", "IS 2062"),
+        ("AIS-140 tracking", "AIS 140"),
+        ("iec 60898 breakers", "IS/IEC 60898-1"),
+    ],
+)
+def test_prefixed_identifier_carried_in_metadata_is_accepted(
+    guard: DomainGuard, query: str, standard: str
+) -> None:
+    """A prefixed identifier that a retrieved chunk carries in metadata decides at tier 2."""
+    chunks = [*scored("IS 269", score=0.05), *scored(standard, score=0.05)]
+    decision = guard.decide(query, chunks)
+    assert decision.tier == "identifier"
+    assert decision.evidence == {"identifier": standard, "key": "standard", "chunk": 1,
+                                 "chunk_id": None}  # fmt: skip
+
+
+def test_identifier_only_in_chunk_text_does_not_count(guard: DomainGuard) -> None:
+    """Tier 2 reads metadata under identifier_keys, never the chunk text."""
+    chunks = [Chunk("IS 2062 covers structural steel.", {"title": "IS 2062"}, score=0.05)]
+    assert guard.decide("IS 2062 grades", chunks).tier == "below_threshold"
+    listed = [Chunk("steel", {"id": ["IS 1786", "IS 2062"]}, score=0.05)]
+    assert guard.decide("IS 2062 grades", listed).evidence["key"] == "id"
+
+
+@pytest.mark.parametrize(
+    "query",
+    ["safety standard for televisions", "Toyota safety standard", "tiredness certification"],
+)
+def test_root_inside_another_word_never_counts(query: str) -> None:
+    """``ev`` in ``televisions``, ``toy`` in ``toyota``, ``tire`` in ``tiredness`` are no roots."""
+    spec = DomainSpec(roots=["ev", "toy", "tire"], root_context=["standard", "certification"])
+    signals = DomainGuard(spec).signals(query, scored("IS 9873", score=0.9))
+    assert signals.root is None
+
+
+@pytest.mark.parametrize(
+    ("query", "root", "context"),
+    [
+        ("waterbottle isi certification", "water", "isi"),
+        ("water bottles ISI standard", "water", "isi"),
+        ("batteries safety norms", "battery", "safety"),
+        ("standards for TMT bars", "tmt", "standard"),
+    ],
+)
+def test_root_forms_next_to_context_are_found(
+    guard: DomainGuard, query: str, root: str, context: str
+) -> None:
+    """A root as a word, simple plural or two-root compound is found beside a context word."""
+    assert guard.signals(query, scored("IS 14543")).root == (root, context)
+
+
+def test_root_beyond_the_window_needs_the_dense_tier(guard: DomainGuard) -> None:
+    """A context word more than root_window words away does not make tier 3 fire."""
+    far = "standard answers for every single question about cement"
+    assert guard.signals(far, scored("IS 269")).root is None
+    assert guard.signals("standard answers about cement", scored("IS 269")).root is not None
+
+
+def test_bare_root_without_context_falls_to_the_dense_tier(
+    guard: DomainGuard, index: CosineIndex
+) -> None:
+    """A root with no regulatory word nearby is judged by similarity alone."""
+    query = "what color is water"
+    decision = guard.decide(query, retrieve(index, query))
+    assert "root" not in decision.evidence
+    assert decision.tier == "below_threshold"
+    high = guard.decide(query, scored("IS 14543", score=0.9))
+    assert high.tier == "dense"
+
+
+def test_root_needs_the_similarity_floor(guard: DomainGuard) -> None:
+    """Root and context alone do not accept when similarity is below root_min_similarity."""
+    low = guard.decide("water bottle isi standard", scored("IS 14543", score=0.1))
+    assert low.tier == "below_threshold"
+    assert (low.evidence["root"], low.evidence["context"]) == ("water", "isi")
+    ok = guard.decide("water bottle isi standard", scored("IS 14543", score=0.25))
+    assert ok.tier == "root"
+
+
+@pytest.mark.parametrize(
+    "query", ["ISI mark for packaged water bottles", "IS 2062 structural steel", "pizza"]
+)
+def test_no_chunks_cannot_be_accepted_by_similarity(guard: DomainGuard, query: str) -> None:
+    """With nothing retrieved, similarity is None and only tier 1 or a rejection remains."""
+    decision = guard.decide(query, [])
+    assert decision.similarity is None
+    assert decision.similarity_source is None
+    assert decision.tier == "below_threshold"
+    assert not decision.allowed
+    assert "Nothing was retrieved" in decision.reason
+
+
+def test_similarity_source_is_retriever_when_every_chunk_is_scored(guard: DomainGuard) -> None:
+    """Every chunk scored: the best score is the similarity, and no embedding is needed."""
+    chunks = [Chunk("a", {}, score=0.31), Chunk("b", {}, score=0.62)]
+    decision = guard.decide("sulphate resisting cement for foundations", chunks)
+    assert (decision.similarity, decision.similarity_source) == (0.62, "retriever")
+    assert decision.tier == "dense"
+    assert decision.evidence == {"score": 0.62}
+
+
+def test_similarity_source_is_embedder_and_cached(embedder: MiniLMEmbedder) -> None:
+    """An unscored chunk makes the guard embed; the cosine matches and repeats hit the cache."""
+    counting = CountingEmbedder(embedder)
+    fresh = DomainGuard(SPEC, counting)
+    texts = [c.text for c in load_corpus("bis")[:3]]
+    chunks = [Chunk(texts[0], {}, score=0.9), Chunk(texts[1]), Chunk(texts[2])]
+    query = "Ordinary Portland cement grades"
+    decision = fresh.decide(query, chunks)
+    expected = max(
+        cosine(embedder.embed_query(query.lower()), vector)
+        for vector in embedder.embed_documents(texts)
+    )
+    assert decision.similarity_source == "embedder"
+    assert decision.similarity == pytest.approx(expected, abs=1e-5)
+    assert (counting.queries, counting.documents) == (1, 3)
+    fresh.decide(query, chunks)
+    fresh.decide("cement strength", chunks)
+    assert (counting.queries, counting.documents) == (2, 3)
+
+
+def test_scored_chunks_never_touch_the_embedder(embedder: MiniLMEmbedder) -> None:
+    """Blocklist, identifier and retriever-scored decisions embed nothing."""
+    counting = CountingEmbedder(embedder)
+    fresh = DomainGuard(SPEC, counting)
+    fresh.decide("bitcoin", [Chunk("unscored")])
+    fresh.decide("IS 269 scope", [Chunk("unscored", {"standard": "IS 269"})])
+    fresh.decide("cement", scored("IS 269"))
+    assert (counting.queries, counting.documents) == (0, 0)
+
+
+def test_decision_explains_itself(guard: DomainGuard, index: CosineIndex) -> None:
+    """Reason is one sentence; refusal is the policy's text exactly when the query is rejected."""
+    for query in ("ISI mark for packaged water bottles", "tell me a joke about cats", "bitcoin"):
+        decision = guard.decide(query, retrieve(index, query))
+        assert decision.reason.endswith(".")
+        assert "\n" not in decision.reason
+        assert decision.refusal == (None if decision.allowed else SPEC.refusal)
+    assert "outside" in SPEC.refusal and SPEC.refusal.startswith("Sorry")
+
+
+def test_from_policy_without_a_domain_section_is_none() -> None:
+    """A policy with no domain section yields no domain guard."""
+    assert DomainGuard.from_policy(parse_policy("version: 1\n")) is None
+
+
+def test_builtin_bis_policy_has_the_documented_shape() -> None:
+    """The built-in bis policy: a broad blocklist, a prefixed identifier, roots and thresholds."""
+    assert POLICY.name == "bis"
+    assert len(SPEC.blocklist) >= 25
+    assert {"bitcoin", "price", "music", "recipe", "weather", "dating"} <= set(SPEC.blocklist)
+    assert {"water", "bottle", "cement", "rebar", "battery", "toy", "vltd"} <= set(SPEC.roots)
+    assert {"standard", "bis", "isi", "certification", "safety", "grade"} <= set(SPEC.root_context)
+    assert SPEC.identifier_keys == ["standard", "id"]
+    assert SPEC.root_min_similarity == 0.20
+    assert 0.45 <= SPEC.min_similarity <= 0.50
+
+
+def test_bundled_catalogue_and_queries() -> None:
+    """At least 55 standards with full metadata; at least 70 in- and 30 out-of-domain queries."""
+    corpus = load_corpus("bis")
+    assert len(corpus) >= 55
+    assert len({c.id for c in corpus}) == len(corpus)
+    for chunk in corpus:
+        meta = chunk.metadata
+        assert set(meta) == {"standard", "title", "product", "category", "year"}
+        assert meta["standard"] == chunk.id
+        assert chunk.id.startswith(("IS ", "IS/IEC ", "AIS "))
+        assert chunk.text.startswith(meta["title"] + ". ")
+        assert 1950 <= meta["year"] <= 2025
+    queries = load_queries("bis")
+    assert sum(q["in_domain"] is True for q in queries) >= 70
+    assert sum(q["in_domain"] is False for q in queries) >= 30

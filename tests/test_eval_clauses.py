@@ -1,0 +1,156 @@
+"""``rag-guard eval clauses``: clause fingerprints measured on real CUAD clauses."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from rag_guard_integrations import load_policy, parse_policy
+from rag_guard_integrations.cli import main
+from rag_guard_integrations.evaluation.clauses import (
+    CUAD_CATEGORIES,
+    FALSE_MATCH_TARGET,
+    RECALL_TARGET,
+    evaluate_clauses,
+    load_records,
+)
+
+CUAD = Path(__file__).parents[2] / "shared" / "data" / "cuad_clauses.jsonl"
+POLICY = load_policy("contracts")
+# Clauses whose CUAD excerpts are, in a few cases, about something else (an acceptance test
+# filed under Warranty Duration, a licence grant filed under Change Of Control...); they are
+# held to a lower floor so that a regression still shows.
+BELOW_TARGET_FLOOR = {"EXCLUSIVITY": 0.8, "CHANGE_OF_CONTROL": 0.8, "WARRANTY": 0.6}
+
+
+@pytest.fixture(scope="module")
+def cuad_records() -> list[dict[str, object]]:
+    """The real CUAD excerpts kept beside the repository."""
+    assert CUAD.is_file(), f"{CUAD} is missing; the shared evaluation data must be checked out"
+    return load_records(CUAD)
+
+
+@pytest.fixture(scope="module")
+def cuad_result(cuad_records: list[dict[str, object]]) -> dict[str, object]:
+    """The evaluation of the built-in contracts policy on CUAD."""
+    return evaluate_clauses(cuad_records, POLICY)
+
+
+def test_result_has_the_documented_shape(cuad_result: dict[str, object]) -> None:
+    """One entry per policy clause with categories, recall and false_match_rate in [0, 1]."""
+    assert set(cuad_result) == {"clauses"}
+    clauses = cuad_result["clauses"]
+    assert isinstance(clauses, dict)
+    assert list(clauses) == list(POLICY.clauses)
+    for clause_id, scores in clauses.items():
+        assert set(scores) == {"categories", "recall", "false_match_rate"}
+        assert scores["categories"] == list(CUAD_CATEGORIES.get(clause_id, ()))
+        assert 0.0 <= scores["false_match_rate"] <= 1.0
+        if clause_id in CUAD_CATEGORIES:
+            assert 0.0 <= scores["recall"] <= 1.0
+        else:
+            assert scores["recall"] is None
+
+
+def test_mapping_names_real_categories_and_policy_clauses(
+    cuad_records: list[dict[str, object]],
+) -> None:
+    """Every mapped CUAD category occurs in the data and every mapped clause is in the policy."""
+    categories = {r["category"] for r in cuad_records}
+    assert set(CUAD_CATEGORIES) <= set(POLICY.clauses)
+    for mapped in CUAD_CATEGORIES.values():
+        assert set(mapped) <= categories
+
+
+@pytest.mark.parametrize("clause_id", sorted(CUAD_CATEGORIES))
+def test_fingerprints_reach_their_target_on_real_clauses(
+    cuad_result: dict[str, dict[str, dict[str, float]]], clause_id: str
+) -> None:
+    """Recall >= 0.9 and false-match rate <= 0.05, except the documented shortfalls."""
+    scores = cuad_result["clauses"][clause_id]
+    assert scores["false_match_rate"] <= FALSE_MATCH_TARGET
+    assert scores["recall"] >= BELOW_TARGET_FLOOR.get(clause_id, RECALL_TARGET)
+
+
+def test_rates_are_shares_of_matched_excerpts() -> None:
+    """Recall counts the clause's own categories, the false-match rate every other one."""
+    records = [
+        {"text": "This Agreement is governed by the laws of Ohio.", "category": "Governing Law"},
+        {"text": "Ohio it is.", "category": "Governing Law"},
+        {"text": "The deal is construed under the laws of Peru.", "category": "Insurance"},
+        {"text": "Supplier shall carry insurance.", "category": "Insurance"},
+        {"text": "Licensee pays royalties.", "category": "License Grant"},
+    ]
+    scores = evaluate_clauses(records, POLICY)["clauses"]["GOVERNING_LAW"]
+    assert scores["recall"] == 0.5
+    assert scores["false_match_rate"] == pytest.approx(1 / 3)
+
+
+def test_text_is_normalised_before_matching() -> None:
+    """A zero-width space or full-width letters in an excerpt do not hide the clause."""
+    texts = ["governed by the ｌａｗｓ of Ohio", "gov\u200berned by the laws of Peru"]
+    records = [{"text": text, "category": "Governing Law"} for text in texts]
+    assert evaluate_clauses(records, POLICY)["clauses"]["GOVERNING_LAW"]["recall"] == 1.0
+
+
+def test_clause_without_fingerprint_accepts_every_excerpt() -> None:
+    """A clause with no fingerprint lets everything through, so both rates are 1."""
+    policy = parse_policy("clauses:\n  GOVERNING_LAW:\n    intents: ['governing law']\n")
+    records = [{"text": "a", "category": "Governing Law"}, {"text": "b", "category": "Insurance"}]
+    scores = evaluate_clauses(records, policy)["clauses"]["GOVERNING_LAW"]
+    assert (scores["recall"], scores["false_match_rate"]) == (1.0, 1.0)
+
+
+def test_record_without_text_or_category_is_a_clear_error() -> None:
+    """A record missing its fields names its position and the fields it needs."""
+    with pytest.raises(ValueError, match=r"record 1 needs string fields 'text' and 'category'"):
+        evaluate_clauses([{"text": "x", "category": "y"}, {"text": 3}], POLICY)
+
+
+def test_cli_json_prints_the_evaluation(
+    capsys: pytest.CaptureFixture[str], cuad_result: dict[str, object]
+) -> None:
+    """``eval clauses --json`` prints exactly what evaluate_clauses returns."""
+    assert main(["eval", "clauses", "--data", str(CUAD), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out) == cuad_result
+
+
+def test_cli_table_lists_every_clause(capsys: pytest.CaptureFixture[str]) -> None:
+    """Without --json the command prints a table with one row per clause and the target."""
+    assert main(["eval", "clauses", "--data", str(CUAD), "--policy", "contracts"]) == 0
+    out = capsys.readouterr().out
+    assert out.splitlines()[0].split() == ["clause", "CUAD", "categories", "recall", "false",
+                                           "match", "on", "target"]  # fmt: skip
+    for clause_id in POLICY.clauses:
+        assert clause_id in out
+    assert "target: recall >= 0.9" in out
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ('{"text": "a", "category": "b"}\nnot json\n', "line 2: not valid JSON"),
+        ("[1, 2]\n", "line 1: expected a JSON object"),
+        ("\n\n", "no records"),
+        ('{"text": "a"}\n', "record 0 needs string fields"),
+    ],
+)
+def test_cli_bad_data_is_one_line_on_stderr(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], content: str, message: str
+) -> None:
+    """Malformed data exits 2 with one line naming the problem, never a traceback."""
+    data = tmp_path / "bad.jsonl"
+    data.write_text(content, encoding="utf-8")
+    assert main(["eval", "clauses", "--data", str(data), "--json"]) == 2
+    err = capsys.readouterr().err
+    assert message in err
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_cli_missing_data_file_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A data path that does not exist is a usage error naming the path."""
+    missing = tmp_path / "nope.jsonl"
+    assert main(["eval", "clauses", "--data", str(missing)]) == 2
+    assert "nope.jsonl" in capsys.readouterr().err

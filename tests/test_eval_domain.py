@@ -1,0 +1,122 @@
+"""``rag-guard eval domain``: the bis guard measured on its own queries and on CLINC150."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from rag_guard_integrations.cli import main
+from rag_guard_integrations.evaluation.domain import (
+    TARGET_BLOCK_RATE,
+    TARGET_PASS_RATE,
+    evaluate,
+)
+from rag_guard_integrations.evaluation.retrieval import read_clinc, read_labelled
+from rag_guard_integrations.guards.domain import TIERS
+
+CLINC = Path(__file__).parents[2] / "shared" / "data" / "clinc_oos.json"
+
+
+@pytest.fixture(scope="module")
+def bundled() -> dict[str, object]:
+    """The evaluation on the bundled labelled queries."""
+    return evaluate("bis")
+
+
+@pytest.fixture(scope="module")
+def clinc() -> dict[str, object]:
+    """The evaluation with CLINC150 as the out-of-domain set."""
+    assert CLINC.is_file(), f"{CLINC} is missing; the shared evaluation data must be checked out"
+    return evaluate("bis", clinc_path=str(CLINC))
+
+
+def test_bundled_queries_meet_the_targets(bundled: dict[str, object]) -> None:
+    """In-domain queries pass at >= 0.95 and the bundled out-of-domain ones are blocked."""
+    inside, outside = bundled["in_domain"], bundled["out_of_domain"]
+    assert isinstance(inside, dict) and isinstance(outside, dict)
+    assert inside["queries"] >= 70 and outside["queries"] >= 30
+    assert inside["pass_rate"] >= TARGET_PASS_RATE
+    assert outside["block_rate"] >= 0.95
+    assert len(inside["rejected"]) == inside["queries"] - inside["passed"]
+
+
+def test_tier_counts_add_up_and_every_tier_is_used(bundled: dict[str, object]) -> None:
+    """Per-tier counts sum to the queries; in-domain uses tiers 2-4, out-of-domain tier 1."""
+    inside, outside = bundled["in_domain"], bundled["out_of_domain"]
+    assert isinstance(inside, dict) and isinstance(outside, dict)
+    for part in (inside, outside):
+        assert list(part["tiers"]) == list(TIERS)
+        assert sum(part["tiers"].values()) == part["queries"]
+    assert min(inside["tiers"][t] for t in ("identifier", "root", "dense")) > 0
+    assert outside["tiers"]["blocklist"] > 0
+    assert outside["tiers"]["identifier"] == 0
+
+
+def test_clinc_block_rate_meets_the_target(clinc: dict[str, object]) -> None:
+    """Every CLINC split is out of domain; at least 99.5 percent of them are refused."""
+    outside = clinc["out_of_domain"]
+    assert isinstance(outside, dict)
+    assert outside["subsets"] == {"oos_test": 1000, "oos_val": 100, "in_scope_test_sample": 300}
+    assert outside["queries"] == 1400
+    assert outside["block_rate"] >= TARGET_BLOCK_RATE
+    assert outside["tiers"]["identifier"] == 0
+    assert all(leak["tier"] in {"root", "dense"} for leak in outside["leaked"])
+    assert clinc["targets"] == {"pass_rate": 0.95, "block_rate": 0.995, "met": True}
+
+
+def test_cli_json(capsys: pytest.CaptureFixture[str]) -> None:
+    """``--json`` prints the same record ``evaluate`` returns."""
+    assert main(["eval", "domain", "--json"]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    assert printed["policy"] == "bis" and printed["k"] == 5
+    assert printed["thresholds"]["root_min_similarity"] == 0.20
+    assert set(printed["in_domain"]) >= {"queries", "passed", "pass_rate", "tiers", "rejected"}
+    assert set(printed["out_of_domain"]) >= {"queries", "blocked", "block_rate", "tiers", "leaked"}
+
+
+def test_cli_table_and_custom_queries(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A labelled file replaces the bundled queries, and the table names both sets."""
+    path = tmp_path / "q.jsonl"
+    lines = [{"query": "ISI mark for helmets", "in_domain": True},
+             {"query": "price of gold today", "in_domain": False}]  # fmt: skip
+    path.write_text("\n".join(json.dumps(x) for x in lines) + "\n", encoding="utf-8")
+    assert main(["eval", "domain", "--queries", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "in domain" in out and "out of domain" in out
+    assert "1.000" in out
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ('{"query": "x"}\n', "'in_domain' must be true or false"),
+        ('{"query": "", "in_domain": true}\n', "'query' must be a non-empty string"),
+        ("not json\n", "not JSON"),
+        ("\n", "no queries"),
+    ],
+)
+def test_bad_query_files_name_the_line(tmp_path: Path, content: str, message: str) -> None:
+    """A malformed labelled file is a ValueError naming the file, the line and the fix."""
+    path = tmp_path / "bad.jsonl"
+    path.write_text(content, encoding="utf-8")
+    with pytest.raises(ValueError, match=message) as caught:
+        read_labelled(path)
+    assert str(path) in str(caught.value)
+
+
+def test_bad_inputs_exit_2_with_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Not-CLINC JSON, a policy without a domain and a bad k are one stderr line and exit 2."""
+    wrong = tmp_path / "wrong.json"
+    wrong.write_text('{"oos_test": []}', encoding="utf-8")
+    with pytest.raises(ValueError, match="not a CLINC file"):
+        read_clinc(wrong)
+    empty = tmp_path / "empty.yaml"
+    empty.write_text("version: 1\nname: bis\n", encoding="utf-8")
+    for args in (["--clinc", str(wrong)], ["--policy", str(empty)], ["--k", "0"]):
+        assert main(["eval", "domain", *args]) == 2
+        err = capsys.readouterr().err.strip()
+        assert err.startswith("rag-guard eval:") and "\n" not in err

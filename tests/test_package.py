@@ -1,0 +1,89 @@
+"""Tests for the package as shipped: public names, no framework import, the wheel's policies."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import rag_guard_integrations
+
+ROOT = Path(__file__).resolve().parents[1]
+BLOCK_FRAMEWORKS = """
+import sys
+class Block:
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in {"langchain_core", "llama_index", "torch", "sentence_transformers"}:
+            raise ImportError(f"blocked {name}")
+sys.meta_path.insert(0, Block())
+"""
+
+
+def test_public_names_are_exactly_all() -> None:
+    """The package exports the names of the design contract and nothing private."""
+    assert set(rag_guard_integrations.__all__) >= {
+        "Guard",
+        "AccessContext",
+        "Chunk",
+        "load_policy",
+        "PolicyError",
+        "GuardResult",
+        "QueryRejected",
+        "RagGuardError",
+    }
+    for name in rag_guard_integrations.__all__:
+        assert getattr(rag_guard_integrations, name) is not None
+
+
+def test_core_imports_and_checks_without_any_framework() -> None:
+    """With LangChain, LlamaIndex and torch unimportable, the core still loads and checks."""
+    code = BLOCK_FRAMEWORKS + (
+        "from rag_guard_integrations import Guard\n"
+        "import rag_guard_integrations.classify\n"
+        "r = Guard.from_policy('contracts').check('termination notice period?', [], access=None)\n"
+        "print(r.is_safe)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "True"
+
+
+def test_wheel_ships_every_builtin_policy(tmp_path: Path) -> None:
+    """The built wheel carries the policies, and each loads by name from the unpacked package."""
+    subprocess.run(
+        [sys.executable, "-m", "hatchling", "build", "-t", "wheel", "-d", str(tmp_path)],
+        cwd=ROOT,
+        check=True,
+        capture_output=True,
+    )
+    (wheel,) = tmp_path.glob("*.whl")
+    site = tmp_path / "site"
+    with zipfile.ZipFile(wheel) as archive:
+        names = archive.namelist()
+        archive.extractall(site)
+    shipped = sorted(p.stem for p in (ROOT / "policies").glob("*.yaml"))
+    assert all(f"rag_guard_integrations/policies/{n}.yaml" in names for n in shipped)
+    assert "rag_guard_integrations/py.typed" in names
+    code = (
+        "import rag_guard_integrations as p, sys\n"
+        "from rag_guard_integrations.policy.loader import builtin_dir, builtin_names\n"
+        f"assert p.__file__.startswith({str(site)!r}), p.__file__\n"
+        f"assert str(builtin_dir()).startswith({str(site)!r})\n"
+        "for name in builtin_names(): p.load_policy(name)\n"
+        "print(','.join(builtin_names()))\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(site)}
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=env,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().split(",") == shipped
