@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rag_guard_integrations.cli.output import print_json, table
+
+if TYPE_CHECKING:
+    import argparse
 
 
 def register(commands: argparse._SubParsersAction[Any]) -> None:
@@ -47,9 +49,9 @@ def run(args: argparse.Namespace) -> int:
         load_policy(args.policy),
         load_corpus("contracts"),
         embedder,
-        _ints(args.ks, "--ks"),
-        _ints(args.rules, "--rules"),
-        args.budget,
+        ks=_ints(args.ks, "--ks"),
+        rule_counts=_ints(args.rules, "--rules"),
+        budget_s=args.budget,
     )
     if args.plot:
         plot(report, args.plot)

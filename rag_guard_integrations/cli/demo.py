@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-import argparse
 import textwrap
 from typing import TYPE_CHECKING, Any
 
 from rag_guard_integrations.cli.output import table
 
 if TYPE_CHECKING:
+    import argparse
+
     from rag_guard_integrations.core.chunk import Chunk
     from rag_guard_integrations.core.decisions import GuardResult
     from rag_guard_integrations.embeddings import Embedder

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-import argparse
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rag_guard_integrations.cli.output import print_json
+
+if TYPE_CHECKING:
+    import argparse
 
 
 def register(commands: argparse._SubParsersAction[Any]) -> None:
