@@ -149,6 +149,5 @@ def domain_section(embedder: Embedder) -> None:
             [snippet(query, 44), verdict, decision.tier, score, snippet(decision.reason, 60)]
         )
     print(table(["query", "verdict", "tier", "sim", "why"], rows))
-    print(
-        f"\nRefusal shown for a rejected query:\n   {guard.policy.domain.refusal if guard.policy.domain else ''}"
-    )
+    refusal = guard.policy.domain.refusal if guard.policy.domain else ""
+    print(f"\nRefusal shown for a rejected query:\n   {refusal}")
