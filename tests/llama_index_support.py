@@ -60,7 +60,7 @@ class RecordingLLM(CustomLLM):
     ) -> CompletionResponseGen:
         response = self.complete(prompt, formatted=formatted)
 
-        def gen() -> Iterator[CompletionResponse]:
+        def gen() -> CompletionResponseGen:
             yield CompletionResponse(text=response.text, delta=response.text)
 
         return gen()

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -18,6 +18,9 @@ from rag_guard_integrations.evaluation.calibrate import (
     sweep,
 )
 from rag_guard_integrations.guards.domain import DomainSignals
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 QUERIES = DATA_DIR / "bis_queries.jsonl"
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
@@ -68,7 +71,8 @@ def test_sweep_curves_are_monotonic_and_recommendation_is_feasible() -> None:
     assert result.current.min_similarity == 0.45
     best = result.recommended
     assert best is not None
-    assert best.pass_rate == 1.0 and best.block_rate == 1.0
+    assert best.pass_rate == 1.0
+    assert best.block_rate == 1.0
     assert best.min_similarity == 0.51  # the feasible optimum closest to the current 0.45
     assert best.root_min_similarity == 0.20
     assert (result.queries_in, result.queries_out) == (4, 3)
@@ -110,7 +114,8 @@ def test_cli_on_the_bundled_queries(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert code == 0
     printed = json.loads(capsys.readouterr().out)
     assert printed["policy"] == "bis"
-    assert printed["queries"]["in_domain"] >= 70 and printed["queries"]["out_of_domain"] >= 30
+    assert printed["queries"]["in_domain"] >= 70
+    assert printed["queries"]["out_of_domain"] >= 30
     assert printed["recommended"]["pass_rate"] >= 0.95
     assert printed["recommended"]["block_rate"] >= printed["current"]["block_rate"]
     assert printed["current"]["root_min_similarity"] == 0.20
@@ -138,7 +143,8 @@ def test_cli_bad_arguments_exit_2(
     """Bad arguments are one stderr line naming the value, exit 2."""
     assert main(["calibrate", "--queries", str(QUERIES), *args]) == 2
     err = capsys.readouterr().err
-    assert message in err and err.count("\n") == 1
+    assert message in err
+    assert err.count("\n") == 1
 
 
 def test_sweep_round_trips_to_json() -> None:

@@ -35,8 +35,10 @@ def clinc() -> dict[str, object]:
 def test_bundled_queries_meet_the_targets(bundled: dict[str, object]) -> None:
     """In-domain queries pass at >= 0.95 and the bundled out-of-domain ones are blocked."""
     inside, outside = bundled["in_domain"], bundled["out_of_domain"]
-    assert isinstance(inside, dict) and isinstance(outside, dict)
-    assert inside["queries"] >= 70 and outside["queries"] >= 30
+    assert isinstance(inside, dict)
+    assert isinstance(outside, dict)
+    assert inside["queries"] >= 70
+    assert outside["queries"] >= 30
     assert inside["pass_rate"] >= TARGET_PASS_RATE
     assert outside["block_rate"] >= 0.95
     assert len(inside["rejected"]) == inside["queries"] - inside["passed"]
@@ -45,7 +47,8 @@ def test_bundled_queries_meet_the_targets(bundled: dict[str, object]) -> None:
 def test_tier_counts_add_up_and_every_tier_is_used(bundled: dict[str, object]) -> None:
     """Per-tier counts sum to the queries; in-domain uses tiers 2-4, out-of-domain tier 1."""
     inside, outside = bundled["in_domain"], bundled["out_of_domain"]
-    assert isinstance(inside, dict) and isinstance(outside, dict)
+    assert isinstance(inside, dict)
+    assert isinstance(outside, dict)
     for part in (inside, outside):
         assert list(part["tiers"]) == list(TIERS)
         assert sum(part["tiers"].values()) == part["queries"]
@@ -70,7 +73,8 @@ def test_cli_json(capsys: pytest.CaptureFixture[str]) -> None:
     """``--json`` prints the same record ``evaluate`` returns."""
     assert main(["eval", "domain", "--json"]) == 0
     printed = json.loads(capsys.readouterr().out)
-    assert printed["policy"] == "bis" and printed["k"] == 5
+    assert printed["policy"] == "bis"
+    assert printed["k"] == 5
     assert printed["thresholds"]["root_min_similarity"] == 0.20
     assert set(printed["in_domain"]) >= {"queries", "passed", "pass_rate", "tiers", "rejected"}
     assert set(printed["out_of_domain"]) >= {"queries", "blocked", "block_rate", "tiers", "leaked"}
@@ -84,7 +88,8 @@ def test_cli_table_and_custom_queries(tmp_path: Path, capsys: pytest.CaptureFixt
     path.write_text("\n".join(json.dumps(x) for x in lines) + "\n", encoding="utf-8")
     assert main(["eval", "domain", "--queries", str(path)]) == 0
     out = capsys.readouterr().out
-    assert "in domain" in out and "out of domain" in out
+    assert "in domain" in out
+    assert "out of domain" in out
     assert "1.000" in out
 
 
@@ -119,4 +124,5 @@ def test_bad_inputs_exit_2_with_one_line(
     for args in (["--clinc", str(wrong)], ["--policy", str(empty)], ["--k", "0"]):
         assert main(["eval", "domain", *args]) == 2
         err = capsys.readouterr().err.strip()
-        assert err.startswith("rag-guard eval:") and "\n" not in err
+        assert err.startswith("rag-guard eval:")
+        assert "\n" not in err

@@ -117,10 +117,7 @@ def test_no_access_answers_with_the_refusal(
     """Without access nothing passes: the refusal is the answer and the LLM is never called."""
     llm = RecordingLLM()
     engine = engine_for(index, GuardPostprocessor(guard=guard), llm)
-    if mode == "sync":
-        response = engine.query(QUERY)
-    else:
-        response = asyncio.run(engine.aquery(QUERY))
+    response = engine.query(QUERY) if mode == "sync" else asyncio.run(engine.aquery(QUERY))
     assert str(response) == REFUSAL
     assert response.source_nodes == []
     assert llm.prompts == []
@@ -147,7 +144,7 @@ def test_guard_access_overrides_the_default(guard: Guard, nodes: list[NodeWithSc
 
 
 def test_input_nodes_are_not_mutated(guard: Guard, nodes: list[NodeWithScore]) -> None:
-    """The nodes, their metadata and scores are exactly as before; kept ones are the same objects."""
+    """Nodes, metadata and scores are exactly as before; kept nodes are the same objects."""
     before = copy.deepcopy(nodes)
     kept = GuardPostprocessor(guard=guard, access=MSA).postprocess_nodes(nodes, query_str=QUERY)
     assert [n.model_dump() for n in nodes] == [n.model_dump() for n in before]
@@ -155,26 +152,22 @@ def test_input_nodes_are_not_mutated(guard: Guard, nodes: list[NodeWithScore]) -
     assert all(any(k is n for n in nodes) for k in kept)
 
 
+def rendered(node: NodeWithScore) -> tuple[float | None, str, str]:
+    """A node's score and the text the LLM and the embedder would see."""
+    return (
+        node.score,
+        node.node.get_content(MetadataMode.LLM),
+        node.node.get_content(MetadataMode.EMBED),
+    )
+
+
 def test_scores_and_llm_text_are_preserved(guard: Guard, nodes: list[NodeWithScore]) -> None:
     """Kept nodes keep their score and add nothing to the LLM or embedding text."""
-    texts = {
-        n.node.node_id: (
-            n.score,
-            n.node.get_content(MetadataMode.LLM),
-            n.node.get_content(MetadataMode.EMBED),
-        )
-        for n in nodes
-    }
+    before = {n.node.node_id: rendered(n) for n in nodes}
     pp = GuardPostprocessor(guard=guard, access={"contract_type": ["MSA", "SOW"]})
     kept = pp.postprocess_nodes(nodes, query_str=QUERY)
     assert len(kept) == 2
-    for node in kept:
-        content = (
-            node.score,
-            node.node.get_content(MetadataMode.LLM),
-            node.node.get_content(MetadataMode.EMBED),
-        )
-        assert content == texts[node.node.node_id]
+    assert all(rendered(n) == before[n.node.node_id] for n in kept)
 
 
 @pytest.mark.parametrize("access", [MSA, SOW, {"contract_type": ["MSA", "SOW"]}, None])
@@ -233,11 +226,14 @@ async def test_guard_errors_surface_and_nothing_passes(
 
     monkeypatch.setattr(guard, method, broken if method == "check" else abroken)
     pp = GuardPostprocessor(guard=guard, access=MSA)
-    with pytest.raises(RuntimeError, match="guard exploded"):
+
+    async def run() -> list[NodeWithScore]:
         if method == "check":
-            pp.postprocess_nodes(nodes, query_str=QUERY)
-        else:
-            await pp.apostprocess_nodes(nodes, query_str=QUERY)
+            return pp.postprocess_nodes(nodes, query_str=QUERY)
+        return await pp.apostprocess_nodes(nodes, query_str=QUERY)
+
+    with pytest.raises(RuntimeError, match="guard exploded"):
+        await run()
 
 
 def test_engine_does_not_call_the_llm_when_the_guard_fails(

@@ -21,6 +21,7 @@ from llama_index_support import (
     RecordingLLM,
     contracts_index,
 )
+from pydantic import Field
 
 from rag_guard_integrations import Guard
 from rag_guard_integrations.llama_index import (
@@ -68,17 +69,18 @@ def domain_guard(tmp_path_factory: pytest.TempPathFactory, embedder: MiniLMEmbed
 
 
 CASES = [
-    pytest.param(MSA, MSA_CLAUSE, SOW_CLAUSE, id="msa"),
-    pytest.param(SOW, SOW_CLAUSE, MSA_CLAUSE, id="sow"),
+    pytest.param((MSA, MSA_CLAUSE, SOW_CLAUSE), id="msa"),
+    pytest.param((SOW, SOW_CLAUSE, MSA_CLAUSE), id="sow"),
 ]
 
 
-@pytest.mark.parametrize(("access", "present", "absent"), CASES)
+@pytest.mark.parametrize("case", CASES)
 @pytest.mark.parametrize("mode", ["sync", "async"])
 def test_authorised_clause_reaches_the_llm(
-    index: VectorStoreIndex, guard: Guard, access: Any, present: str, absent: str, mode: str
+    index: VectorStoreIndex, guard: Guard, case: tuple[Any, str, str], mode: str
 ) -> None:
     """Only the caller's clause is in the one prompt the LLM receives."""
+    access, present, absent = case
     llm = RecordingLLM()
     engine = guarded_query_engine(index, guard, llm=llm, similarity_top_k=2)
     if mode == "sync":
@@ -154,7 +156,7 @@ def test_engine_with_a_postprocessor_guard(index: VectorStoreIndex, guard: Guard
 class SeenPostprocessor(BaseNodePostprocessor):
     """Records the node ids every call receives and passes them on."""
 
-    seen: list[list[str]] = []
+    seen: list[list[str]] = Field(default_factory=list)
 
     def _postprocess_nodes(
         self, nodes: list[NodeWithScore], query_bundle: QueryBundle | None = None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import pickle
 
 import pytest
 from hypothesis import given, settings
@@ -85,10 +86,21 @@ def test_from_policy_without_builtins_runs_only_its_patterns() -> None:
     assert classifier.classify("jo@example.com").findings == ()
 
 
-def test_from_policy_rejects_unknown_builtin() -> None:
-    """A built-in name the package does not have is a PolicyError listing the real ones."""
-    policy = parse_policy("classifiers:\n  builtin:\n    passport: pii\n")
-    with pytest.raises(PolicyError, match=r"classifiers\.builtin\.passport .* use one of email"):
+@pytest.mark.parametrize(
+    ("yaml", "message"),
+    [
+        ("builtin: {passport: pii}", r"classifiers\.builtin\.passport .* use one of email"),
+        ("patterns: [{name: x, label: ' ', regex: x}]", r"classifiers\.patterns\[0\]: .*label"),
+        (
+            "patterns: [{name: email, label: pii, regex: x}]\n  builtin: {email: pii}",
+            r"classifiers: recognizer name 'email' is given twice",
+        ),
+    ],
+)
+def test_from_policy_rejects_bad_recognisers(yaml: str, message: str) -> None:
+    """Unknown built-ins, empty labels and duplicate names are PolicyErrors naming the key."""
+    policy = parse_policy(f"classifiers:\n  {yaml}\n")
+    with pytest.raises(PolicyError, match=message):
         PatternClassifier.from_policy(policy)
 
 
@@ -142,6 +154,23 @@ def test_only_recognisers_the_set_matched_are_scanned(monkeypatch: pytest.Monkey
     scanned.clear()
     classifier.classify("the account is closed")  # a context word alone: no number to scan
     assert scanned == []
+
+
+@pytest.mark.parametrize(
+    "classifier",
+    [
+        PatternClassifier(),
+        PatternClassifier().bind({"financial": LabelSpec()}),
+        PatternClassifier(["email"], labels=["pii"]),
+    ],
+)
+def test_pickles_for_other_processes(classifier: PatternClassifier) -> None:
+    """A pickled copy (as a batch worker receives it) answers and binds like the original."""
+    copy = pickle.loads(pickle.dumps(classifier))
+    assert copy.classify(MIXED) == classifier.classify(MIXED)
+    assert copy.vocabulary == classifier.vocabulary
+    vocabulary = {"health": LabelSpec()}
+    assert copy.bind(vocabulary).classify(MIXED) == classifier.bind(vocabulary).classify(MIXED)
 
 
 async def test_async_equals_sync() -> None:

@@ -160,7 +160,10 @@ def test_evasion_is_still_found_with_original_offsets(
     assert found(text, recognizer) == [span]
 
 
-@pytest.mark.parametrize("text", ["Café 4111 1111\n1111 1111", "Cafe 4111 1111\n1111 1111"])
+@pytest.mark.parametrize(
+    "text",
+    ["Café 4111 1111\n1111 1111", "Cafe 4111 1111\n1111 1111", "Cafe\x07 4111 1111\n1111 1111"],
+)
 def test_values_do_not_run_across_lines(text: str) -> None:
     """Digits on two lines are not joined into one number, in ASCII and non-ASCII text alike."""
     assert found(text, "credit_card") == []

@@ -190,10 +190,12 @@ def test_embedding_classifier_uses_the_policy_labels(
     [
         (["missing.jsonl", "--out", "o.jsonl"], "missing.jsonl: no such input file"),
         (["in.jsonl", "--out", "in.jsonl"], "is the input file"),
+        (["in.jsonl", "--out", "no/o.jsonl"], "folder no does not exist"),
         (["bad.jsonl", "--out", "o.jsonl"], "bad.jsonl:2: not valid JSON"),
         (["list.jsonl", "--out", "o.jsonl"], "list.jsonl:1: a JSON list, not an object"),
         (["in.jsonl", "--out", "o.jsonl", "--model", "m"], "--model m applies to --classifier llm"),
         (["in.jsonl", "--out", "o.jsonl", "--classifier", "llm"], "needs --model NAME"),
+        (["in.jsonl", "--out", "o.jsonl", "--policy", "./labels.yaml"], "declares no recognisers"),
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(
@@ -208,6 +210,7 @@ def test_bad_input_is_one_line_and_exit_2(
     write_jsonl(tmp_path / "in.jsonl", RECORDS[:1])
     (tmp_path / "bad.jsonl").write_text('{"text": "ok"}\n{"text": \n', encoding="utf-8")
     (tmp_path / "list.jsonl").write_text("[1, 2]\n", encoding="utf-8")
+    (tmp_path / "labels.yaml").write_text("labels: {pii: {description: x}}\n", encoding="utf-8")
     assert cli.main(["tag", *args]) == 2
     captured = capsys.readouterr()
     assert captured.out == ""

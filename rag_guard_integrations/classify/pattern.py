@@ -90,16 +90,19 @@ class _Matcher:
 
 
 def _fold(text: str) -> tuple[str, list[int]]:
-    """Normalise for matching, keeping line breaks: values do not run across lines, and ASCII
-    text (normalised by lower-casing alone) keeps them too, so both kinds of text match alike."""
+    """Normalise for matching, keeping line breaks: values do not run across lines, and text
+    on the ASCII fast path (lower-cased only) keeps them too, so all text matches alike."""
     folded, offsets = normalize_with_offsets(text)
-    if text.isascii():
-        return folded, offsets
-    chars = list(folded)
+    breaks = []
     for match in _LINE_BREAK.finditer(text):
         index = bisect.bisect_left(offsets, match.start())
-        if index < len(chars) and offsets[index] == match.start():
-            chars[index] = "\n"
+        if index < len(folded) and offsets[index] == match.start() and folded[index] == " ":
+            breaks.append(index)
+    if not breaks:
+        return folded, offsets
+    chars = list(folded)
+    for index in breaks:
+        chars[index] = "\n"
     return "".join(chars), offsets
 
 
@@ -147,6 +150,7 @@ class PatternClassifier:
         specs = label_specs(labels)
         self._vocabulary: frozenset[str] | None = None if specs is None else frozenset(specs)
         self._matcher = _Matcher(chosen, cache_size)
+        self._cache_size = cache_size
 
     @classmethod
     def from_policy(
@@ -160,11 +164,15 @@ class PatternClassifier:
         """
         where = ", ".join(policy.sources) or "policy"
         chosen: list[Recognizer] = []
-        for spec in policy.classifiers.patterns:
+        for index, spec in enumerate(policy.classifiers.patterns):
             validator = VALIDATORS[spec.validator] if spec.validator else None
-            chosen.append(
-                Recognizer(spec.name, spec.label, spec.regex, validator, tuple(spec.context))
-            )
+            try:
+                recognizer = Recognizer(
+                    spec.name, spec.label, spec.regex, validator, tuple(spec.context)
+                )
+            except ValueError as error:
+                raise PolicyError(f"{where}: classifiers.patterns[{index}]: {error}") from None
+            chosen.append(recognizer)
         for name, label in policy.classifiers.builtin.items():
             builtin = BUILTIN_RECOGNIZERS.get(name)
             if builtin is None:
@@ -226,6 +234,12 @@ class PatternClassifier:
         dropped = frozenset(f.label for f in found.findings) - self._vocabulary
         return Classification(frozenset(f.label for f in kept), kept, dropped)
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # The compiled RE2 set and the cache's lock cannot be pickled: a copy sent to another
+        # process (a Ray worker) recompiles from the recognisers and starts with an empty cache.
+        state = (self.recognizers, self._vocabulary, self._labels_given, self._cache_size)
+        return (_restore, state)
+
     def __repr__(self) -> str:
         names = [r.name for r in self.recognizers]
         labels = None if self._vocabulary is None else sorted(self._vocabulary)
@@ -255,3 +269,15 @@ def _recognizer(item: Any) -> Recognizer:
         return BUILTIN_RECOGNIZERS[item]
     choices = ", ".join(BUILTIN_RECOGNIZERS)
     raise ValueError(f"{item!r} is not a built-in recognizer or a Recognizer; use one of {choices}")
+
+
+def _restore(
+    recognizers: tuple[Recognizer, ...],
+    vocabulary: frozenset[str] | None,
+    labels_given: bool,
+    cache_size: int,
+) -> PatternClassifier:
+    classifier = PatternClassifier(recognizers, cache_size=cache_size)
+    classifier._vocabulary = vocabulary
+    classifier._labels_given = labels_given
+    return classifier

@@ -65,9 +65,21 @@ def register(commands: argparse._SubParsersAction[Any]) -> None:
         ),
     )
     parser.add_argument("input", type=Path, metavar="IN.jsonl", help="records, one JSON per line")
-    parser.add_argument("--out", type=Path, required=True, metavar="OUT.jsonl", help="appended to")
+    parser.add_argument(
+        "--out",
+        type=Path,
+        required=True,
+        metavar="OUT.jsonl",
+        help="output JSONL; appended to, so a run can resume",
+    )
     parser.add_argument("--policy", help="built-in name or YAML path: recognisers and labels")
-    parser.add_argument("--classifier", choices=CLASSIFIERS, default="pattern")
+    parser.add_argument(
+        "--classifier",
+        choices=CLASSIFIERS,
+        default="pattern",
+        help="pattern: regex recognisers (default); embedding: zero-shot on label "
+        "descriptions; llm: a chat model served by Ollama",
+    )
     parser.add_argument("--model", help="Ollama chat model for --classifier llm (e.g. llama3.2)")
     parser.add_argument("--json", action="store_true", help="print the summary as JSON")
     parser.set_defaults(run=run)
@@ -79,6 +91,8 @@ def run(args: argparse.Namespace) -> int:
     out: Path = args.out
     if not source.is_file():
         raise FileNotFoundError(f"{source}: no such input file; pass a JSONL file of records")
+    if not out.parent.is_dir():
+        raise FileNotFoundError(f"--out {out}: folder {out.parent} does not exist; create it")
     if out.resolve() == source.resolve():
         raise ValueError(f"--out {out} is the input file; write the labels to another file")
     policy = _policy(args.policy)
@@ -88,8 +102,8 @@ def run(args: argparse.Namespace) -> int:
     summary = Summary()
     total = _count_lines(source)
     with out.open("a", encoding="utf-8") as sink:
-        todo = _unseen(_read(source), done, summary)
-        for batch in batches(progress(todo, total, "tag"), BATCH_SIZE):
+        todo = _unseen(progress(_read(source), total, "tag"), done, summary)
+        for batch in batches(todo, BATCH_SIZE):
             for tagged in tag_batch(batch, classifier, overwrite=overwrite):
                 sink.write(json.dumps(tagged.record, ensure_ascii=False) + "\n")
                 _count(summary, tagged.record, tagged.classification)

@@ -22,6 +22,7 @@ _CAPITAL_HOMOGLYPHS = str.maketrans("ΗΜΝΥΖ", "hmnyz")
 _DROPPED_CATEGORIES = frozenset({"Cf", "Mn", "Me", "Cc", "Cs", "Co", "Cn"})
 _ASCII_CONTROL = re.compile(r"[\x00-\x08\x0e-\x1b\x7f]")
 _SPACE = re.compile(r"\s+")
+_NOT_PRINTABLE_ASCII = re.compile(r"[^\x20-\x7e]")
 # Longer texts are normalised afresh each time, so that huge distinct queries cannot pin memory.
 CACHED_CHARS = 16_384
 
@@ -71,8 +72,16 @@ def normalize_with_offsets(text: str) -> tuple[str, list[int]]:
         return text.lower(), list(range(len(text)))
     chars: list[str] = []
     offsets: list[int] = []
-    for index, char in enumerate(text):
-        folded = _fold_char(char)
+    position = 0
+    # Runs of printable ASCII only need lower-casing; fold the other characters one by one.
+    for match in _NOT_PRINTABLE_ASCII.finditer(text):
+        index = match.start()
+        chars.append(text[position:index].lower())
+        offsets.extend(range(position, index))
+        folded = _fold_char(text[index])
         chars.append(folded)
         offsets.extend([index] * len(folded))
+        position = index + 1
+    chars.append(text[position:].lower())
+    offsets.extend(range(position, len(text)))
     return "".join(chars), offsets

@@ -17,24 +17,37 @@ class PatternCompileError(ValueError):
     """RE2 refused a pattern (a syntax error, or a feature such as a backreference)."""
 
 
-def _options() -> Any:
+def _options(max_mem: int) -> Any:
     options = re2.Options()
     options.case_sensitive = False
     options.log_errors = False
-    options.max_mem = 64 << 20
+    options.max_mem = max_mem
     return options
 
 
-_OPTIONS = _options()
+_OPTIONS = _options(64 << 20)
+# Patterns from the index are untrusted, and a short one such as ``\pL{1000}`` takes a second
+# and megabytes to compile: they get a small memory budget, and RE2 refuses them beyond it.
+_UNTRUSTED_OPTIONS = _options(1 << 20)
 
 
 @lru_cache(maxsize=4096)
 def compile_pattern(pattern: str) -> Any:
     """Compile ``pattern`` case-insensitively with RE2 (cached), or raise PatternCompileError."""
+    return _compile(pattern, _OPTIONS)
+
+
+@lru_cache(maxsize=256)
+def compile_untrusted(pattern: str) -> Any:
+    """Like :func:`compile_pattern` for index-supplied patterns, within a 1 MiB RE2 budget."""
+    return _compile(pattern, _UNTRUSTED_OPTIONS)
+
+
+def _compile(pattern: str, options: Any) -> Any:
     if not isinstance(pattern, str):
         raise PatternCompileError(f"a pattern must be a string, got {type(pattern).__name__}")
     try:
-        return re2.compile(pattern, options=_OPTIONS)
+        return re2.compile(pattern, options=options)
     except re2.error as error:
         detail = error.args[0] if error.args else error
         if isinstance(detail, bytes):
@@ -68,21 +81,23 @@ class PatternSet:
         return sorted(self._set.Match(text) or ())  # Match gives None when nothing matches
 
 
-def matches(pattern: str, text: str) -> bool:
+def matches(pattern: str, text: str, *, untrusted: bool = False) -> bool:
     """True when ``pattern`` occurs in the normalised ``text``.
 
     Cached for texts of chunk size, because one RE2 call from Python costs microseconds and the
-    same chunk comes back on many queries. Raises PatternCompileError for a pattern RE2 refuses.
+    same chunk comes back on many queries. ``untrusted`` compiles with
+    :func:`compile_untrusted`. Raises PatternCompileError for a pattern RE2 refuses.
     """
     if len(text) > CACHED_CHARS:
-        return _search(pattern, text)
-    return _cached_search(pattern, text)
+        return _search(pattern, text, untrusted)
+    return _cached_search(pattern, text, untrusted)
 
 
 @lru_cache(maxsize=65536)
-def _cached_search(pattern: str, text: str) -> bool:
-    return _search(pattern, text)
+def _cached_search(pattern: str, text: str, untrusted: bool) -> bool:
+    return _search(pattern, text, untrusted)
 
 
-def _search(pattern: str, text: str) -> bool:
-    return compile_pattern(pattern).search(normalize(text)) is not None
+def _search(pattern: str, text: str, untrusted: bool) -> bool:
+    regex = compile_untrusted(pattern) if untrusted else compile_pattern(pattern)
+    return regex.search(normalize(text)) is not None

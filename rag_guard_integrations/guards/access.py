@@ -50,7 +50,8 @@ class AccessGuard:
 class HintGuard:
     """Every metadata ``*_regex_hint`` is untrusted index data: the text must match it too.
 
-    A hint can only add a restriction; one that RE2 cannot compile denies the chunk.
+    A hint can only add a restriction; one that RE2 cannot compile within the small budget of
+    untrusted patterns denies the chunk.
     """
 
     name = "hint"
@@ -62,7 +63,7 @@ class HintGuard:
             if not isinstance(hint, str):
                 return f"untrusted {key} is a {type(hint).__name__}, not a pattern (denied)"
             try:
-                if not matches(hint, chunk.text):
+                if not matches(hint, chunk.text, untrusted=True):
                     return f"the text does not match its own {key}"
             except PatternCompileError:
                 return f"untrusted {key} cannot be compiled by RE2 (denied)"

@@ -13,11 +13,11 @@ decides on the normalised query, in order, stopping at the first tier that decid
 
 from __future__ import annotations
 
-import threading
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any
 
+from rag_guard_integrations.core.cache import BoundedCache
 from rag_guard_integrations.core.decisions import QueryDecision
 from rag_guard_integrations.core.normalize import normalize
 from rag_guard_integrations.core.patterns import compile_pattern
@@ -30,29 +30,8 @@ if TYPE_CHECKING:
     from rag_guard_integrations.embeddings import Embedder
     from rag_guard_integrations.policy.schema import DomainSpec, Policy
 
-K = TypeVar("K")
-V = TypeVar("V")
 TIERS = ("blocklist", "identifier", "root", "dense", "below_threshold")
 REJECTING = frozenset({"blocklist", "below_threshold"})
-
-
-class BoundedCache(Generic[K, V]):
-    """A dict that forgets its oldest entries beyond ``maxsize`` (per-text work is reused)."""
-
-    def __init__(self, maxsize: int) -> None:
-        self.maxsize = maxsize
-        self._data: dict[K, V] = {}
-        self._lock = threading.Lock()
-
-    def get(self, key: K) -> V | None:
-        return self._data.get(key)
-
-    def put(self, key: K, value: V) -> V:
-        with self._lock:
-            if key not in self._data and len(self._data) >= self.maxsize:
-                del self._data[next(iter(self._data))]
-            self._data[key] = value
-        return value
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,7 +7,11 @@ import json
 import logging
 from typing import TYPE_CHECKING, Any
 
-from langchain_core.callbacks import adispatch_custom_event, dispatch_custom_event
+from langchain_core.callbacks import (
+    BaseCallbackManager,
+    adispatch_custom_event,
+    dispatch_custom_event,
+)
 from langchain_core.runnables.config import (
     ensure_config,
     get_async_callback_manager_for_config,
@@ -60,17 +64,23 @@ def conclude(
 
 def emit(record: dict[str, Any], callbacks: Callbacks) -> None:
     """Send ``record`` as the ``rag_guard_result`` custom event of the surrounding run."""
+    if _unheard(callbacks):
+        return
     config = _config(callbacks)
-    # Outside any run (a compressor called by hand) there is no run to attach the event to;
-    # the log line already carries the record.
-    if get_callback_manager_for_config(config).parent_run_id is not None:
+    # Outside any run (a compressor called by hand) there is no run to attach the event to,
+    # and with no handler nobody would receive it; the log line still carries the record.
+    manager = get_callback_manager_for_config(config)
+    if manager.parent_run_id is not None and manager.handlers:
         dispatch_custom_event(EVENT_NAME, record, config=config)
 
 
 async def aemit(record: dict[str, Any], callbacks: Callbacks) -> None:
     """Async twin of :func:`emit`."""
+    if _unheard(callbacks):
+        return
     config = _config(callbacks)
-    if get_async_callback_manager_for_config(config).parent_run_id is not None:
+    manager = get_async_callback_manager_for_config(config)
+    if manager.parent_run_id is not None and manager.handlers:
         await adispatch_custom_event(EVENT_NAME, record, config=config)
 
 
@@ -78,6 +88,11 @@ def reject_if_asked(result: GuardResult, raise_on_reject: bool) -> None:
     """Raise :class:`QueryRejected` when the domain guard refused the query and the caller asked."""
     if raise_on_reject and not result.query.allowed:
         raise QueryRejected(result.query)
+
+
+def _unheard(callbacks: Callbacks) -> bool:
+    # A run's own manager with no handler: skip building a config nobody would read.
+    return isinstance(callbacks, BaseCallbackManager) and not callbacks.handlers
 
 
 def _config(callbacks: Callbacks) -> RunnableConfig:

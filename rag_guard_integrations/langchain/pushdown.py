@@ -16,12 +16,8 @@ from typing import TYPE_CHECKING, Any
 
 from langchain_core.vectorstores import InMemoryVectorStore
 
-from rag_guard_integrations.core.chunk import Chunk
-from rag_guard_integrations.core.request import Request
-from rag_guard_integrations.guards.access import AccessGuard
-
 if TYPE_CHECKING:
-    from collections.abc import Callable, Sequence
+    from collections.abc import Callable, Mapping, Sequence
 
     from langchain_core.documents import Document
     from langchain_core.vectorstores import VectorStore
@@ -91,16 +87,25 @@ def _memory_filter(
             f"{type(user_filter).__name__}; pass a function"
         )
 
-    # The guard's own access stage decides, so the store and the guard cannot disagree.
-    check = AccessGuard(attributes)
-    request = Request("", "", (), access)
-
     def admitted(document: Document) -> bool:
-        if check(Chunk(document.page_content, document.metadata), request) is not None:
-            return False
-        return user_filter is None or bool(user_filter(document))
+        return admits(attributes, access, document.metadata) and (
+            user_filter is None or bool(user_filter(document))
+        )
 
     return admitted
+
+
+def admits(attributes: Sequence[str], access: AccessContext, metadata: Mapping[str, Any]) -> bool:
+    """The guard's access rule (``AccessGuard``) as a predicate: a missing value is denied.
+
+    Inlined rather than calling ``AccessGuard`` because the store calls it once per stored
+    chunk; a test holds the two to the same verdicts.
+    """
+    for attribute in attributes:
+        value = metadata.get(attribute)
+        if value is None or not access.allows(attribute, value):
+            return False
+    return True
 
 
 def _chroma_filter(

@@ -138,14 +138,15 @@ class GuardedRetriever(BaseRetriever):
         self, query: str, *, run_manager: CallbackManagerForRetrieverRun, **kwargs: Any
     ) -> list[Document]:
         request = self._request(kwargs)
+        child = run_manager.get_child()
         documents: list[Document] = []
         if not request.skip_fetch:
             documents = self.retriever.invoke(
-                query, config={"callbacks": run_manager.get_child()}, **request.inner_kwargs
+                query, config={"callbacks": child}, **request.inner_kwargs
             )
         result = self.guard.check(query, documents, request.access)
         kept, record = conclude(result, documents, request.access, limit=request.k, **request.audit)
-        emit(record, run_manager.get_child())
+        emit(record, child)
         reject_if_asked(result, self.raise_on_reject)
         return kept
 
@@ -153,14 +154,15 @@ class GuardedRetriever(BaseRetriever):
         self, query: str, *, run_manager: AsyncCallbackManagerForRetrieverRun, **kwargs: Any
     ) -> list[Document]:
         request = self._request(kwargs)
+        child = run_manager.get_child()
         documents: list[Document] = []
         if not request.skip_fetch:
             documents = await self.retriever.ainvoke(
-                query, config={"callbacks": run_manager.get_child()}, **request.inner_kwargs
+                query, config={"callbacks": child}, **request.inner_kwargs
             )
         result = await self.guard.acheck(query, documents, request.access)
         kept, record = conclude(result, documents, request.access, limit=request.k, **request.audit)
-        await aemit(record, run_manager.get_child())
+        await aemit(record, child)
         reject_if_asked(result, self.raise_on_reject)
         return kept
 

@@ -6,13 +6,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from llama_index.core.schema import NodeWithScore, TextNode
+
 from rag_guard_integrations.core.chunk import Chunk
 from rag_guard_integrations.llama_index.events import GuardDecisionEvent, emit
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from llama_index.core.schema import NodeWithScore, QueryBundle
+    from llama_index.core.schema import QueryBundle
 
     from rag_guard_integrations.core.access import AccessContext
     from rag_guard_integrations.core.decisions import GuardResult
@@ -69,7 +71,17 @@ async def acheck_nodes(
 
 
 def _chunks(nodes: Sequence[NodeWithScore]) -> list[Chunk]:
-    return [Chunk.from_any(node, position=i) for i, node in enumerate(nodes)]
+    return [_chunk(node, i) for i, node in enumerate(nodes)]
+
+
+def _chunk(item: object, position: int) -> Chunk:
+    # A NodeWithScore around a TextNode was validated by pydantic already, so its fields are
+    # read directly: Chunk.from_any probes attributes, and on pydantic models each failed probe
+    # costs more than the guard's own per-chunk checks.
+    if isinstance(item, NodeWithScore) and isinstance(item.node, TextNode):
+        node = item.node
+        return Chunk(node.text, node.metadata, item.score, node.node_id)
+    return Chunk.from_any(item, position=position)
 
 
 def _conclude(
@@ -81,14 +93,16 @@ def _conclude(
 ) -> GuardedNodes:
     allowed = result.allowed_indices
     kept = [nodes[i] for i in allowed]
-    passed = set(allowed)
-    emit(
-        GuardDecisionEvent(
+
+    def event() -> GuardDecisionEvent:
+        passed = set(allowed)
+        return GuardDecisionEvent(
             source=source,
             summary=result.summary(),
             principal=None if access is None else access.principal,
             allowed_node_ids=[node.node.node_id for node in kept],
             denied_node_ids=[n.node.node_id for i, n in enumerate(nodes) if i not in passed],
         )
-    )
+
+    emit(event)
     return GuardedNodes(kept, result, guard.policy.no_context_refusal)

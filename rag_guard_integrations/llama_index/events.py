@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from llama_index.core.instrumentation import get_dispatcher  # type: ignore[attr-defined]
+from llama_index.core.instrumentation.event_handlers import NullEventHandler
 from llama_index.core.instrumentation.events import BaseEvent
 from pydantic import Field
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 # get_dispatcher is public (every llama_index module uses it) but imported there without
 # an explicit re-export, hence the ignore above.
@@ -44,6 +48,22 @@ class GuardDecisionEvent(BaseEvent):
         return "GuardDecisionEvent"
 
 
-def emit(event: GuardDecisionEvent) -> None:
-    """Send ``event`` to every registered instrumentation handler."""
-    dispatcher.event(event)
+def emit(build: Callable[[], GuardDecisionEvent]) -> None:
+    """Send the event ``build`` makes to every registered instrumentation handler.
+
+    The event is built only when some handler listens: building it costs about as much as the
+    guard's own checks, and by default only LlamaIndex's null handler is registered.
+    """
+    if listening():
+        dispatcher.event(build())
+
+
+def listening() -> bool:
+    """True when a handler other than the null one would receive this module's events."""
+    current = dispatcher
+    while True:
+        if any(not isinstance(h, NullEventHandler) for h in current.event_handlers):
+            return True
+        if not current.propagate:
+            return False
+        current = current.parent

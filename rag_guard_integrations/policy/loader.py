@@ -77,6 +77,11 @@ def load_policy(*refs: str | Path) -> Policy:
 
 def parse_policy(text: str, source: str = "<string>") -> Policy:
     """Validate a policy given as YAML text (its ``extends`` resolve from the working folder)."""
+    if not isinstance(text, str):
+        raise PolicyError(
+            f"{source}: the policy text is a {type(text).__name__}; pass YAML as a str "
+            "(load_policy reads a file)"
+        )
     data = _parse(text, source)
     files: list[tuple[str, dict[str, Any]]] = []
     seen: set[Path] = set()

@@ -12,7 +12,7 @@ from __future__ import annotations
 from rag_guard_integrations.classify.recognizers.account_number import ACCOUNT_NUMBER
 from rag_guard_integrations.classify.recognizers.credit_card import CREDIT_CARD
 from rag_guard_integrations.classify.recognizers.date_of_birth import DATE_OF_BIRTH
-from rag_guard_integrations.classify.recognizers.email import EMAIL
+from rag_guard_integrations.classify.recognizers.email_address import EMAIL
 from rag_guard_integrations.classify.recognizers.iban import IBAN
 from rag_guard_integrations.classify.recognizers.icd10 import ICD10
 from rag_guard_integrations.classify.recognizers.ip_address import IP_ADDRESS

@@ -1,0 +1,127 @@
+"""Linear time on adversarial text: seconds per MB at 1, 2, 5 and 10 MB for each matching stage:
+``python benchmarks/bench_redos.py [--sizes 1,2,5,10] [--json]``.
+
+The text repeats a unit built to hurt: runs that make ``(a+)+$``, ``(a|aa)*c``, ``(x+x+)+y`` and
+``(.*a){20}`` backtrack exponentially, look-alike, full-width and zero-width characters (the slow
+normalisation path), near-miss fingerprints (a termination verb, no period), digit runs and
+Luhn-failing card numbers, and broken e-mail addresses. Stages, each timed on its own:
+
+- ``normalize``: :func:`normalize` of the whole text (longer than the cache limit, so uncached);
+- ``fingerprints``: every ``contracts`` fingerprint searched in the normalised text;
+- ``catastrophic``: the four backtracking traps searched in the normalised text;
+- ``recognisers``: :class:`PatternClassifier` with every built-in recogniser, cache off;
+- ``combination``: the ``default`` pack's rules over the text cut into 1 KB labelled chunks.
+
+Linear growth shows as a flat seconds-per-MB column.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import sys
+import time
+from typing import TYPE_CHECKING
+
+from rag_guard_integrations import load_policy
+from rag_guard_integrations.classify.pattern import PatternClassifier
+from rag_guard_integrations.core.normalize import normalize
+from rag_guard_integrations.core.patterns import compile_pattern
+from rag_guard_integrations.guards.combination import CombinationGuard, Labelled
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+CATASTROPHIC = ("(a+)+$", "(a|aa)*c", "(x+x+)+y", "(.*a){20}")
+UNIT = (
+    "a" * 40 + "! " + "x" * 30 + " "
+    "\u0430\uff42\u0441\u200bd\u00ade\u202e "
+    "terminate " + "9" * 25 + " written " * 3 + "4111 1111 1111 1112 " + "a@b" * 5 + " "
+)
+CHUNK_BYTES = 1_000
+
+
+def adversarial(megabytes: int) -> str:
+    """The unit repeated to ``megabytes`` of UTF-8."""
+    unit_bytes = len(UNIT.encode("utf-8"))
+    return UNIT * (megabytes * 1_000_000 // unit_bytes)
+
+
+def stages() -> dict[str, Callable[[str, str], object]]:
+    """Each stage as a function of (text, normalised text), compiled outside the timing."""
+    fingerprints = [
+        compile_pattern(spec.fingerprint_regex)
+        for spec in load_policy("contracts").clauses.values()
+        if spec.fingerprint_regex is not None
+    ]
+    traps = [compile_pattern(p) for p in CATASTROPHIC]
+    classifier = PatternClassifier(cache_size=0)
+    default = load_policy("default")
+    combination = CombinationGuard(default.rules, default.linking.keys)
+    labels = sorted({label for rule in default.rules for label in rule.trigger.all_present})
+
+    def combine(text: str, _: str) -> object:
+        rng = random.Random(7)
+        items = [
+            Labelled(
+                i,
+                frozenset(rng.sample(labels, 2)),
+                rng.random(),
+                {"entity": f"e{rng.randrange(50)}"},
+            )
+            for i in range(max(1, len(text.encode("utf-8")) // CHUNK_BYTES))
+        ]
+        return combination(items)
+
+    return {
+        "normalize": lambda text, _: normalize(text),
+        "fingerprints": lambda _, folded: [p.search(folded) for p in fingerprints],
+        "catastrophic": lambda _, folded: [p.search(folded) for p in traps],
+        "recognisers": lambda text, _: classifier.classify(text),
+        "combination": combine,
+    }
+
+
+def measure(sizes: list[int]) -> dict[str, dict[int, float]]:
+    """Seconds per MB of each stage at each size."""
+    timed = stages()
+    per_mb: dict[str, dict[int, float]] = {name: {} for name in timed}
+    for size in sizes:
+        text = adversarial(size)
+        folded = normalize(text)
+        megabytes = len(text.encode("utf-8")) / 1e6
+        for name, stage in timed.items():
+            start = time.perf_counter()
+            stage(text, folded)
+            per_mb[name][size] = (time.perf_counter() - start) / megabytes
+    return per_mb
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Print seconds per MB by stage and size, as a table or JSON."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="1,2,5,10", help="sizes in MB, comma separated")
+    parser.add_argument("--json", action="store_true", help="machine-readable output")
+    args = parser.parse_args(argv)
+    sizes = [int(s) for s in args.sizes.split(",")]
+    if hasattr(os, "sched_setaffinity"):
+        os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})  # one core
+    per_mb = measure(sizes)
+    if args.json:
+        print(json.dumps({"seconds_per_mb": per_mb}, indent=2))
+    else:
+        from rag_guard_integrations.cli.output import table  # noqa: PLC0415 - only for the table
+
+        headers = ("stage", *(f"s/MB at {s} MB" for s in sizes), f"ratio {sizes[-1]}/{sizes[0]}")
+        rows = [
+            (name, *(round(v[s], 4) for s in sizes), round(v[sizes[-1]] / v[sizes[0]], 2))
+            for name, v in per_mb.items()
+        ]
+        print(table(headers, rows))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

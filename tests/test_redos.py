@@ -1,0 +1,160 @@
+"""ReDoS and size: patterns catastrophic for backtracking engines run on RE2 or are refused at load.
+
+Timing is not asserted here (see ``benchmarks/bench_redos.py``): on a backtracking engine the
+checks below would not finish at these input sizes, so finishing, with the right verdict, is
+the test.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from rag_guard_integrations import AccessContext, Chunk, Guard, PolicyError, parse_policy
+from rag_guard_integrations.classify.pattern import PatternClassifier
+from rag_guard_integrations.core.patterns import compile_pattern, compile_untrusted, matches
+
+SIZE = 200_000
+# Each pattern with an input that makes a backtracking engine try exponentially many ways,
+# and whether the pattern really occurs in that input.
+CATASTROPHIC = [
+    ("(a+)+$", "a" * SIZE + "!", False),
+    ("(a|aa)*c", "a" * SIZE, False),
+    ("(x+x+)+y", "x" * SIZE, False),
+    ("(.*a){20}", "a" * 19 + "b" * SIZE, False),
+    ("(a+)+$", "a" * SIZE, True),
+]
+PATTERNS = list(dict.fromkeys(p for p, _, _ in CATASTROPHIC))
+CASES = [f"{p}-{'match' if found else 'miss'}" for p, _, found in CATASTROPHIC]
+
+
+def policy_with(pattern: str) -> str:
+    """A policy that puts ``pattern`` everywhere a policy can hold a regex."""
+    quoted = pattern.replace("'", "''")
+    return f"""
+version: 1
+access: {{attributes: [tenant]}}
+clauses:
+  TRAP:
+    intents: ['\\btrap\\b', '{quoted}']
+    fingerprint: '{quoted}'
+domain:
+  blocklist: [bitcoin]
+  identifier_pattern: '({quoted})'
+  min_similarity: 0.1
+classifiers:
+  patterns:
+    - {{name: trap, label: trapped, regex: '{quoted}'}}
+rules:
+  - name: trapped_twice
+    trigger: {{all_present: [trapped, other]}}
+"""
+
+
+@pytest.mark.parametrize("pattern", PATTERNS)
+def test_catastrophic_pattern_loads_and_compiles_with_re2(pattern: str) -> None:
+    """Each catastrophic pattern is accepted in every regex field and compiled by RE2."""
+    policy = parse_policy(policy_with(pattern))
+    assert policy.clauses["TRAP"].fingerprint == pattern
+    assert type(compile_pattern(pattern)).__module__ == "re2"
+    assert type(compile_untrusted(pattern)).__module__ == "re2"
+
+
+@pytest.mark.parametrize(("pattern", "text", "found"), CATASTROPHIC, ids=CASES)
+def test_catastrophic_pattern_on_adversarial_text_finishes(
+    pattern: str, text: str, found: bool
+) -> None:
+    """Matching a catastrophic pattern against its worst input finishes with the right answer."""
+    assert matches(pattern, text) is found
+    assert matches(pattern, text, untrusted=True) is found
+
+
+@pytest.mark.parametrize(("pattern", "text", "found"), CATASTROPHIC, ids=CASES)
+def test_guard_check_with_catastrophic_policy_finishes(
+    pattern: str, text: str, found: bool
+) -> None:
+    """A 200 KB adversarial chunk and query through every stage of such a policy: the query
+    stage, access, an adversarial hint, the fingerprint, the classifier and the rules."""
+    guard = Guard(parse_policy(policy_with(pattern)))
+    meta = {"tenant": "t", "clause_id": "TRAP", "trap_regex_hint": pattern}
+    chunks = [Chunk(text, meta, score=0.9), Chunk(text, {**meta, "tenant": "other"}, score=0.9)]
+    result = guard.check(f"trap {text}", chunks, access=AccessContext(tenant={"t"}))
+    assert result.query.allowed
+    assert result.query.intents == ("TRAP",)
+    first, second = result.decisions
+    assert (first.allowed, first.stage) == ((True, "passed") if found else (False, "hint"))
+    assert second.stage == "access"
+    if found:
+        assert first.labels == {"trapped"}
+
+
+@pytest.mark.parametrize(("pattern", "text", "found"), CATASTROPHIC, ids=CASES)
+def test_pattern_classifier_on_adversarial_text_finishes(
+    pattern: str, text: str, found: bool
+) -> None:
+    """The classifier built from such a policy labels a 200 KB adversarial text correctly."""
+    classifier = PatternClassifier.from_policy(parse_policy(policy_with(pattern)), cache_size=0)
+    result = classifier.classify(text)
+    assert result.error is None
+    assert result.labels == ({"trapped"} if found else set())
+
+
+def test_non_ascii_adversarial_text_is_normalised_then_matched() -> None:
+    """Cyrillic look-alikes and zero-width characters (the slow normalisation path) fold into
+    the adversarial run, which RE2 then matches in one pass."""
+    text = "\u0430\u200b" * (SIZE // 2) + "!"
+    assert not matches("(a+)+$", text)
+    assert matches("(a+)+!$", text)
+
+
+@pytest.mark.parametrize(
+    ("pattern", "problem"),
+    [
+        ("(a)\\1", "invalid escape sequence"),
+        ("(?=a)b", "invalid perl operator"),
+        ("(?<=a)b", "invalid perl operator"),
+        ("(?>a+)b", "invalid perl operator"),
+        ("a++b", "bad repetition operator"),
+        ("(.*a){2000}", "invalid repetition size"),
+        ("((a{100}){100}){100}", "invalid repetition size"),
+    ],
+)
+@pytest.mark.parametrize("field", ["intent", "fingerprint", "identifier", "classifier"])
+def test_pattern_re2_cannot_run_is_refused_at_load(pattern: str, problem: str, field: str) -> None:
+    """Backreferences, lookaround, atomic and possessive groups and huge repetitions are a
+    PolicyError naming the key path and the RE2 problem, in every regex field."""
+    text = {
+        "intent": f"clauses:\n  X:\n    intents: ['{pattern}']\n",
+        "fingerprint": f"clauses:\n  X:\n    intents: [x]\n    fingerprint: '{pattern}'\n",
+        "identifier": f"domain:\n  identifier_pattern: '{pattern}'\n",
+        "classifier": f"classifiers:\n  patterns:\n    - {{name: n, label: l, regex: '{pattern}'}}\n",
+    }[field]
+    with pytest.raises(PolicyError) as caught:
+        parse_policy(text)
+    message = str(caught.value)
+    assert "is not a pattern RE2 can run" in message
+    assert problem in message
+    assert "\n" not in message
+
+
+@pytest.mark.parametrize(
+    "hint",
+    [r"\pL{1000}", r"(?:\pL|\pN){1000}", "(a)\\1", "x" * 200_000],
+    ids=["letters_x1000", "alternation_x1000", "backreference", "long_literal"],
+)
+def test_expensive_or_invalid_hint_is_denied_not_compiled_at_any_cost(hint: str) -> None:
+    """An index hint too large for the untrusted budget (a second and megabytes to compile
+    otherwise) or not RE2 denies its chunk and says so; the other chunk is unaffected."""
+    guard = Guard(parse_policy("version: 1\n"))
+    chunks = [Chunk("some text", {"x_regex_hint": hint}), Chunk("some text")]
+    result = guard.check("q", chunks)
+    assert [d.allowed for d in result.decisions] == [False, True]
+    assert result.decisions[0].reason == "untrusted x_regex_hint cannot be compiled by RE2 (denied)"
+
+
+def test_hint_within_the_budget_still_restricts() -> None:
+    """The untrusted budget still runs ordinary hints: a matching one passes, a missing one denies."""
+    guard = Guard(parse_policy("version: 1\n"))
+    text = "payable within thirty (30) days of invoice"
+    ok = Chunk(text, {"x_regex_hint": r"within [^.;]{0,250}\(\d+\) days"})
+    off = Chunk(text, {"x_regex_hint": r"within [^.;]{0,250}\(\d+\) weeks"})
+    assert guard.check("q", [ok, off]).allowed == [ok]
