@@ -2,31 +2,52 @@
 
 from __future__ import annotations
 
-import functools
-import json
 import logging
 import pickle
+import warnings
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from rag_guard_integrations.classify.base import Classification
-from rag_guard_integrations.classify.tagging import metadata_key, tag_batch
-from rag_guard_integrations.core.errors import InputError, RagGuardError
+from rag_guard_integrations.core.errors import RagGuardError
+from rag_guard_integrations.scale_worker import (
+    KEPT,
+    RETRIED,
+    TAGGED,
+    BatchOptions,
+    TagWorker,
+    records_of,
+    table_of,
+    tag_in_task,
+)
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterator, Mapping, Sequence
+    from collections.abc import Callable, Iterator
 
     from rag_guard_integrations.classify.base import Classifier
-    from rag_guard_integrations.policy.schema import LabelSpec, Policy
+    from rag_guard_integrations.policy.schema import Policy
 
 INSTALL_HINT = "pip install 'rag-guard-integrations[ray]'"
 KINDS = ("pattern", "embedding", "llm")
-DEFAULT_BATCH_SIZE = 512
+__all__ = [
+    "DEFAULT_BATCH_SIZE",
+    "INSTALL_HINT",
+    "KEPT",
+    "RETRIED",
+    "TAGGED",
+    "ClassifierSpec",
+    "RayEngineError",
+    "RayUnavailableError",
+    "import_ray",
+    "ray_session",
+    "records_of",
+    "table_of",
+    "tag_dataset",
+]
+DEFAULT_BATCH_SIZE = 2048  # records per task: Ray adds a few ms to each, so not fewer
 # Ray retries a batch whose worker died (crash, lost node) this often. Bounded: a record that
 # kills its worker every time must fail the run, not restart workers forever.
 MAX_RETRIES = 3
-KEPT, TAGGED, RETRIED = "kept", "tagged", "retried"
 
 
 class RayEngineError(RagGuardError):
@@ -80,21 +101,22 @@ class ClassifierSpec:
 
         return build_classifier(self.kind, self.model, policy)
 
-    def load_policy(self) -> Policy | None:
-        """The policy ``policy`` names, or None."""
-        if self.policy is None:
-            return None
-        from rag_guard_integrations.policy.loader import load_policy  # noqa: PLC0415
+    def check(self) -> Policy | None:
+        """Load the policy and build the classifier once, so that a bad policy or model name
+        fails on the driver, in one line, before any worker starts (building loads no model
+        and calls no server). A ``factory`` is left for the workers to run.
 
-        return load_policy(self.policy)
+        Returns:
+            The policy ``policy`` names, or None.
+        """
+        policy = None
+        if self.policy is not None:
+            from rag_guard_integrations.policy.loader import load_policy  # noqa: PLC0415
 
-
-@dataclass(frozen=True)
-class _Options:
-    text_column: str
-    json_column: str | None
-    status_column: str | None
-    overwrite: bool
+            policy = load_policy(self.policy)
+        if self.factory is None:
+            self.build(policy)
+        return policy
 
 
 def tag_dataset(
@@ -133,9 +155,9 @@ def tag_dataset(
             CPU of the cluster); ignored for the pattern classifier, which runs as tasks.
 
     Returns:
-        The lazily tagged ``ray.data.Dataset``, in the order Ray Data's execution options
-        give (set ``DataContext.get_current().execution_options.preserve_order = True`` to
-        keep input order).
+        The lazily tagged ``ray.data.Dataset``. Its order is the one Ray Data's execution
+        options give: set ``ds.context.execution_options.preserve_order = True`` on the input
+        to keep input order.
 
     Example:
         >>> import ray.data  # doctest: +SKIP
@@ -146,30 +168,35 @@ def tag_dataset(
     ray = import_ray()
     if batch_size < 1:
         raise ValueError(f"batch_size={batch_size!r} must be at least 1")
-    policy = classifier_spec.load_policy()
-    if classifier_spec.factory is None:
-        # Built once here so that a bad policy or model name fails on the driver, in one line,
-        # before any worker starts (construction loads no model and calls no server).
-        classifier_spec.build(policy)
-    options = _Options(
+    policy = classifier_spec.check()
+    options = BatchOptions(
         text_column,
         json_column,
         status_column,
         overwrite=policy is not None and policy.classify == "always",
     )
     arguments = {"spec": classifier_spec, "policy": pickle.dumps(policy), "options": options}
-    common: dict[str, Any] = {"batch_size": batch_size, "batch_format": "pyarrow"}
-    if classifier_spec.stateless:
-        return ds.map_batches(_tag_in_task, fn_kwargs=arguments, max_retries=MAX_RETRIES, **common)
-    cpus = int(ray.cluster_resources().get("CPU", 1))
-    return ds.map_batches(
-        _TagWorker,
-        fn_constructor_kwargs=arguments,
-        concurrency=concurrency or max(1, cpus),
-        max_restarts=MAX_RETRIES,
-        max_task_retries=MAX_RETRIES,
-        **common,
-    )
+    with warnings.catch_warnings():
+        # Ray 2.60 deprecates remote args such as max_retries without a named replacement yet.
+        warnings.filterwarnings("ignore", "`ray_remote_args` is deprecated", DeprecationWarning)
+        if classifier_spec.stateless:
+            return ds.map_batches(
+                tag_in_task,
+                fn_kwargs=arguments,
+                batch_size=batch_size,
+                batch_format="pyarrow",
+                max_retries=MAX_RETRIES,
+            )
+        size = concurrency or max(1, int(ray.cluster_resources().get("CPU", 1)))
+        return ds.map_batches(
+            TagWorker,
+            fn_constructor_kwargs=arguments,
+            batch_size=batch_size,
+            batch_format="pyarrow",
+            compute=ray.data.ActorPoolStrategy(size=size),
+            max_restarts=MAX_RETRIES,
+            max_task_retries=MAX_RETRIES,
+        )
 
 
 def import_ray() -> Any:
@@ -203,7 +230,7 @@ def ray_session(address: str | None = None, num_cpus: int | None = None) -> Iter
     if ray.is_initialized():
         yield ray
         return
-    quiet: dict[str, Any] = {"log_to_driver": False, "logging_level": logging.WARNING}
+    quiet: dict[str, Any] = {"log_to_driver": False, "logging_level": logging.ERROR}
     try:
         if address is None:
             ray.init(num_cpus=num_cpus, include_dashboard=False, **quiet)
@@ -216,125 +243,8 @@ def ray_session(address: str | None = None, num_cpus: int | None = None) -> Iter
     context = ray.data.DataContext.get_current()
     context.enable_progress_bars = False  # the caller shows its own progress
     context.print_on_execution_start = False
-    logging.getLogger("ray.data").setLevel(logging.WARNING)
+    logging.getLogger("ray.data").setLevel(logging.ERROR)
     try:
         yield ray
     finally:
         ray.shutdown()
-
-
-def _tag_in_task(batch: Any, spec: ClassifierSpec, policy: bytes, options: _Options) -> Any:
-    return _tag_table(batch, _cached_classifier(spec, policy), options)
-
-
-@functools.lru_cache(maxsize=8)
-def _cached_classifier(spec: ClassifierSpec, policy: bytes) -> Classifier:
-    # Ray reuses worker processes across tasks: build the classifier once per process.
-    return spec.build(pickle.loads(policy))  # pickled by our own driver
-
-
-class _TagWorker:
-    """One actor of the pool: builds its classifier (loads its model) once, then tags batches."""
-
-    def __init__(self, spec: ClassifierSpec, policy: bytes, options: _Options) -> None:
-        self._classifier = spec.build(pickle.loads(policy))
-        self._options = options
-
-    def __call__(self, batch: Any) -> Any:
-        return _tag_table(batch, self._classifier, self._options)
-
-
-def _tag_table(batch: Any, classifier: Classifier, options: _Options) -> Any:
-    """Tag one Arrow batch: decode its records, label them, encode them in the same form."""
-    import pyarrow as pa  # noqa: PLC0415 - part of the ray extra
-
-    records = records_of(batch, options.json_column)
-    tagged, statuses = _tag_records(records, classifier, options.text_column, options.overwrite)
-    if options.json_column is None:
-        out = pa.Table.from_pylist(tagged) if tagged else batch
-    else:
-        lines = pa.array([json.dumps(r, ensure_ascii=False) for r in tagged], pa.string())
-        index = batch.schema.get_field_index(options.json_column)
-        out = batch.set_column(index, options.json_column, lines)
-    if options.status_column is not None:
-        out = out.append_column(options.status_column, pa.array(statuses, pa.string()))
-    return out
-
-
-def records_of(batch: Any, json_column: str | None) -> list[dict[str, Any]]:
-    """The records of an Arrow batch: its rows, or the JSON objects in ``json_column``."""
-    if json_column is None:
-        rows: list[dict[str, Any]] = batch.to_pylist()
-        return rows
-    if json_column not in batch.column_names:
-        raise InputError(f"no column {json_column!r} (columns: {', '.join(batch.column_names)})")
-    records = []
-    for index, line in enumerate(batch.column(json_column).to_pylist()):
-        record = json.loads(line) if isinstance(line, str) else None
-        if not isinstance(record, dict):
-            raise InputError(f"{json_column}[{index}] is not a JSON object; one record per row")
-        records.append(record)
-    return records
-
-
-def _tag_records(
-    records: Sequence[dict[str, Any]],
-    classifier: Classifier,
-    text_column: str = "text",
-    overwrite: bool = False,
-) -> tuple[list[dict[str, Any]], list[str]]:
-    """The tagged records and what happened to each (``kept``, ``tagged`` or ``retried``)."""
-    isolating = _OneByOneOnFailure(classifier)
-    # tag_batch reads the text under "text": show it the chosen column there.
-    views = (
-        records if text_column == "text" else [{**r, "text": r.get(text_column)} for r in records]
-    )
-    out: list[dict[str, Any]] = []
-    statuses: list[str] = []
-    for record, item in zip(records, tag_batch(views, isolating, overwrite=overwrite), strict=True):
-        if item.classification is None:
-            out.append(dict(record))
-            statuses.append(KEPT)
-        else:
-            key = metadata_key(record)
-            out.append({**record, key: item.record[key]})
-            statuses.append(RETRIED if isolating.retried else TAGGED)
-    return out, statuses
-
-
-class _OneByOneOnFailure:
-    """A classifier that, when a batch call raises or miscounts, classifies each text alone,
-    so one bad record does not cost its whole batch its labels."""
-
-    def __init__(self, classifier: Classifier) -> None:
-        self._classifier = classifier
-        self.retried = False
-
-    def classify(self, text: str) -> Classification:
-        return self.classify_many([text])[0]
-
-    def classify_many(self, texts: Sequence[str]) -> list[Classification]:
-        try:
-            found = list(self._classifier.classify_many(texts))
-        except Exception:  # each text is tried again alone just below
-            found = []
-        if len(found) == len(texts):
-            return found
-        self.retried = True
-        return [self._alone(text) for text in texts]
-
-    async def aclassify_many(self, texts: Sequence[str]) -> list[Classification]:
-        return self.classify_many(texts)
-
-    def bind(self, vocabulary: Mapping[str, LabelSpec]) -> _OneByOneOnFailure:
-        return _OneByOneOnFailure(self._classifier.bind(vocabulary))
-
-    def _alone(self, text: str) -> Classification:
-        # The same reasons, in the same words, as the local engine gives.
-        try:
-            found = list(self._classifier.classify_many([text]))
-        except Exception as error:  # fail closed: the record carries unclassified
-            return Classification.failed(f"classifier failed: {type(error).__name__}: {error}")
-        if len(found) != 1:
-            return Classification.failed(f"classifier returned {len(found)} results for 1 texts")
-        return found[0]

@@ -12,6 +12,7 @@ from rag_guard_integrations import Chunk, load_policy, parse_policy
 from rag_guard_integrations.data import load_corpus, load_queries
 from rag_guard_integrations.embeddings import cosine
 from rag_guard_integrations.evaluation.retrieval import CosineIndex
+from rag_guard_integrations.guards import domain as domain_module
 from rag_guard_integrations.guards.domain import TIERS, DomainGuard
 from rag_guard_integrations.policy.schema import DomainSpec
 
@@ -271,6 +272,19 @@ def test_similarity_source_is_embedder_and_cached(embedder: MiniLMEmbedder) -> N
     fresh.decide(query, chunks)
     fresh.decide("cement strength", chunks)
     assert (counting.queries, counting.documents) == (2, 3)
+
+
+def test_pure_python_cosine_matches_numpy(
+    embedder: MiniLMEmbedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without numpy (a core-only install) the guard computes the same similarity."""
+    chunks = [Chunk(c.text) for c in load_corpus("bis")[:4]]
+    query = "white cement whiteness"
+    with_numpy = DomainGuard(SPEC, embedder).decide(query, chunks).similarity
+    monkeypatch.setattr(domain_module, "_numpy", lambda: None)
+    without = DomainGuard(SPEC, embedder).decide(query, chunks)
+    assert without.similarity == pytest.approx(with_numpy, abs=1e-5)
+    assert without.similarity_source == "embedder"
 
 
 def test_scored_chunks_never_touch_the_embedder(embedder: MiniLMEmbedder) -> None:

@@ -30,13 +30,17 @@ CYRILLIC_LOWER = dict(zip("acdehijopqswxy", "асԁеһіјорԛѕԝху", stri
 GREEK_LOWER = dict(zip("aeikvoptuxwn", "αεικνορτυχωη", strict=True))
 CYRILLIC_UPPER = dict(zip("ABCEHIJKMOPSTXY", "АВСЕНІЈКМОРЅТХУ", strict=True))
 GREEK_UPPER = dict(zip("ABEHIKMNOPTXYZ", "ΑΒΕΗΙΚΜΝΟΡΤΧΥΖ", strict=True))
+SMALL_CAPITALS = dict(zip("abcdefghijklmnoprstuvwyz", "ᴀʙᴄᴅᴇꜰɢʜɪᴊᴋʟᴍɴᴏᴘʀꜱᴛᴜᴠᴡʏᴢ", strict=True))
 HOMOGLYPH_TABLES = {
     "cyrillic_lower": CYRILLIC_LOWER,
     "greek_lower": GREEK_LOWER,
     "cyrillic_upper": CYRILLIC_UPPER,
     "greek_upper": GREEK_UPPER,
+    "small_capitals": SMALL_CAPITALS,
 }
+# Zero-width characters, and blank characters that render as nothing.
 ZERO_WIDTH = {"zwsp": "\u200b", "zwnj": "\u200c", "zwj": "\u200d", "wj": "\u2060", "bom": "\ufeff"}
+BLANK = {"hangul_filler": "\u3164", "halfwidth_hangul_filler": "\uffa0", "braille_blank": "\u2800"}
 BIDI = {f"bidi_{ord(c):04x}": c for c in "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"}
 FULL_WIDTH = {i: i + 0xFEE0 for i in range(0x21, 0x7F)} | {0x20: 0x3000}
 ACCENTED = str.maketrans("aeiouncAEIOUNC", "áéíóúñçÁÉÍÓÚÑÇ")
@@ -56,9 +60,7 @@ def after_letters(mark: str) -> Callable[[str], str]:
 
 def look_alike(table: dict[str, str], upper: bool) -> Callable[[str], str]:
     """Case the text as the table needs, then swap every letter the table knows."""
-    return lambda text: "".join(
-        table.get(c, c) for c in (text.upper() if upper else text.lower())
-    )
+    return lambda text: "".join(table.get(c, c) for c in (text.upper() if upper else text.lower()))
 
 
 def alternate_case(text: str) -> str:
@@ -77,6 +79,7 @@ def combined(text: str) -> str:
 
 TRANSFORMS: dict[str, Callable[[str], str]] = {
     **{name: inside_words(char) for name, char in ZERO_WIDTH.items()},
+    **{name: inside_words(char) for name, char in BLANK.items()},
     "soft_hyphen": inside_words("\u00ad"),
     **{name: inside_words(char) for name, char in BIDI.items()},
     "full_width": lambda text: text.translate(FULL_WIDTH),
@@ -261,9 +264,7 @@ def test_fingerprints_survive_spelling_tricks(
 
 
 @pytest.mark.parametrize("name", TRANSFORMS)
-def test_blocklisted_queries_stay_rejected(
-    name: str, bis: Guard, bis_chunks: list[Chunk]
-) -> None:
+def test_blocklisted_queries_stay_rejected(name: str, bis: Guard, bis_chunks: list[Chunk]) -> None:
     """A transformed blocklist term is still rejected at tier 1, naming the same term."""
     failed = []
     for term, query in BLOCKED_QUERIES:

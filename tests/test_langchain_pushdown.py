@@ -16,9 +16,11 @@ from langchain_support import (
     contract_store,
 )
 
-from rag_guard_integrations import AccessContext, Guard, parse_policy
+from rag_guard_integrations import AccessContext, Chunk, Guard, parse_policy
+from rag_guard_integrations.core.request import Request
+from rag_guard_integrations.guards.access import AccessGuard
 from rag_guard_integrations.langchain import GuardedRetriever, MiniLMEmbeddings
-from rag_guard_integrations.langchain.pushdown import CHROMA, IN_MEMORY, plan_pushdown
+from rag_guard_integrations.langchain.pushdown import CHROMA, IN_MEMORY, admits, plan_pushdown
 
 if TYPE_CHECKING:
     from langchain_core.documents import Document
@@ -166,8 +168,11 @@ def test_in_memory_keeps_the_callers_filter(store: InMemoryVectorStore) -> None:
     )
     retriever = GuardedRetriever(retriever=inner, guard=Guard(parse_policy(ACCESS_ONLY)))
     fetched, out, _ = fetched_and_returned(retriever, {"contract_type": ["MSA", "SOW"]})
-    assert sorted(d.id for d in fetched) == ["msa-termination-notice", "sow-termination-notice"]
-    assert sorted(d.id for d in out) == sorted(d.id for d in fetched)
+    assert sorted(str(d.id) for d in fetched) == [
+        "msa-termination-notice",
+        "sow-termination-notice",
+    ]
+    assert sorted(str(d.id) for d in out) == sorted(str(d.id) for d in fetched)
 
 
 @pytest.mark.parametrize("allowed", [["MSA"], ["SOW", "NDA"]])
@@ -180,7 +185,9 @@ def test_chroma_fetches_only_authorised(chroma: Any, allowed: list[str]) -> None
     fetched, out, event = fetched_and_returned(retriever, {"contract_type": allowed})
     assert len(fetched) == 8
     assert _types(fetched) <= set(allowed)
-    assert sorted(d.id for d in out) == sorted(f"{t.lower()}-termination-notice" for t in allowed)
+    assert sorted(str(d.id) for d in out) == sorted(
+        f"{t.lower()}-termination-notice" for t in allowed
+    )
     assert event["pushdown"] == CHROMA
 
 
@@ -192,8 +199,8 @@ def test_chroma_two_attributes_and_caller_filter(chroma: Any) -> None:
     )
     access = {"contract_type": ["MSA", "SOW"], "clause_id": ["TERMINATION_NOTICE", "RENEWAL"]}
     fetched, out, _ = fetched_and_returned(retriever, access)
-    assert sorted(d.id for d in fetched) == ["msa-renewal", "msa-termination-notice"]
-    assert sorted(d.id for d in out) == ["msa-renewal", "msa-termination-notice"]
+    assert sorted(str(d.id) for d in fetched) == ["msa-renewal", "msa-termination-notice"]
+    assert sorted(str(d.id) for d in out) == ["msa-renewal", "msa-termination-notice"]
 
 
 @pytest.mark.parametrize("make", ["in_memory", "chroma"])
@@ -230,3 +237,33 @@ def test_memory_filter_must_be_callable(store: InMemoryVectorStore) -> None:
     )
     with pytest.raises(TypeError, match="must be a callable"):
         retriever.invoke(QUERY, access={"contract_type": list(CONTRACT_TYPES)})
+
+
+@pytest.mark.parametrize(
+    "metadata",
+    [
+        {"contract_type": "MSA"},
+        {"contract_type": "SOW"},
+        {},
+        {"contract_type": None},
+        {"contract_type": 5},
+        {"contract_type": ["MSA"]},
+        {"contract_type": ["MSA", "SOW"]},
+        {"contract_type": []},
+        {"contract_type": "MSA", "region": "EU"},
+        {"contract_type": "MSA", "region": "US"},
+    ],
+)
+@pytest.mark.parametrize(
+    "access",
+    [
+        AccessContext(contract_type={"MSA", "5"}, region={"EU"}),
+        AccessContext(contract_type={"MSA"}),
+        AccessContext(region={"EU"}),
+    ],
+)
+def test_store_filter_agrees_with_the_guard(metadata: dict[str, Any], access: Any) -> None:
+    """The in-memory filter admits exactly the chunks the guard's access stage admits."""
+    attributes = ("contract_type", "region")
+    verdict = AccessGuard(attributes)(Chunk("text", metadata), Request("q", "q", (), access))
+    assert admits(attributes, access, metadata) is (verdict is None)

@@ -31,6 +31,7 @@ from rag_guard_integrations.langchain.chain import build_rag_chain
 
 if TYPE_CHECKING:
     from langchain_core.retrievers import BaseRetriever
+    from langchain_core.runnables import RunnableConfig
 
 REFUSAL = "No authorized matching clause found."
 ACCESS_ONLY = "access: {attributes: [contract_type]}"
@@ -48,9 +49,11 @@ def contracts_guard() -> Guard:
     return Guard.from_policy("contracts")
 
 
-def configured(types: list[str] | None) -> dict[str, Any]:
+def configured(types: list[str] | None) -> RunnableConfig:
     """A runnable config carrying the caller's contract types, or none."""
-    return {"configurable": {"access": {"contract_type": types}}} if types is not None else {}
+    if types is None:
+        return {}
+    return {"configurable": {"access": {"contract_type": types}}}
 
 
 def guarded_contracts(k: int = 4, **params: Any) -> GuardedRetriever:
@@ -119,7 +122,7 @@ async def test_astream_events_carry_the_guard_result(store: Any, contracts_guard
         if e["event"] == "on_custom_event"
     ]
     assert [e["name"] for e in events] == [EVENT_NAME]
-    data = events[0]["data"]
+    data: dict[str, Any] = dict(events[0]["data"])
     assert data["returned"] == 1
     assert data["fetched"] == data["dropped"] + data["allowed"]
     assert data["pushdown"] == "in_memory"
@@ -359,3 +362,17 @@ def test_access_field_takes_a_mapping() -> None:
         retriever=retriever.retriever, guard=retriever.guard, access={"contract_type": ["MSA"]}
     )
     assert other.access == AccessContext(contract_type={"MSA"})
+
+
+def test_chain_does_not_ask_the_model_without_context(store: Any, contracts_guard: Guard) -> None:
+    """When nothing passes, the refusal is the answer and the model is never called."""
+
+    class Unreachable(EchoContextChat):
+        def _call(self, *args: Any, **kwargs: Any) -> str:
+            raise AssertionError("the model was asked without context")
+
+    retriever = GuardedRetriever(retriever=store.as_retriever(), guard=contracts_guard)
+    chain = build_rag_chain(retriever, Unreachable())
+    assert chain.invoke(QUERY) == REFUSAL
+    custom = build_rag_chain(retriever, Unreachable(), refusal="Nothing you may see.")
+    assert custom.invoke(QUERY, config=configured([])) == "Nothing you may see."

@@ -9,6 +9,8 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
 import pytest
+from llama_index.core import Document
+from llama_index.core.instrumentation import get_dispatcher  # type: ignore[attr-defined]
 from llama_index.core.schema import MetadataMode, NodeWithScore, QueryBundle, TextNode
 from llama_index_support import (
     MSA,
@@ -31,6 +33,7 @@ from rag_guard_integrations.llama_index import (
     guard_access,
     query_with_access,
 )
+from rag_guard_integrations.llama_index.events import listening
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -304,3 +307,27 @@ def test_class_name_and_serialisation(guard: Guard) -> None:
     assert data["class_name"] == "GuardPostprocessor"
     assert data["access"] == {"principal": None, "contract_type": ["MSA"]}
     assert "guard" not in data
+
+
+def test_document_nodes_are_checked_like_text_nodes(guard: Guard) -> None:
+    """A Document (not a TextNode) is converted through Chunk.from_any and judged the same."""
+    text = "Either party may terminate this Agreement on thirty (30) days' written notice."
+    metadata = {"contract_type": "MSA", "clause_id": "TERMINATION_NOTICE"}
+    nodes = [
+        NodeWithScore(node=Document(text=text, metadata=metadata), score=0.7),
+        NodeWithScore(node=Document(text=text, metadata={**metadata, "contract_type": "SOW"})),
+    ]
+    kept = GuardPostprocessor(guard=guard, access=MSA).postprocess_nodes(nodes, query_str=QUERY)
+    assert len(kept) == 1
+    assert kept[0] is nodes[0]
+
+
+def test_events_are_built_only_for_listeners(recorder: DecisionRecorder) -> None:
+    """With a handler registered the module is listening; LlamaIndex's null handler alone is not."""
+    assert listening()
+    root = get_dispatcher()
+    root.event_handlers.remove(recorder)
+    try:
+        assert not listening()
+    finally:
+        root.add_event_handler(recorder)

@@ -126,7 +126,7 @@ def test_pattern_re2_cannot_run_is_refused_at_load(pattern: str, problem: str, f
         "intent": f"clauses:\n  X:\n    intents: ['{pattern}']\n",
         "fingerprint": f"clauses:\n  X:\n    intents: [x]\n    fingerprint: '{pattern}'\n",
         "identifier": f"domain:\n  identifier_pattern: '{pattern}'\n",
-        "classifier": f"classifiers:\n  patterns:\n    - {{name: n, label: l, regex: '{pattern}'}}\n",
+        "classifier": f"classifiers:\n  patterns:\n    - {{name: n, label: l, regex: '{pattern}'}}",
     }[field]
     with pytest.raises(PolicyError) as caught:
         parse_policy(text)
@@ -152,7 +152,7 @@ def test_expensive_or_invalid_hint_is_denied_not_compiled_at_any_cost(hint: str)
 
 
 def test_hint_within_the_budget_still_restricts() -> None:
-    """The untrusted budget still runs ordinary hints: a matching one passes, a missing one denies."""
+    """Ordinary hints fit the untrusted budget: a matching one passes, a failing one denies."""
     guard = Guard(parse_policy("version: 1\n"))
     text = "payable within thirty (30) days of invoice"
     ok = Chunk(text, {"x_regex_hint": r"within [^.;]{0,250}\(\d+\) days"})

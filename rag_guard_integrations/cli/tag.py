@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from rag_guard_integrations.classify.tagging import batches, metadata_key, tag_batch
 from rag_guard_integrations.cli.output import print_json, progress, table
+from rag_guard_integrations.cli.tag_ray import add_engine_arguments, run_ray, uses_ray
 from rag_guard_integrations.core.errors import InputError
 from rag_guard_integrations.core.labels import metadata_labels
 
@@ -82,6 +83,7 @@ def register(commands: argparse._SubParsersAction[Any]) -> None:
     )
     parser.add_argument("--model", help="Ollama chat model for --classifier llm (e.g. llama3.2)")
     parser.add_argument("--json", action="store_true", help="print the summary as JSON")
+    add_engine_arguments(parser)  # --engine, --address, --num-cpus (cli/tag_ray.py)
     parser.set_defaults(run=run)
 
 
@@ -95,6 +97,8 @@ def run(args: argparse.Namespace) -> int:
         raise FileNotFoundError(f"--out {out}: folder {out.parent} does not exist; create it")
     if out.resolve() == source.resolve():
         raise ValueError(f"--out {out} is the input file; write the labels to another file")
+    if uses_ray(args):  # the Ray Data engine (cli/tag_ray.py)
+        return run_ray(args)
     policy = _policy(args.policy)
     classifier = build_classifier(args.classifier, args.model, policy)
     overwrite = policy is not None and policy.classify == "always"

@@ -198,7 +198,10 @@ class Guard:
                 if extra := labels - self._vocabulary:
                     unknown[index] = extra
                     if self.policy.on_unknown_label == "block":
-                        names = ", ".join(sorted(extra))
+                        # The reason stays one short line; unknown_labels keeps them all.
+                        shown = sorted(extra)[:5]
+                        more = f" and {len(extra) - 5} more" if len(extra) > 5 else ""
+                        names = ", ".join(shown) + more
                         run.denied[index] = ("labels", f"labels outside the vocabulary: {names}")
         survivors = [i for i in range(len(run.chunks)) if i not in run.denied]
         outcome = None

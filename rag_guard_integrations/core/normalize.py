@@ -11,15 +11,19 @@ import re
 import unicodedata
 from functools import lru_cache
 
-# Cyrillic, Greek and Latin look-alikes of ASCII letters; each maps to the letter below it.
+# Cyrillic, Greek and Latin look-alikes of ASCII letters, Latin small capitals last; each maps
+# to the letter below it.
 _HOMOGLYPHS = str.maketrans(
-    "авеёєіїјкмнорстухѕԁԛԝһӏьαβγεηικνορτυχωϲϳѵμıɡɑɩ",
-    "abeeeiijkmhopctyxsdqwhlbabyenikvoptuxwcjvuigai",
+    "авеёєіїјкмнорстухѕԁԛԝһӏьαβγεηικνορτυχωϲϳѵμıɡɑɩᴀʙᴄᴅᴇꜰɢʜɪᴊᴋʟᴍɴᴏᴘʀꜱᴛᴜᴠᴡʏᴢ",
+    "abeeeiijkmhopctyxsdqwhlbabyenikvoptuxwcjvuigaiabcdefghijklmnoprstuvwyz",
 )
 # Greek capitals whose lower case looks like a different Latin letter (Ν is N, but ν is v):
 # folded before case folding, or "ΝOTICE" would read "votice".
 _CAPITAL_HOMOGLYPHS = str.maketrans("ΗΜΝΥΖ", "hmnyz")
 _DROPPED_CATEGORIES = frozenset({"Cf", "Mn", "Me", "Cc", "Cs", "Co", "Cn"})
+# Blank letters and symbols that render as nothing (Hangul fillers, after NFKD, and the blank
+# Braille pattern): dropped like zero-width characters.
+_INVISIBLE = frozenset("\u115f\u1160\u2800")
 _ASCII_CONTROL = re.compile(r"[\x00-\x08\x0e-\x1b\x7f]")
 _SPACE = re.compile(r"\s+")
 _NOT_PRINTABLE_ASCII = re.compile(r"[^\x20-\x7e]")
@@ -35,7 +39,7 @@ def _fold_char(char: str) -> str:
     for part in unicodedata.normalize("NFKD", char).translate(_CAPITAL_HOMOGLYPHS).casefold():
         if part.isspace():
             out.append(" ")
-        elif unicodedata.category(part) not in _DROPPED_CATEGORIES:
+        elif unicodedata.category(part) not in _DROPPED_CATEGORIES and part not in _INVISIBLE:
             out.append(part)
     return "".join(out).translate(_HOMOGLYPHS)
 

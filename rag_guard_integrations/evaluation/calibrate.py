@@ -11,12 +11,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rag_guard_integrations.guards.domain import REJECTING, TIERS, tier_for
+from rag_guard_integrations.guards.domain import REJECTING, TIERS, DomainSignals, tier_for
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
-
-    from rag_guard_integrations.guards.domain import DomainSignals
 
 
 def grid(start: float, stop: float, step: float) -> tuple[float, ...]:
@@ -117,6 +115,11 @@ def sweep(
     pairs, blocks the most out-of-domain queries, then passes the most in-domain ones, then
     stays closest to ``current``. With no out-of-domain queries nothing can be measured as
     blocked, so it takes the strictest pair that still reaches ``target``.
+
+    Example:
+        >>> signals = [DomainSignals(similarity=0.7), DomainSignals(similarity=0.4)]
+        >>> sweep(signals, [True, False]).recommended.min_similarity
+        0.45
     """
     if len(signals) != len(labels):
         raise ValueError(f"{len(signals)} signals but {len(labels)} labels; pass one per query")

@@ -35,7 +35,7 @@ REJECTING = frozenset({"blocklist", "below_threshold"})
 
 
 @dataclass(frozen=True, slots=True)
-class Lexical:
+class _Lexical:
     """What the terms of one normalised query say, before any chunk is looked at."""
 
     term: str | None
@@ -48,6 +48,10 @@ class DomainSignals:
     """Everything the tiers need about one query and its chunks; thresholds are applied later.
 
     ``identifier`` is ``(identifier as the chunk writes it, metadata key, chunk position)``.
+
+    Example:
+        >>> tier_for(DomainSignals(root=("water", "isi"), similarity=0.3), 0.20, 0.48)
+        'root'
     """
 
     term: str | None = None
@@ -94,7 +98,7 @@ class DomainGuard:
         self._identifier: Any = (
             compile_pattern(spec.identifier_pattern) if spec.identifier_pattern else None
         )
-        self._lexical: BoundedCache[str, Lexical] = BoundedCache(8192)
+        self._lexical: BoundedCache[str, _Lexical] = BoundedCache(8192)
         self._identifiers: BoundedCache[str, tuple[str, ...]] = BoundedCache(8192)
         self._vectors: BoundedCache[str, Any] = BoundedCache(16384)
         self._queries: BoundedCache[str, Any] = BoundedCache(4096)
@@ -141,14 +145,14 @@ class DomainGuard:
         similarity, source = self._similarity(text, chunks)
         return DomainSignals(root=lexical.root, similarity=similarity, similarity_source=source)
 
-    def _read(self, text: str) -> Lexical:
+    def _read(self, text: str) -> _Lexical:
         term = self._blocklist.first(text)
         if term is not None:
-            return Lexical(term, (), None)
+            return _Lexical(term, (), None)
         root = near_pair(
             text, self._roots.find(text), self._context.find(text), self.spec.root_window
         )
-        return Lexical(None, self._identifiers_in(text), root)
+        return _Lexical(None, self._identifiers_in(text), root)
 
     def _identifiers_in(self, text: str) -> tuple[str, ...]:
         if self._identifier is None:

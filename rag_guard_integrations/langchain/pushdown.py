@@ -6,6 +6,11 @@ Supported stores: ``InMemoryVectorStore`` (a callable ``filter``) and ``langchai
 A filter the caller already set is kept: both must hold. Any other store gets no pushdown. The
 guard re-checks every fetched chunk either way, so pushdown only saves work and recall; it is
 never the only line of defence.
+
+Allowlist values are strings (as in ``AccessContext``): a Chroma store holding numbers under a
+controlled attribute matches none of them, which fails closed. ``InMemoryVectorStore`` builds a
+Document for every stored chunk to call a filter (about 4 us each), so there pushdown costs time
+in proportion to the store's size.
 """
 
 from __future__ import annotations

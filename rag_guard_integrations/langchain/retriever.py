@@ -62,17 +62,21 @@ class GuardedRetriever(BaseRetriever):
         access: AccessContext | Mapping | None
             Default access for calls that bring none; None denies access-controlled chunks.
         fetch_k: int | None
-            Candidates to fetch from a ``VectorStoreRetriever``; default ``4 * k``.
+            Candidates to fetch from a ``VectorStoreRetriever`` (never fewer than ``k``);
+            default ``4 * k``. Other retrievers are called without a ``k``.
         raise_on_reject: bool
             Raise ``QueryRejected`` when the domain guard refuses the query (default: return
             no documents).
 
     ``k`` is not a field: it is the invoke-time ``k``, else the inner retriever's
     ``search_kwargs["k"]``, else 4. Access is, in order: the ``access=`` invoke argument,
-    ``config["configurable"]["access"]``, then the ``access`` field.
+    ``config["configurable"]["access"]``, then the ``access`` field. A rejected query (domain
+    guard) returns no documents; the event carries the refusal. Errors of the inner retriever
+    or the guard propagate: nothing is returned unchecked.
 
     Instantiate:
         ```python
+        from langchain_core.documents import Document
         from langchain_core.vectorstores import InMemoryVectorStore
         from rag_guard_integrations import Guard
         from rag_guard_integrations.data import load_corpus

@@ -35,9 +35,10 @@ class GuardedRetriever(BaseRetriever):
     order. Any other retriever is called as it is and its results are checked.
 
     Access is, in order: the innermost ``guard_access(...)`` block, then ``access``; with
-    neither, access-controlled nodes are denied and nothing is fetched. Pushed-down values are
-    strings, so an index whose access metadata holds numbers returns fewer candidates (the
-    guard compares them as strings and would have allowed them).
+    neither, access-controlled nodes are denied and nothing is fetched. The store matches
+    pushed-down strings against single metadata values, so nodes whose access metadata holds
+    numbers or lists are not fetched, although the guard (comparing strings, element-wise)
+    would allow them: pushdown can cost recall there, never safety.
 
     Setup:
         ```bash

@@ -118,18 +118,19 @@ def _parse(text: str, source: str) -> dict[str, Any]:
     """Parse YAML with line marks checked first: size, alias bombs, duplicate keys, then types."""
     try:
         root = yaml.compose(text, Loader=yaml.SafeLoader)
+        if root is None:
+            raise PolicyError(f"{source}: the policy is empty; add at least 'version: 1'")
+        _check_nodes(root, source)
+        # Composing accepts any tag; building values refuses unsafe ones (!!python/object).
+        data = yaml.safe_load(text)
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)
         line = f" (line {mark.line + 1})" if mark is not None else ""
-        problem = getattr(error, "problem", None) or "invalid YAML"
+        problem = getattr(error, "problem", None) or getattr(error, "reason", "invalid YAML")
         raise PolicyError(f"{source}: not valid YAML: {problem}{line}; fix the syntax") from None
     except RecursionError:
         # PyYAML composes recursively: thousands of nested brackets exhaust the stack.
         raise PolicyError(f"{source}: the YAML is nested too deeply; flatten it") from None
-    if root is None:
-        raise PolicyError(f"{source}: the policy is empty; add at least 'version: 1'")
-    _check_nodes(root, source)
-    data = yaml.safe_load(text)
     if not isinstance(data, dict):
         raise PolicyError(
             f"{source}: the policy must be a mapping of sections, got a "

@@ -68,7 +68,8 @@ def describe_errors(error: ValidationError, source: str, root: yaml.Node | None)
         loc = tuple(
             p for p in item["loc"] if not isinstance(p, str) or not p.startswith("function-")
         )
-        line = _line(root, loc)
+        # A whole-policy check (empty loc) has no line of its own; the root's would mislead.
+        line = _line(root, loc) if loc else None
         text = _describe(dict(item))
         where = f" (line {line})" if line is not None else ""
         head, _, fix = text.partition("; ")

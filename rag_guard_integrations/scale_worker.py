@@ -1,0 +1,160 @@
+"""What each Ray worker runs on a batch: decode its records, tag them, encode them again."""
+
+from __future__ import annotations
+
+import functools
+import json
+import pickle
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from rag_guard_integrations.classify.base import Classification
+from rag_guard_integrations.classify.tagging import metadata_key, tag_batch
+from rag_guard_integrations.core.errors import InputError
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+
+    from rag_guard_integrations.classify.base import Classifier
+    from rag_guard_integrations.policy.schema import LabelSpec
+    from rag_guard_integrations.scale import ClassifierSpec
+
+KEPT, TAGGED, RETRIED = "kept", "tagged", "retried"
+
+
+@dataclass(frozen=True)
+class BatchOptions:
+    """How batches are read and tagged: the same for every batch of one run."""
+
+    text_column: str
+    json_column: str | None
+    status_column: str | None
+    overwrite: bool
+
+
+def tag_in_task(batch: Any, spec: ClassifierSpec, policy: bytes, options: BatchOptions) -> Any:
+    """Tag one batch in a stateless task (the pattern classifier: nothing to load)."""
+    return tag_table(batch, _cached_classifier(spec, policy), options)
+
+
+@functools.lru_cache(maxsize=8)
+def _cached_classifier(spec: ClassifierSpec, policy: bytes) -> Classifier:
+    # Ray reuses worker processes across tasks: build the classifier once per process.
+    return spec.build(pickle.loads(policy))  # pickled by our own driver
+
+
+class TagWorker:
+    """One actor of the pool: builds its classifier (loads its model) once, then tags batches."""
+
+    def __init__(self, spec: ClassifierSpec, policy: bytes, options: BatchOptions) -> None:
+        self._classifier = spec.build(pickle.loads(policy))
+        self._options = options
+
+    def __call__(self, batch: Any) -> Any:
+        return tag_table(batch, self._classifier, self._options)
+
+
+def tag_table(batch: Any, classifier: Classifier, options: BatchOptions) -> Any:
+    """Tag one Arrow batch: decode its records, label them, encode them in the same form."""
+    import pyarrow as pa  # noqa: PLC0415 - part of the ray extra
+
+    records = records_of(batch, options.json_column)
+    tagged, statuses = _tag_records(records, classifier, options.text_column, options.overwrite)
+    if options.json_column is None:
+        out = table_of(tagged) if tagged else batch
+    else:
+        lines = pa.array([json.dumps(r, ensure_ascii=False) for r in tagged], pa.string())
+        index = batch.schema.get_field_index(options.json_column)
+        out = batch.set_column(index, options.json_column, lines)
+    if options.status_column is not None:
+        out = out.append_column(options.status_column, pa.array(statuses, pa.string()))
+    return out
+
+
+def table_of(records: Sequence[Mapping[str, Any]]) -> Any:
+    """An Arrow table of ``records`` with the columns of all of them (``Table.from_pylist``
+    would take the first record's keys alone and silently lose the others)."""
+    import pyarrow as pa  # noqa: PLC0415
+
+    if not records:
+        return pa.table({})
+    return pa.Table.from_struct_array(pa.array(records))
+
+
+def records_of(batch: Any, json_column: str | None) -> list[dict[str, Any]]:
+    """The records of an Arrow batch: its rows, or the JSON objects in ``json_column``."""
+    if json_column is None:
+        rows: list[dict[str, Any]] = batch.to_pylist()
+        return rows
+    if json_column not in batch.column_names:
+        raise InputError(f"no column {json_column!r} (columns: {', '.join(batch.column_names)})")
+    records = []
+    for index, line in enumerate(batch.column(json_column).to_pylist()):
+        record = json.loads(line) if isinstance(line, str) else None
+        if not isinstance(record, dict):
+            raise InputError(f"{json_column}[{index}] is not a JSON object; one record per row")
+        records.append(record)
+    return records
+
+
+def _tag_records(
+    records: Sequence[dict[str, Any]],
+    classifier: Classifier,
+    text_column: str = "text",
+    overwrite: bool = False,
+) -> tuple[list[dict[str, Any]], list[str]]:
+    """The tagged records and what happened to each (``kept``, ``tagged`` or ``retried``)."""
+    isolating = _OneByOneOnFailure(classifier)
+    # tag_batch reads the text under "text": show it the chosen column there.
+    views = (
+        records if text_column == "text" else [{**r, "text": r.get(text_column)} for r in records]
+    )
+    out: list[dict[str, Any]] = []
+    statuses: list[str] = []
+    for record, item in zip(records, tag_batch(views, isolating, overwrite=overwrite), strict=True):
+        if item.classification is None:
+            out.append(dict(record))
+            statuses.append(KEPT)
+        else:
+            key = metadata_key(record)
+            out.append({**record, key: item.record[key]})
+            statuses.append(RETRIED if isolating.retried else TAGGED)
+    return out, statuses
+
+
+class _OneByOneOnFailure:
+    """A classifier that, when a batch call raises or miscounts, classifies each text alone,
+    so one bad record does not cost its whole batch its labels."""
+
+    def __init__(self, classifier: Classifier) -> None:
+        self._classifier = classifier
+        self.retried = False
+
+    def classify(self, text: str) -> Classification:
+        return self.classify_many([text])[0]
+
+    def classify_many(self, texts: Sequence[str]) -> list[Classification]:
+        try:
+            found = list(self._classifier.classify_many(texts))
+        except Exception:  # each text is tried again alone just below
+            found = []
+        if len(found) == len(texts):
+            return found
+        self.retried = True
+        return [self._alone(text) for text in texts]
+
+    async def aclassify_many(self, texts: Sequence[str]) -> list[Classification]:
+        return self.classify_many(texts)
+
+    def bind(self, vocabulary: Mapping[str, LabelSpec]) -> _OneByOneOnFailure:
+        return _OneByOneOnFailure(self._classifier.bind(vocabulary))
+
+    def _alone(self, text: str) -> Classification:
+        # The same reasons, in the same words, as the local engine gives.
+        try:
+            found = list(self._classifier.classify_many([text]))
+        except Exception as error:  # fail closed: the record carries unclassified
+            return Classification.failed(f"classifier failed: {type(error).__name__}: {error}")
+        if len(found) != 1:
+            return Classification.failed(f"classifier returned {len(found)} results for 1 texts")
+        return found[0]

@@ -1,0 +1,211 @@
+"""Fail closed everywhere: an exception inside any stage withholds the chunks it concerns, and
+the audit record says which stage failed and why."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from rag_guard_integrations import AccessContext, Chunk, Guard, parse_policy
+from rag_guard_integrations.classify.base import Classification
+from rag_guard_integrations.guards.access import AccessGuard, HintGuard
+from rag_guard_integrations.guards.clause import ClauseGuard
+from rag_guard_integrations.guards.combination import CombinationGuard
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from rag_guard_integrations import GuardResult
+
+RULES = r"""
+version: 1
+access: {attributes: [tenant]}
+clauses:
+  PAYMENT_TERMS:
+    intents: ['\bpayment terms?\b']
+    fingerprint: '\bwithin \d+ days\b'
+domain:
+  blocklist: [bitcoin]
+  min_similarity: 0.3
+classifiers:
+  builtin: {money: financial}
+labels:
+  financial: {description: money figures}
+  person: {description: names of people}
+rules:
+  - name: money_and_names
+    trigger: {all_present: [financial, person]}
+"""
+UNCLASSIFIED_RULE = """
+  - name: unclassified_content
+    trigger: {all_present: [unclassified]}
+"""
+WARN_ONLY = RULES.replace(
+    "    trigger: {all_present: [financial",
+    "    action: warn\n    trigger: {all_present: [financial",
+)
+QUERY = "What are the payment terms?"
+ACCESS = AccessContext(tenant={"t"})
+ERROR = "RuntimeError: injected"
+
+
+def chunks() -> list[Chunk]:
+    meta = {"tenant": "t", "clause_id": "PAYMENT_TERMS"}
+    return [
+        Chunk("Invoices are payable within 30 days, late fees of $500 apply.", meta, 0.9),
+        Chunk(
+            "Each invoice is due within 45 days of receipt.", {**meta, "x_regex_hint": "due"}, 0.8
+        ),
+    ]
+
+
+def run(guard: Guard, mode: str) -> GuardResult:
+    if mode == "async":
+        return asyncio.run(guard.acheck(QUERY, chunks(), access=ACCESS))
+    return guard.check(QUERY, chunks(), access=ACCESS)
+
+
+def boom(*_: Any, **__: Any) -> Any:
+    raise RuntimeError("injected")
+
+
+async def aboom(*_: Any, **__: Any) -> Any:
+    raise RuntimeError("injected")
+
+
+def guard_for(text: str = RULES + UNCLASSIFIED_RULE) -> Guard:
+    return Guard(parse_policy(text))
+
+
+# (stage injected, how, stage recorded on the chunks): query stages reject the whole query.
+INJECTIONS: list[tuple[str, Callable[[pytest.MonkeyPatch, Guard], None], str]] = [
+    ("domain decide", lambda mp, g: mp.setattr(g.domain, "decide", boom), "domain"),
+    ("clause detect", lambda mp, g: mp.setattr(g.clause, "detect", boom), "domain"),
+    ("access check", lambda mp, g: mp.setattr(AccessGuard, "__call__", boom), "access"),
+    ("hint check", lambda mp, g: mp.setattr(HintGuard, "__call__", boom), "hint"),
+    ("clause check", lambda mp, g: mp.setattr(ClauseGuard, "__call__", boom), "clause"),
+    (
+        "labels reading",
+        lambda mp, g: mp.setattr("rag_guard_integrations.core.guard.metadata_labels", boom),
+        "labels",
+    ),
+    ("combination", lambda mp, g: mp.setattr(CombinationGuard, "__call__", boom), "combination"),
+]
+
+
+@pytest.mark.parametrize("mode", ["sync", "async"])
+def test_without_faults_both_chunks_pass(mode: str) -> None:
+    """The baseline: with nothing broken both chunks pass, so each fault below flips them."""
+    assert len(run(guard_for(), mode).allowed) == 2
+
+
+@pytest.mark.parametrize("mode", ["sync", "async"])
+@pytest.mark.parametrize(
+    ("name", "inject", "stage"), INJECTIONS, ids=[name for name, _, _ in INJECTIONS]
+)
+def test_a_failing_stage_withholds_every_chunk_and_says_why(
+    monkeypatch: pytest.MonkeyPatch,
+    name: str,
+    inject: Callable[[pytest.MonkeyPatch, Guard], None],
+    stage: str,
+    mode: str,
+) -> None:
+    """An exception in the stage passes nothing; each decision names the stage and the error."""
+    guard = guard_for()
+    inject(monkeypatch, guard)
+    result = run(guard, mode)
+    assert result.allowed == []
+    assert result.refusal is not None
+    for decision in result.decisions:
+        assert (decision.allowed, decision.stage) == (False, stage)
+        assert ERROR in decision.reason
+        assert "fail closed" in decision.reason
+    if stage == "domain":
+        assert (result.query.allowed, result.query.tier) == (False, "error")
+        assert ERROR in result.query.reason
+    assert ERROR in json.dumps(result.to_dict(include_text=False))
+
+
+@pytest.mark.parametrize("mode", ["sync", "async"])
+@pytest.mark.parametrize(
+    ("policy", "stage"),
+    [(RULES + UNCLASSIFIED_RULE, "combination"), (RULES, "labels"), (WARN_ONLY, "labels")],
+    ids=["pack_blocks_unclassified", "no_unclassified_rule", "warn_only_rules"],
+)
+def test_a_failing_classifier_withholds_its_chunks(
+    monkeypatch: pytest.MonkeyPatch, policy: str, stage: str, mode: str
+) -> None:
+    """A classifier that raises leaves its chunks ``unclassified`` and withheld: by the pack's
+    rule when it has one, else by the guard itself, even when every rule only warns."""
+    guard = guard_for(policy)
+    assert guard.classifier is not None
+    monkeypatch.setattr(guard.classifier, "classify_many", boom)
+    monkeypatch.setattr(guard.classifier, "aclassify_many", aboom)
+    result = run(guard, mode)
+    assert result.allowed == []
+    for decision in result.decisions:
+        assert (decision.allowed, decision.stage) == (False, stage)
+        assert f"classifier check failed ({ERROR})" in decision.reason
+        assert "unclassified" in decision.labels
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        [],
+        None,
+        [Classification(frozenset({"financial"}))] * 3,
+        ["financial", "financial"],
+        (c for c in [Classification(frozenset()), Classification(frozenset())]),
+    ],
+    ids=["too_few", "none", "too_many", "not_classifications", "generator"],
+)
+def test_a_classifier_answering_nonsense_withholds_its_chunks(
+    monkeypatch: pytest.MonkeyPatch, answer: object
+) -> None:
+    """A wrong number or kind of results is a classifier failure, not a pass."""
+    guard = guard_for(RULES)
+    assert guard.classifier is not None
+    monkeypatch.setattr(guard.classifier, "classify_many", lambda texts: answer)
+    result = run(guard, "sync")
+    assert result.allowed == []
+    assert {d.stage for d in result.decisions} == {"labels"}
+    assert "wrong number or kind of results" in result.decisions[0].reason
+
+
+def test_a_failing_check_only_withholds_the_chunk_it_failed_on(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A check that breaks on one chunk withholds that chunk alone; the other is still judged."""
+    original = HintGuard.__call__
+
+    def flaky(self: HintGuard, chunk: Chunk, request: Any) -> str | None:
+        if "x_regex_hint" in chunk.metadata:
+            raise RuntimeError("injected")
+        return original(self, chunk, request)
+
+    monkeypatch.setattr(HintGuard, "__call__", flaky)
+    result = guard_for().check(QUERY, chunks(), access=ACCESS)
+    assert [(d.allowed, d.stage) for d in result.decisions] == [(True, "passed"), (False, "hint")]
+
+
+def test_labels_that_cannot_be_read_are_withheld_without_a_rule() -> None:
+    """Array-like or nested classification metadata gives ``unclassified``, withheld even by a
+    policy with no rule for it, and the reason names the metadata problem."""
+    import numpy as np
+
+    meta = {"tenant": "t", "clause_id": "PAYMENT_TERMS"}
+    bad = [
+        Chunk("Payable within 30 days.", {**meta, "classifications": np.array(["a", "b"])}, 0.9),
+        Chunk("Payable within 30 days.", {**meta, "classifications": [["financial"]]}, 0.9),
+        Chunk("Payable within 30 days.", {**meta, "classification": 7}, 0.9),
+    ]
+    result = guard_for(RULES).check(QUERY, [*bad, *chunks()], access=ACCESS)
+    assert result.allowed_indices == (3, 4)
+    for decision in result.decisions[:3]:
+        assert decision.stage == "labels"
+        assert decision.labels == {"unclassified"}
+        assert "metadata 'classification" in decision.reason
