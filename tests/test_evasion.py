@@ -1,11 +1,12 @@
 """Evasion suite: spelling tricks never slip past a rule that the plain spelling triggers.
 
 Every clause intent and fingerprint of the built-in ``contracts`` policy and every blocklist
-term of the built-in ``bis`` policy is checked under each transformation below (zero-width and
-bidi characters, soft hyphens, full-width forms, combining marks, Cyrillic and Greek look-alikes,
-mixed case, extra white space and line breaks). In the other direction, no in-domain query and
-no contract clause may be blocked because of the same tricks. Each test covers one
-transformation over a whole family of inputs and lists every input that failed.
+term of the built-in ``bis`` policy is checked under each transformation below (zero-width,
+blank and bidi characters, soft hyphens, full-width forms, combining marks, Cyrillic, Greek and
+small-capital look-alikes, mixed case, extra white space and line breaks). In the other
+direction, no in-domain query and no contract clause may be blocked because of the same tricks.
+Each test covers one transformation over a whole family of inputs and lists every input that
+failed.
 """
 
 from __future__ import annotations
