@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING, Any
 
 from langchain_core.callbacks import BaseCallbackHandler, CallbackManagerForRetrieverRun
 from langchain_core.documents import Document
-from langchain_core.language_models.chat_models import SimpleChatModel
 from langchain_core.retrievers import BaseRetriever
 from langchain_core.vectorstores import InMemoryVectorStore
 from pydantic import Field
@@ -19,7 +18,6 @@ from rag_guard_integrations.langchain import MiniLMEmbeddings
 if TYPE_CHECKING:
     from uuid import UUID
 
-    from langchain_core.messages import BaseMessage
 
 QUERY = "What is the termination notice period?"
 CONTRACT_TYPES = ("MSA", "SOW", "CHANNEL", "NDA", "DPA")
@@ -56,24 +54,6 @@ class FailingRetriever(BaseRetriever):
         self, query: str, *, run_manager: CallbackManagerForRetrieverRun, **kwargs: Any
     ) -> list[Document]:
         raise ConnectionError("vector store unreachable")
-
-
-class EchoContextChat(SimpleChatModel):
-    """A fake chat model whose answer is the context its system prompt carries."""
-
-    def _call(
-        self,
-        messages: list[BaseMessage],
-        stop: list[str] | None = None,
-        run_manager: Any = None,
-        **kwargs: Any,
-    ) -> str:
-        system = str(messages[0].content)
-        return system.split("Context:\n", 1)[1]
-
-    @property
-    def _llm_type(self) -> str:
-        return "echo-context"
 
 
 class Recorder(BaseCallbackHandler):

@@ -14,7 +14,6 @@ from langchain_core.documents import Document
 from langchain_support import (
     CONTRACT_TYPES,
     QUERY,
-    EchoContextChat,
     FailingRetriever,
     ListRetriever,
     Recorder,
@@ -28,6 +27,7 @@ from rag_guard_integrations import AccessContext, Guard, QueryRejected, parse_po
 from rag_guard_integrations.langchain import GuardedRetriever
 from rag_guard_integrations.langchain.audit import EVENT_NAME
 from rag_guard_integrations.langchain.chain import build_rag_chain
+from rag_guard_integrations.langchain.testing import EchoContextChat
 
 if TYPE_CHECKING:
     from langchain_core.retrievers import BaseRetriever

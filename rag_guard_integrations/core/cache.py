@@ -29,6 +29,8 @@ class BoundedCache(Generic[K, V]):
 
     def put(self, key: K, value: V) -> V:
         """Store ``value`` (evicting the oldest entry when full) and return it."""
+        if self.maxsize <= 0:
+            return value
         with self._lock:
             if key not in self._data and len(self._data) >= self.maxsize:
                 del self._data[next(iter(self._data))]

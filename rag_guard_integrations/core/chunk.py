@@ -40,6 +40,12 @@ class Chunk:
             return item
         if isinstance(item, Mapping):
             return _from_mapping(item, where)
+        # LlamaIndex nodes first: attribute probes on pydantic nodes are slow when they miss.
+        if hasattr(item, "node") and hasattr(item, "score"):
+            inner = cls.from_any(item.node, position=position)
+            return cls(inner.text, inner.metadata, _score(item.score, where), inner.id)
+        if hasattr(item, "node_id") and hasattr(item, "metadata"):
+            return _build(where, getattr(item, "text", ""), item.metadata, None, item.node_id)
         if hasattr(item, "page_content"):
             return _build(
                 where,
@@ -48,11 +54,6 @@ class Chunk:
                 None,
                 getattr(item, "id", None),
             )
-        if hasattr(item, "node") and hasattr(item, "score"):
-            inner = cls.from_any(item.node, position=position)
-            return cls(inner.text, inner.metadata, _score(item.score, where), inner.id)
-        if hasattr(item, "node_id") and hasattr(item, "metadata"):
-            return _build(where, getattr(item, "text", ""), item.metadata, None, item.node_id)
         if item is None:
             raise ChunkError(f"{where} is None; pass a dict with 'text', a Document or a node")
         raise ChunkError(
