@@ -1,12 +1,13 @@
-"""A small exact cosine index over chunks: the naive top-k retrieval the demo and evaluations use."""
+"""An exact cosine index over chunks: the naive top-k retrieval of the demo and evaluations."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from rag_guard_integrations.core.chunk import Chunk
     from rag_guard_integrations.embeddings import Embedder
 
@@ -16,7 +17,8 @@ class VectorIndex:
 
     Example:
         >>> index = VectorIndex(load_corpus("contracts"), default_embedder())  # doctest: +SKIP
-        >>> [c.metadata["clause_id"] for c in index.search("notice to terminate", k=2)]  # doctest: +SKIP
+        >>> hits = index.search("notice to terminate", k=2)  # doctest: +SKIP
+        >>> [c.metadata["clause_id"] for c in hits]  # doctest: +SKIP
         ['TERMINATION_NOTICE', 'TERMINATION_NOTICE']
     """
 

@@ -129,6 +129,11 @@ def test_a_failing_stage_withholds_every_chunk_and_says_why(
     assert ERROR in json.dumps(result.to_dict(include_text=False))
 
 
+def test_the_warn_only_policy_has_no_block_rule() -> None:
+    """The warn-only variant below really is one: no rule of it blocks."""
+    assert {rule.action for rule in guard_for(WARN_ONLY).policy.rules} == {"warn"}
+
+
 @pytest.mark.parametrize("mode", ["sync", "async"])
 @pytest.mark.parametrize(
     ("policy", "stage"),

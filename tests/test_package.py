@@ -15,7 +15,8 @@ BLOCK_FRAMEWORKS = """
 import sys
 class Block:
     def find_spec(self, name, path=None, target=None):
-        if name.split(".")[0] in {"langchain_core", "llama_index", "torch", "sentence_transformers"}:
+        if name.split(".")[0] in {"langchain_core", "llama_index", "torch",
+                                  "sentence_transformers"}:
             raise ImportError(f"blocked {name}")
 sys.meta_path.insert(0, Block())
 """

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from rag_guard_integrations.core.labels import UNCLASSIFIED
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+
     from rag_guard_integrations.policy.schema import LabelSpec
 
 

@@ -6,8 +6,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
-from rag_guard_integrations.guards.domain import DomainGuard
-
 from rag_guard_integrations.classify.base import Classification
 from rag_guard_integrations.core.access import AccessContext
 from rag_guard_integrations.core.chunk import Chunk, coerce_chunks
@@ -19,6 +17,7 @@ from rag_guard_integrations.core.request import ChunkCheck, Request
 from rag_guard_integrations.guards.access import AccessGuard, HintGuard
 from rag_guard_integrations.guards.clause import ClauseGuard
 from rag_guard_integrations.guards.combination import CombinationGuard, Labelled
+from rag_guard_integrations.guards.domain import DomainGuard
 from rag_guard_integrations.policy.loader import load_policy
 
 if TYPE_CHECKING:

@@ -36,8 +36,10 @@ class CombinationOutcome:
 
 @dataclass(frozen=True, slots=True)
 class _Firing:
+    """A rule that fired, on the whole set (``members`` None) or inside one linked group."""
+
     rule: RuleSpec
-    pool: tuple[Labelled, ...]
+    members: frozenset[int] | None
     group: Group | None
 
 
@@ -78,73 +80,146 @@ class CombinationGuard:
 
     def __call__(self, items: Sequence[Labelled]) -> CombinationOutcome:
         """Evaluate the rules on ``items`` and compute the removals that make the set safe."""
-        firings = self._firings(items, actions=("block", "warn"))
-        violations = tuple(_violation(f) for f in firings if f.rule.action == "block")
-        warnings = tuple(_violation(f) for f in firings if f.rule.action == "warn")
-        removed = self._safe_subset(items) if violations else {}
+        carriers = _carriers(items)
+        candidates = self._candidates(carriers)
+        if not candidates:
+            return CombinationOutcome()
+        groups = self._groups(items, [True] * len(items)) if self._needs_groups else []
+        firings = [
+            _Firing(rule, members, group)
+            for rule in candidates
+            for members, group in self._pools(rule, groups)
+        ]
+        violations = tuple(
+            _violation(f, items, carriers) for f in firings if f.rule.action == "block"
+        )
+        warnings = tuple(_violation(f, items, carriers) for f in firings if f.rule.action == "warn")
+        blocks = [rule for rule in candidates if rule.action == "block"]
+        removed = self._safe_subset(items, carriers, blocks) if violations else {}
         return CombinationOutcome(violations, warnings, _bridges(firings), removed)
 
-    def _firings(self, items: Sequence[Labelled], actions: tuple[str, ...]) -> list[_Firing]:
+    def _candidates(self, carriers: Mapping[str, list[int]]) -> list[RuleSpec]:
+        """Rules whose trigger labels all occur somewhere in the set, in policy order."""
         present: dict[int, int] = {}
-        for label in {label for item in items for label in item.labels}:
+        for label in carriers:
             for position in self._by_label.get(label, ()):
                 present[position] = present.get(position, 0) + 1
-        candidates = [
+        return [
             self.rules[p]
             for p in sorted(present)
             if present[p] == len(self.rules[p].trigger.all_present)
-            and self.rules[p].action in actions
         ]
-        if not candidates:
-            return []
-        groups = self._groups(items) if self._needs_groups else []
-        by_index = {item.index: item for item in items}
-        firings: list[_Firing] = []
-        for rule in candidates:
-            wanted = set(rule.trigger.all_present)
-            if rule.trigger.scope == "context":
-                firings.append(_Firing(rule, tuple(items), None))
-                continue
-            for group in groups:
-                pool = tuple(by_index[i] for i in group.members)
-                if wanted <= {label for item in pool for label in item.labels}:
-                    firings.append(_Firing(rule, pool, group))
-        return firings
 
-    def _groups(self, items: Sequence[Labelled]) -> list[Group]:
-        return link_groups([(item.index, item.metadata) for item in items], self.linking_keys)
+    def _groups(self, items: Sequence[Labelled], alive: list[bool]) -> list[_LinkedGroup]:
+        """Linked groups of the live items, as item positions with the labels they carry."""
+        position = {item.index: p for p, item in enumerate(items)}
+        live = [(item.index, item.metadata) for p, item in enumerate(items) if alive[p]]
+        out = []
+        for group in link_groups(live, self.linking_keys):
+            members = frozenset(position[i] for i in group.members)
+            labels = frozenset(label for m in members for label in items[m].labels)
+            out.append(_LinkedGroup(group, members, labels))
+        return out
 
-    def _safe_subset(self, items: Sequence[Labelled]) -> dict[int, str]:
+    @staticmethod
+    def _pools(
+        rule: RuleSpec, groups: Sequence[_LinkedGroup]
+    ) -> list[tuple[frozenset[int] | None, Group | None]]:
+        """Where ``rule`` fires: the whole set, or each linked group holding all its labels."""
+        if rule.trigger.scope == "context":
+            return [(None, None)]
+        wanted = set(rule.trigger.all_present)
+        return [(g.members, g.group) for g in groups if wanted <= g.labels]
+
+    def _safe_subset(
+        self, items: Sequence[Labelled], carriers: Mapping[str, list[int]], blocks: list[RuleSpec]
+    ) -> dict[int, str]:
         """Greedy, as documented: while a block rule fires, remove the carriers of its trigger
-        label with the fewest carriers (ties: lowest best score, then latest in retrieval)."""
-        active = list(items)
+        label with the fewest carriers (ties: lowest best score, then latest in retrieval).
+
+        Removing chunks can stop a rule from firing but never start one, so one pass over the
+        rules in policy order sees them in the order the documented loop would; a rule is
+        looked at again after a removal because it may still fire in another linked group.
+        """
+        alive = [True] * len(items)
+        remaining = {label: len(positions) for label, positions in carriers.items()}
         removed: dict[int, str] = {}
-        while firings := self._firings(active, actions=("block",)):
-            firing = firings[0]
-            carriers = {
-                label: [item for item in firing.pool if label in item.labels]
-                for label in firing.rule.trigger.all_present
+        groups: list[_LinkedGroup] | None = None
+        position = 0
+        while position < len(blocks):
+            rule = blocks[position]
+            if any(remaining[label] == 0 for label in rule.trigger.all_present):
+                position += 1
+                continue
+            if rule.trigger.scope == "linked" and groups is None:
+                groups = self._groups(items, alive)
+            pools = self._pools(rule, groups or [])
+            if not pools:
+                position += 1
+                continue
+            members = pools[0][0]
+            by_label = {
+                label: [
+                    p for p in carriers[label] if alive[p] and (members is None or p in members)
+                ]
+                for label in rule.trigger.all_present
             }
-            label = min(carriers, key=lambda name: _removal_key(name, carriers[name]))
-            gone = {item.index for item in carriers[label]}
-            removed.update(dict.fromkeys(sorted(gone), firing.rule.name))
-            active = [item for item in active if item.index not in gone]
-        return removed
+            label = min(by_label, key=lambda name: _removal_key(name, items, by_label[name]))
+            for p in by_label[label]:
+                alive[p] = False
+                removed[items[p].index] = rule.name
+                for other in items[p].labels:
+                    remaining[other] -= 1
+            if groups is not None:
+                groups = self._without(groups, items, by_label[label])
+        return dict(sorted(removed.items()))
+
+    def _without(
+        self, groups: list[_LinkedGroup], items: Sequence[Labelled], gone: list[int]
+    ) -> list[_LinkedGroup] | None:
+        """Groups after removing ``gone``: None (recompute) when a removed chunk could have
+        linked others; else the same groups less the removed chunks' own singletons."""
+        if any(items[p].metadata.get(key) is not None for p in gone for key in self.linking_keys):
+            return None
+        dropped = set(gone)
+        return [g for g in groups if dropped.isdisjoint(g.members)]
 
 
-def _removal_key(label: str, carriers: list[Labelled]) -> tuple[int, float, int, str]:
-    scores = [item.score for item in carriers if item.score is not None]
-    best = max(scores) if scores else float("-inf")
-    return len(carriers), best, -min(item.index for item in carriers), label
+@dataclass(frozen=True, slots=True)
+class _LinkedGroup:
+    group: Group
+    members: frozenset[int]
+    labels: frozenset[str]
 
 
-def _violation(firing: _Firing) -> Violation:
+def _carriers(items: Sequence[Labelled]) -> dict[str, list[int]]:
+    """Label -> positions (in ``items``) of the chunks carrying it."""
+    out: dict[str, list[int]] = {}
+    for position, item in enumerate(items):
+        for label in item.labels:
+            out.setdefault(label, []).append(position)
+    return out
+
+
+def _removal_key(
+    label: str, items: Sequence[Labelled], positions: list[int]
+) -> tuple[int, float, int, str]:
+    scores = [score for p in positions if (score := items[p].score) is not None]
+    best = max(scores, default=float("-inf"))
+    return len(positions), best, -min(items[p].index for p in positions), label
+
+
+def _violation(
+    firing: _Firing, items: Sequence[Labelled], carriers: Mapping[str, list[int]]
+) -> Violation:
     rule = firing.rule
     labels = tuple(rule.trigger.all_present)
-    carriers = tuple(item.index for item in firing.pool if not item.labels.isdisjoint(labels))
-    links = connecting_links(firing.group.links, carriers) if firing.group is not None else ()
+    members = firing.members
+    positions = {p for label in labels for p in carriers[label] if members is None or p in members}
+    indices = tuple(items[p].index for p in sorted(positions))
+    links = connecting_links(firing.group.links, indices) if firing.group is not None else ()
     message = rule.message or f"{' + '.join(labels)} together in the retrieved context"
-    return Violation(rule.name, rule.action, message, labels, carriers, rule.trigger.scope, links)
+    return Violation(rule.name, rule.action, message, labels, indices, rule.trigger.scope, links)
 
 
 def _bridges(firings: Sequence[_Firing]) -> tuple[Bridge, ...]:

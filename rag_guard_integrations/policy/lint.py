@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rag_guard_integrations.core.errors import PolicyError
+from rag_guard_integrations.core.labels import UNCLASSIFIED, clean_label
 from rag_guard_integrations.policy.loader import load_policy
-from rag_guard_integrations.policy.schema import Policy
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from rag_guard_integrations.policy.schema import Policy
 
 
 def lint(ref: str | Path) -> tuple[Policy | None, list[str]]:
@@ -19,28 +24,30 @@ def lint(ref: str | Path) -> tuple[Policy | None, list[str]]:
 
 
 def consistency_problems(policy: Policy, source: str) -> list[str]:
-    """Labels used but not declared, recognisers that do not exist, empty packs."""
+    """Labels used but not declared, recognisers that do not exist, policies that check nothing."""
     from rag_guard_integrations.classify.recognizers import BUILTIN_RECOGNIZERS  # noqa: PLC0415
 
     problems: list[str] = []
-    declared = set(policy.vocabulary) if policy.declares_vocabulary else None
-    for index, rule in enumerate(policy.rules):
-        for label in rule.trigger.all_present:
-            if declared is not None and label not in {*policy.labels, "unclassified"}:
-                problems.append(
-                    f"{source}: rules[{index}] ({rule.name}) uses label {label!r} that labels: "
-                    "does not declare; declare it or fix the spelling"
-                )
+    declared = {clean_label(name) for name in policy.labels} | {UNCLASSIFIED}
+    if policy.declares_vocabulary:
+        problems.extend(
+            f"{source}: rules[{index}] ({rule.name}) uses label {label!r} that labels: does not "
+            "declare; declare it or fix the spelling"
+            for index, rule in enumerate(policy.rules)
+            for label in rule.trigger.all_present
+            if label not in declared
+        )
+    known = ", ".join(sorted(BUILTIN_RECOGNIZERS))
     for name, label in policy.classifiers.builtin.items():
         if name not in BUILTIN_RECOGNIZERS:
-            known = ", ".join(sorted(BUILTIN_RECOGNIZERS))
             problems.append(
-                f"{source}: classifiers.builtin names unknown recogniser {name!r}; use one of {known}"
+                f"{source}: classifiers.builtin names unknown recogniser {name!r}; use one of "
+                f"{known}"
             )
-        if declared is not None and label not in policy.labels:
+        if policy.declares_vocabulary and clean_label(label) not in declared:
             problems.append(
-                f"{source}: classifiers.builtin.{name} gives label {label!r} that labels: does not "
-                "declare; declare it"
+                f"{source}: classifiers.builtin.{name} gives label {label!r} that labels: does "
+                "not declare; declare it"
             )
     if not (policy.rules or policy.clauses or policy.domain or policy.access.attributes):
         problems.append(
