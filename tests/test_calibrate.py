@@ -124,9 +124,18 @@ def test_cli_on_the_bundled_queries(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert printed["plot"] == str(png)
 
 
-def test_cli_unreachable_target_exits_1(capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_unreachable_target_exits_1(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """A target no thresholds reach is a finding: exit 1 and a note in the table."""
-    assert main(["calibrate", "--queries", str(QUERIES), "--target", "1.0"]) == 1
+    queries = tmp_path / "queries.jsonl"
+    # A blocklisted term rejects the first query at tier 1, whatever the thresholds.
+    queries.write_text(
+        '{"query": "price of bitcoin", "in_domain": true}\n'
+        '{"query": "IS 2062 structural steel grades", "in_domain": true}\n',
+        encoding="utf-8",
+    )
+    assert main(["calibrate", "--queries", str(queries), "--target", "1.0"]) == 1
     assert "no thresholds keep" in capsys.readouterr().out
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable, Sized
 from typing import Generic, TypeVar
 
 K = TypeVar("K")
@@ -18,8 +19,9 @@ class BoundedCache(Generic[K, V]):
         (1, 1, None)
     """
 
-    def __init__(self, maxsize: int) -> None:
+    def __init__(self, maxsize: int, max_key_len: int | None = None) -> None:
         self.maxsize = maxsize
+        self.max_key_len = max_key_len
         self._data: dict[K, V] = {}
         self._lock = threading.Lock()
 
@@ -36,6 +38,18 @@ class BoundedCache(Generic[K, V]):
                 del self._data[next(iter(self._data))]
             self._data[key] = value
         return value
+
+    def remember(self, key: K, compute: Callable[[], V]) -> V:
+        """The cached value, else ``compute()``, stored unless the key is longer than
+        ``max_key_len`` (a huge query must not stay in memory)."""
+        value = self._data.get(key)
+        if value is not None:
+            return value
+        value = compute()
+        too_long = (
+            self.max_key_len is not None and isinstance(key, Sized) and len(key) > self.max_key_len
+        )
+        return value if too_long else self.put(key, value)
 
     def __len__(self) -> int:
         return len(self._data)

@@ -62,7 +62,16 @@ class Chunk:
         )
 
 
+_MAPPING_KEYS = frozenset({"text", "page_content", "meta", "metadata", "score", "id"})
+
+
 def _from_mapping(item: Mapping[str, Any], where: str) -> Chunk:
+    if "text" not in item and "page_content" not in item and (extra := set(item) - _MAPPING_KEYS):
+        # Content under another key would pass unchecked to whoever maps results back.
+        raise ChunkError(
+            f"{where} has no 'text' or 'page_content' but has {sorted(map(str, extra))}; "
+            "put the chunk text under 'text'"
+        )
     text = item.get("text", item.get("page_content", ""))
     metadata = item.get("meta", item.get("metadata"))
     return _build(where, text, metadata, _score(item.get("score"), where), item.get("id"))

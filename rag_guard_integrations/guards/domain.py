@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from rag_guard_integrations.core.cache import BoundedCache
 from rag_guard_integrations.core.decisions import QueryDecision
-from rag_guard_integrations.core.normalize import normalize
+from rag_guard_integrations.core.normalize import CACHED_CHARS, normalize
 from rag_guard_integrations.core.patterns import compile_pattern
 from rag_guard_integrations.guards.domain_terms import TermMatcher, near_pair
 
@@ -98,10 +98,12 @@ class DomainGuard:
         self._identifier: Any = (
             compile_pattern(spec.identifier_pattern) if spec.identifier_pattern else None
         )
-        self._lexical: BoundedCache[str, _Lexical] = BoundedCache(8192)
-        self._identifiers: BoundedCache[str, tuple[str, ...]] = BoundedCache(8192)
+        self._lexical: BoundedCache[str, _Lexical] = BoundedCache(8192, max_key_len=CACHED_CHARS)
+        self._identifiers: BoundedCache[str, tuple[str, ...]] = BoundedCache(
+            8192, max_key_len=CACHED_CHARS
+        )
         self._vectors: BoundedCache[str, Any] = BoundedCache(16384)
-        self._queries: BoundedCache[str, Any] = BoundedCache(4096)
+        self._queries: BoundedCache[str, Any] = BoundedCache(4096, max_key_len=CACHED_CHARS)
 
     @classmethod
     def from_policy(cls, policy: Policy, embedder: Embedder | None = None) -> DomainGuard | None:
@@ -135,7 +137,7 @@ class DomainGuard:
     def signals(self, query: str, chunks: Sequence[Chunk]) -> DomainSignals:
         """Evaluate the tiers' inputs, stopping early when tier 1 or 2 already decides."""
         text = normalize(query)
-        lexical = self._lexical.get(text) or self._lexical.put(text, self._read(text))
+        lexical = self._lexical.remember(text, lambda: self._read(text))
         if lexical.term is not None:
             return DomainSignals(term=lexical.term)
         if lexical.identifiers:
@@ -182,9 +184,7 @@ class DomainGuard:
         scores = [chunk.score for chunk in chunks]
         if all(score is not None for score in scores):
             return max(s for s in scores if s is not None), "retriever"
-        query_vector = self._queries.get(text)
-        if query_vector is None:
-            query_vector = self._queries.put(text, _unit(self.embedder.embed_query(text)))
+        query_vector = self._queries.remember(text, lambda: _unit(self.embedder.embed_query(text)))
         vectors = [self._vectors.get(chunk.text) for chunk in chunks]
         missing = list(
             dict.fromkeys(c.text for c, v in zip(chunks, vectors, strict=True) if v is None)

@@ -70,9 +70,14 @@ def load_policy(*refs: str | Path) -> Policy:
         raise PolicyError("load_policy needs at least one built-in name or path")
     files: list[tuple[str, dict[str, Any]]] = []
     seen: set[Path] = set()
+    names = []
     for ref in refs:
-        files.extend(_expand(resolve(ref), seen, ()))
-    return _merge(files)
+        expanded = list(_expand(resolve(ref), seen, ()))
+        if expanded:
+            source, data = expanded[-1]
+            names.append(str(data.get("name") or _stem(source)))
+        files.extend(expanded)
+    return _merge(files, "+".join(names))
 
 
 def parse_policy(text: str, source: str = "<string>") -> Policy:
@@ -88,7 +93,7 @@ def parse_policy(text: str, source: str = "<string>") -> Policy:
     for ref in data.get("extends") or []:
         files.extend(_expand(resolve(ref, Path.cwd()), seen, ()))
     files.append((source, data))
-    return _merge(files)
+    return _merge(files, str(data.get("name") or source))
 
 
 def _expand(
@@ -171,7 +176,7 @@ def _check_nodes(root: yaml.Node, source: str) -> None:
             stack.extend(node.value)
 
 
-def _merge(files: Sequence[tuple[str, Mapping[str, Any]]]) -> Policy:
+def _merge(files: Sequence[tuple[str, Mapping[str, Any]]], name: str) -> Policy:
     """Add the sections of several validated files together, in order."""
     merged: dict[str, Any] = {}
     owners: dict[tuple[str, str], str] = {}
@@ -184,17 +189,15 @@ def _merge(files: Sequence[tuple[str, Mapping[str, Any]]]) -> Policy:
                     _claim(owners, "rules", str(item.get("name")), source)
                 merged.setdefault(key, []).extend(value or [])
             elif key == "clauses":
-                for name in value or {}:
-                    _claim(owners, "clauses", str(name), source)
+                for clause_id in value or {}:
+                    _claim(owners, "clauses", str(clause_id), source)
                 merged.setdefault(key, {}).update(value or {})
             elif isinstance(value, dict) and isinstance(merged.get(key), dict):
                 merged[key] = _merge_section(merged[key], value)
             else:
                 merged[key] = value
     merged["sources"] = tuple(source for source, _ in files)
-    if len(files) > 1:
-        merged.pop("name", None)
-        merged["name"] = "+".join(_stem(s) for s, _ in files)
+    merged["name"] = name
     try:
         return Policy.model_validate(merged)
     except ValidationError as error:
