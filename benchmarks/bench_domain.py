@@ -27,8 +27,8 @@ from typing import TYPE_CHECKING, Any
 from rag_guard_integrations import Chunk, QueryDecision, load_policy
 from rag_guard_integrations.data import load_corpus, load_queries
 from rag_guard_integrations.embeddings import default_embedder
-from rag_guard_integrations.evaluation.retrieval import CosineIndex
 from rag_guard_integrations.guards.domain import DomainGuard
+from rag_guard_integrations.vector_index import VectorIndex
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
@@ -55,7 +55,7 @@ def run(rounds: int) -> dict[str, Any]:
     """All rows of the benchmark."""
     embedder = default_embedder()
     queries = [str(q["query"]) for q in load_queries("bis")]
-    retrieved = CosineIndex(load_corpus("bis"), embedder).search(queries, k=5)
+    retrieved = VectorIndex(load_corpus("bis"), embedder).search_many(queries, k=5)
     unscored = [[Chunk(c.text, c.metadata, None, c.id) for c in chunks] for chunks in retrieved]
     guard = DomainGuard.from_policy(load_policy("bis"), embedder)
     assert guard is not None

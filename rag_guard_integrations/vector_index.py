@@ -25,21 +25,27 @@ class VectorIndex:
     def __init__(self, chunks: Sequence[Chunk], embedder: Embedder) -> None:
         import numpy as np  # noqa: PLC0415 - numpy comes with the embeddings extra
 
+        self._np = np
         self.chunks = list(chunks)
         self.embedder = embedder
-        vectors = embedder.embed_documents([c.text for c in self.chunks])
-        self._matrix: Any = np.asarray(vectors, dtype=np.float32).reshape(len(self.chunks), -1)
+        self._matrix = self._unit_rows(embedder.embed_documents([c.text for c in self.chunks]))
 
-    def search_vector(self, vector: Sequence[float], k: int) -> list[Chunk]:
-        """Top-``k`` chunks for an already embedded query, each a copy carrying its score."""
-        import numpy as np  # noqa: PLC0415
+    def _unit_rows(self, vectors: Sequence[Sequence[float]]) -> Any:
+        matrix = self._np.asarray(vectors, dtype=self._np.float32).reshape(len(vectors), -1)
+        norms = self._np.linalg.norm(matrix, axis=1, keepdims=True)
+        return matrix / self._np.where(norms == 0, 1, norms)
 
-        if not self.chunks or k <= 0:
-            return []
-        scores = self._matrix @ np.asarray(vector, dtype=np.float32)
-        top = np.argsort(-scores, kind="stable")[:k]
-        return [replace(self.chunks[i], score=float(scores[i])) for i in top]
+    def search_many(self, queries: Sequence[str], k: int) -> list[list[Chunk]]:
+        """Top-``k`` chunks per query, best first, each a copy carrying its cosine score."""
+        if not queries or not self.chunks or k <= 0:
+            return [[] for _ in queries]
+        scores = self._unit_rows(self.embedder.embed_documents(list(queries))) @ self._matrix.T
+        top = self._np.argsort(-scores, axis=1, kind="stable")[:, :k]
+        return [
+            [replace(self.chunks[j], score=float(row[j])) for j in order]
+            for row, order in zip(scores, top, strict=True)
+        ]
 
     def search(self, query: str, k: int = 4) -> list[Chunk]:
         """Top-``k`` chunks for ``query``, best first, each a copy carrying its cosine score."""
-        return self.search_vector(self.embedder.embed_query(query), k)
+        return self.search_many([query], k)[0]

@@ -124,9 +124,7 @@ def test_cli_on_the_bundled_queries(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert printed["plot"] == str(png)
 
 
-def test_cli_unreachable_target_exits_1(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_cli_unreachable_target_exits_1(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """A target no thresholds reach is a finding: exit 1 and a note in the table."""
     queries = tmp_path / "queries.jsonl"
     # A blocklisted term rejects the first query at tier 1, whatever the thresholds.

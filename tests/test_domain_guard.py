@@ -11,10 +11,10 @@ from hypothesis import strategies as st
 from rag_guard_integrations import Chunk, load_policy, parse_policy
 from rag_guard_integrations.data import load_corpus, load_queries
 from rag_guard_integrations.embeddings import cosine
-from rag_guard_integrations.evaluation.retrieval import CosineIndex
 from rag_guard_integrations.guards import domain as domain_module
 from rag_guard_integrations.guards.domain import TIERS, DomainGuard
 from rag_guard_integrations.policy.schema import DomainSpec
+from rag_guard_integrations.vector_index import VectorIndex
 
 if TYPE_CHECKING:
     from rag_guard_integrations.embeddings import MiniLMEmbedder
@@ -43,9 +43,9 @@ class CountingEmbedder:
 
 
 @pytest.fixture(scope="session")
-def index(embedder: MiniLMEmbedder) -> CosineIndex:
+def index(embedder: MiniLMEmbedder) -> VectorIndex:
     """An exact cosine index over the bundled catalogue."""
-    return CosineIndex(load_corpus("bis"), embedder)
+    return VectorIndex(load_corpus("bis"), embedder)
 
 
 @pytest.fixture(scope="session")
@@ -56,9 +56,9 @@ def guard(embedder: MiniLMEmbedder) -> DomainGuard:
     return built
 
 
-def retrieve(index: CosineIndex, query: str) -> list[Chunk]:
+def retrieve(index: VectorIndex, query: str) -> list[Chunk]:
     """The top five chunks for ``query``, scored by cosine."""
-    return index.search([query], k=5)[0]
+    return index.search(query, k=5)
 
 
 def scored(*standards: str, score: float = 0.3) -> list[Chunk]:
@@ -77,7 +77,7 @@ def scored(*standards: str, score: float = 0.3) -> list[Chunk]:
     ],
 )
 def test_each_tier_decides_a_real_query(
-    guard: DomainGuard, index: CosineIndex, query: str, tier: str, allowed: bool
+    guard: DomainGuard, index: VectorIndex, query: str, tier: str, allowed: bool
 ) -> None:
     """Each tier is the one that decides for a query written to reach it."""
     decision = guard.decide(query, retrieve(index, query))
@@ -212,7 +212,7 @@ def test_root_beyond_the_window_needs_the_dense_tier(guard: DomainGuard) -> None
 
 
 def test_bare_root_without_context_falls_to_the_dense_tier(
-    guard: DomainGuard, index: CosineIndex
+    guard: DomainGuard, index: VectorIndex
 ) -> None:
     """A root with no regulatory word nearby is judged by similarity alone."""
     query = "what color is water"
@@ -297,7 +297,7 @@ def test_scored_chunks_never_touch_the_embedder(embedder: MiniLMEmbedder) -> Non
     assert (counting.queries, counting.documents) == (0, 0)
 
 
-def test_decision_explains_itself(guard: DomainGuard, index: CosineIndex) -> None:
+def test_decision_explains_itself(guard: DomainGuard, index: VectorIndex) -> None:
     """Reason is one sentence; refusal is the policy's text exactly when the query is rejected."""
     for query in ("ISI mark for packaged water bottles", "tell me a joke about cats", "bitcoin"):
         decision = guard.decide(query, retrieve(index, query))

@@ -57,14 +57,15 @@ def collect_signals(
     guard: DomainGuard, corpus: str, queries: Sequence[str], k: int
 ) -> list[DomainSignals]:
     """Retrieve the top ``k`` chunks of ``corpus`` for each query and read the guard's signals."""
-    from rag_guard_integrations.evaluation.retrieval import CosineIndex, load_chunks  # noqa: PLC0415
+    from rag_guard_integrations.evaluation.retrieval import load_chunks  # noqa: PLC0415
+    from rag_guard_integrations.vector_index import VectorIndex  # noqa: PLC0415
 
     if k < 1:
         raise ValueError(f"--k must be at least 1, got {k}")
-    index = CosineIndex(load_chunks(corpus), guard.embedder)
+    index = VectorIndex(load_chunks(corpus), guard.embedder)
     return [
         guard.signals(q, chunks)
-        for q, chunks in zip(queries, index.search(queries, k), strict=True)
+        for q, chunks in zip(queries, index.search_many(queries, k), strict=True)
     ]
 
 

@@ -1,19 +1,14 @@
-"""Inputs of the domain evaluations: a small in-process cosine index and labelled query files."""
+"""Inputs of the domain evaluations: corpora and labelled query files."""
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from rag_guard_integrations.core.chunk import Chunk
 from rag_guard_integrations.data import corpus_names, load_corpus, load_queries
-
-if TYPE_CHECKING:
-    from collections.abc import Sequence
-
-    from rag_guard_integrations.embeddings import Embedder
 
 CLINC_SPLITS = ("oos_test", "oos_val", "in_scope_test_sample")
 
@@ -24,45 +19,6 @@ class LabelledQuery:
 
     query: str
     in_domain: bool
-
-
-class CosineIndex:
-    """Exact cosine search over a few hundred chunks, held in memory (numpy, embeddings extra).
-
-    Example:
-        >>> index = CosineIndex(load_corpus("bis"), default_embedder())  # doctest: +SKIP
-        >>> [c.id for c in index.search(["ISI mark for helmets"], k=1)[0]]  # doctest: +SKIP
-        ['IS 4151']
-    """
-
-    def __init__(self, chunks: Sequence[Chunk], embedder: Embedder) -> None:
-        import numpy as np  # noqa: PLC0415 - the evaluations need the embeddings extra anyway
-
-        self.chunks = list(chunks)
-        self.embedder = embedder
-        self._np = np
-        self._matrix = _unit_rows(np, embedder.embed_documents([c.text for c in self.chunks]))
-
-    def search(self, queries: Sequence[str], k: int) -> list[list[Chunk]]:
-        """The top ``k`` chunks for each query, best first, with the cosine as ``score``."""
-        if not queries:
-            return []
-        scores = _unit_rows(self._np, self.embedder.embed_documents(list(queries))) @ self._matrix.T
-        top = self._np.argsort(-scores, axis=1)[:, :k]
-        return [
-            [_scored(self.chunks[j], float(row[j])) for j in order]
-            for row, order in zip(scores, top, strict=True)
-        ]
-
-
-def _unit_rows(np: Any, vectors: Sequence[Sequence[float]]) -> Any:
-    matrix = np.asarray(vectors, dtype=np.float32)
-    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
-    return matrix / np.where(norms == 0, 1, norms)
-
-
-def _scored(chunk: Chunk, score: float) -> Chunk:
-    return Chunk(chunk.text, chunk.metadata, score, chunk.id)
 
 
 def load_chunks(ref: str) -> list[Chunk]:
