@@ -48,14 +48,15 @@ def full_width(text: str) -> str:
 # --- the policy ------------------------------------------------------------------------------
 
 
-def test_policy_declares_access_and_clauses_only() -> None:
-    """The built-in policy is the clause guard: access on contract_type plus clauses, no rules."""
+def test_policy_is_the_clause_guard_on_the_base_pack() -> None:
+    """The built-in policy is access on contract_type plus clauses; its only rule is the base
+    pack's block on unclassified content."""
     assert POLICY.name == "contracts"
     assert POLICY.version == 1
     assert POLICY.access.attributes == ["contract_type"]
     assert POLICY.domain is None
-    assert POLICY.rules == []
-    assert POLICY.labels == {}
+    assert [rule.name for rule in POLICY.rules] == ["unclassified_content"]
+    assert set(POLICY.labels) == {"unclassified"}
 
 
 @pytest.mark.parametrize("clause_id", CLAUSE_IDS)
