@@ -109,7 +109,7 @@ class Guard:
             texts = [run.chunks[i].text for i in run.pending]
             try:
                 found = self.classifier.classify_many(texts) if self.classifier else []
-            except Exception as error:
+            except Exception as error:  # a failing classifier must not let chunks through
                 found = [Classification.failed(_failure("classifier", error))] * len(texts)
             self._take_labels(run, found)
         return self._finish(run)
@@ -123,7 +123,7 @@ class Guard:
             texts = [run.chunks[i].text for i in run.pending]
             try:
                 found = await self.classifier.aclassify_many(texts) if self.classifier else []
-            except Exception as error:
+            except Exception as error:  # fail closed, as in check()
                 found = [Classification.failed(_failure("classifier", error))] * len(texts)
             self._take_labels(run, found)
         return self._finish(run)
@@ -144,7 +144,7 @@ class Guard:
             for check in self.checks:
                 try:
                     reason = check(chunk, run.request)
-                except Exception as error:
+                except Exception as error:  # a broken check denies the chunk (fail closed)
                     reason = _failure(check.name, error)
                 if reason is not None:
                     run.denied[index] = (check.name, reason)
@@ -161,7 +161,7 @@ class Guard:
         try:
             intents = self.clause.detect(normalized) if self.clause is not None else ()
             decision = self.domain.decide(query, items) if self.domain else QueryDecision()
-        except Exception as error:
+        except Exception as error:  # a broken query stage rejects the query
             refusal = self.policy.domain.refusal if self.policy.domain else None
             return QueryDecision(False, "error", _failure("query", error), refusal=refusal)
         return replace(decision, intents=intents)
@@ -213,7 +213,7 @@ class Guard:
             ]
             try:
                 outcome = self.combination(items)
-            except Exception as error:
+            except Exception as error:  # a broken rule engine blocks the whole set
                 reason = _failure("combination", error)
                 run.denied.update(dict.fromkeys(survivors, ("combination", reason)))
         rules: dict[int, str] = {}
