@@ -18,15 +18,20 @@ from langchain_support import (
 
 from rag_guard_integrations import AccessContext, Chunk, Guard, parse_policy
 from rag_guard_integrations.core.request import Request
-from rag_guard_integrations.guards.access import AccessGuard
+from rag_guard_integrations.guards.access import AccessGuard, satisfies
 from rag_guard_integrations.langchain import GuardedRetriever, MiniLMEmbeddings
-from rag_guard_integrations.langchain.pushdown import CHROMA, IN_MEMORY, admits, plan_pushdown
+from rag_guard_integrations.langchain.pushdown import CHROMA, IN_MEMORY, plan_pushdown
 
 if TYPE_CHECKING:
     from langchain_core.documents import Document
 
 ACCESS_ONLY = "access: {attributes: [contract_type]}"
 TWO_ATTRIBUTES = "access: {attributes: [contract_type, clause_id]}"
+
+
+def access_guard(attributes: list[str]) -> Guard:
+    """A guard whose policy controls access to ``attributes`` and nothing else."""
+    return Guard(parse_policy(f"access: {{attributes: [{', '.join(attributes)}]}}"))
 
 
 @pytest.fixture(scope="session")
@@ -93,7 +98,7 @@ def test_chroma_filter_shapes(
     chroma: Any, attributes: list[str], access: Any, user_filter: Any, expected: Any
 ) -> None:
     """Allowlists become $in clauses, several under $and, together with the caller's filter."""
-    plan = plan_pushdown(chroma, attributes, AccessContext.coerce(access), user_filter)
+    plan = plan_pushdown(chroma, access_guard(attributes).prefilter("q", access), user_filter)
     assert plan is not None
     assert (plan.store, plan.filter, plan.admits_nothing) == (CHROMA, expected, False)
 
@@ -104,7 +109,7 @@ def test_chroma_filter_shapes(
 )
 def test_no_grant_admits_nothing(store: InMemoryVectorStore, access: Any) -> None:
     """Without a non-empty allowlist for each controlled attribute nothing can be fetched."""
-    plan = plan_pushdown(store, ["contract_type"], AccessContext.coerce(access))
+    plan = plan_pushdown(store, access_guard(["contract_type"]).prefilter("q", access))
     assert plan is not None
     assert plan.admits_nothing
 
@@ -125,15 +130,12 @@ class PlainStore(VectorStore):
 
 def test_no_pushdown_without_access_attributes(store: InMemoryVectorStore) -> None:
     """A policy that controls no attribute pushes nothing down."""
-    assert plan_pushdown(store, [], AccessContext(contract_type={"MSA"})) is None
+    assert plan_pushdown(store, access_guard([]).prefilter("q", {"contract_type": ["MSA"]})) is None
 
 
 def test_other_stores_get_no_pushdown_and_still_cannot_leak(store: InMemoryVectorStore) -> None:
     """An unknown store gets k but no filter; the guard still removes what it must."""
-    assert (
-        plan_pushdown(PlainStore(store), ["contract_type"], AccessContext(contract_type={"MSA"}))
-        is None
-    )
+    assert plan_pushdown(PlainStore(store), {"contract_type": frozenset({"MSA"})}) is None
     retriever = GuardedRetriever(
         retriever=PlainStore(store).as_retriever(), guard=Guard(parse_policy(ACCESS_ONLY))
     )
@@ -177,14 +179,16 @@ def test_in_memory_keeps_the_callers_filter(store: InMemoryVectorStore) -> None:
 
 @pytest.mark.parametrize("allowed", [["MSA"], ["SOW", "NDA"]])
 def test_chroma_fetches_only_authorised(chroma: Any, allowed: list[str]) -> None:
-    """Chroma receives the $in filter: every fetched chunk is authorised."""
+    """Chroma receives the $in filters for the allowlist and the asked clause: every fetched
+    chunk is an authorised termination-notice clause, so nothing fetched is dropped."""
     retriever = GuardedRetriever(
         retriever=chroma.as_retriever(search_kwargs={"k": 2}),
         guard=Guard.from_policy("contracts"),
     )
     fetched, out, event = fetched_and_returned(retriever, {"contract_type": allowed})
-    assert len(fetched) == 8
+    assert len(fetched) == len(allowed)
     assert _types(fetched) <= set(allowed)
+    assert {d.metadata["clause_id"] for d in fetched} == {"TERMINATION_NOTICE"}
     assert sorted(str(d.id) for d in out) == sorted(
         f"{t.lower()}-termination-notice" for t in allowed
     )
@@ -266,4 +270,6 @@ def test_store_filter_agrees_with_the_guard(metadata: dict[str, Any], access: An
     """The in-memory filter admits exactly the chunks the guard's access stage admits."""
     attributes = ("contract_type", "region")
     verdict = AccessGuard(attributes)(Chunk("text", metadata), Request("q", "q", (), access))
-    assert admits(attributes, access, metadata) is (verdict is None)
+    constraints = access_guard(list(attributes)).prefilter("q", access)
+    admitted = constraints is not None and satisfies(constraints, metadata)
+    assert admitted is (verdict is None)

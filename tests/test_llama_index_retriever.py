@@ -24,7 +24,7 @@ from llama_index_support import MSA, QUERY, SOW, DecisionRecorder, contracts_ind
 
 from rag_guard_integrations import AccessContext, Guard
 from rag_guard_integrations.llama_index import GuardedRetriever, guard_access
-from rag_guard_integrations.llama_index.pushdown import access_filters, merge_filters
+from rag_guard_integrations.llama_index.pushdown import constraint_filters, merge_filters
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -107,8 +107,8 @@ def test_returns_the_authorised_clause_even_when_it_ranks_low(
 def test_pushdown_sends_in_filters_and_fetches_only_authorised_nodes(
     index: VectorStoreIndex, guard: Guard, spy: StoreSpy
 ) -> None:
-    """The store receives ``contract_type IN allowlist`` and fetch_k = 4 x k; all it returns
-    is authorised, and at most k allowed nodes come back."""
+    """The store receives ``contract_type IN allowlist`` and ``clause_id IN asked clauses`` with
+    fetch_k = 4 x k; all it returns is authorised, and at most k allowed nodes come back."""
     inner = index.as_retriever(similarity_top_k=2)
     retriever = GuardedRetriever(retriever=inner, guard=guard, access=SOW)
     nodes = retriever.retrieve(QUERY)
@@ -117,7 +117,8 @@ def test_pushdown_sends_in_filters_and_fetches_only_authorised_nodes(
     assert query.similarity_top_k == 8
     assert query.filters is not None
     assert [(f.key, f.operator, f.value) for f in flat(query.filters)] == [
-        ("contract_type", FilterOperator.IN, ["SOW"])
+        ("contract_type", FilterOperator.IN, ["SOW"]),
+        ("clause_id", FilterOperator.IN, ["TERMINATION_NOTICE"]),
     ]
     assert spy.returned[0]
     assert {contract_type(index, i) for i in spy.returned[0]} == {"SOW"}
@@ -128,7 +129,7 @@ def test_pushdown_sends_in_filters_and_fetches_only_authorised_nodes(
 def test_inner_filters_are_combined_with_and(
     index: VectorStoreIndex, guard: Guard, spy: StoreSpy
 ) -> None:
-    """The inner retriever's own filters still apply, ANDed with the access filter."""
+    """The inner retriever's own filters still apply, ANDed with the guard's filters."""
     own = MetadataFilters(filters=[MetadataFilter(key="clause_id", value="GOVERNING_LAW")])
     inner = index.as_retriever(similarity_top_k=3, filters=own)
     retriever = GuardedRetriever(retriever=inner, guard=guard)
@@ -140,6 +141,7 @@ def test_inner_filters_are_combined_with_and(
     assert [(f.key, f.operator) for f in flat(sent)] == [
         ("clause_id", FilterOperator.EQ),
         ("contract_type", FilterOperator.IN),
+        ("clause_id", FilterOperator.IN),
     ]
     returned = spy.returned[0]
     assert sorted(returned) == ["msa-governing-law", "sow-governing-law"]
@@ -303,16 +305,15 @@ def test_decision_event_names_the_retriever(
     assert "msa-termination-notice" in recorder.events[0].allowed_node_ids
 
 
-def test_access_filters_and_merge() -> None:
-    """Allowlists become sorted IN filters; an empty allowlist means nothing may be fetched;
-    OR filters of the caller are nested under AND rather than flattened."""
-    made = access_filters(["contract_type"], AccessContext(contract_type={"SOW", "MSA"}))
+def test_constraint_filters_and_merge() -> None:
+    """Constraints become sorted IN filters, none without constraints; OR filters of the caller
+    are nested under AND rather than flattened."""
+    made = constraint_filters({"contract_type": frozenset({"SOW", "MSA"})})
     assert made is not None
     assert made.filters[0] == MetadataFilter(
         key="contract_type", value=["MSA", "SOW"], operator=FilterOperator.IN
     )
-    assert access_filters(["contract_type"], AccessContext(region={"EU"})) is None
-    assert access_filters(["contract_type"], None) is None
+    assert constraint_filters({}) is None
     either = MetadataFilters(
         filters=[MetadataFilter(key="a", value="1"), MetadataFilter(key="b", value="2")],
         condition=FilterCondition.OR,

@@ -14,7 +14,7 @@ from rag_guard_integrations.core.errors import ContextBlocked, InputError
 from rag_guard_integrations.core.labels import has_label_metadata, metadata_labels
 from rag_guard_integrations.core.normalize import normalize
 from rag_guard_integrations.core.request import ChunkCheck, Request
-from rag_guard_integrations.guards.access import AccessGuard, HintGuard
+from rag_guard_integrations.guards.access import AccessGuard, Constraints, HintGuard
 from rag_guard_integrations.guards.clause import ClauseGuard
 from rag_guard_integrations.guards.combination import CombinationGuard, Labelled
 from rag_guard_integrations.guards.domain import DomainGuard
@@ -127,6 +127,36 @@ class Guard:
                 found = [Classification.failed(_failure("classifier", error))] * len(texts)
             self._take_labels(run, found)
         return self._finish(run)
+
+    def prefilter(self, query: str, access: AccessContext | Any = None) -> Constraints | None:
+        """Metadata values every chunk this guard could allow must carry, for a retriever to
+        push into its store: each access attribute -> the caller's allowlist, and ``clause_id``
+        -> the clause ids the query asks for.
+
+        None when no chunk could pass (an attribute with no allowed value, or a clause policy
+        and a query that asks for no clause); ``{}`` when nothing can be pushed down. Pushdown
+        only saves work and recall: :meth:`check` still judges whatever comes back.
+
+        Example:
+            >>> Guard.from_policy("contracts").prefilter(
+            ...     "termination notice period?", {"contract_type": ["MSA"]})
+            {'contract_type': frozenset({'MSA'}), 'clause_id': frozenset({'TERMINATION_NOTICE'})}
+        """
+        context = AccessContext.coerce(access)
+        constraints: dict[str, frozenset[str]] = {}
+        for attribute in self.policy.access.attributes:
+            allowed = context.allowlists.get(attribute) if context is not None else None
+            if not allowed:
+                return None
+            constraints[attribute] = allowed
+        if self.clause is not None:
+            if not isinstance(query, str):
+                raise InputError(f"query must be a str, got {type(query).__name__}")
+            intents = self.clause.detect(normalize(query))
+            if not intents:
+                return None
+            constraints["clause_id"] = frozenset(intents)
+        return constraints
 
     def _start(self, query: str, chunks: Sequence[Any], access: object) -> _Run:
         if not isinstance(query, str):

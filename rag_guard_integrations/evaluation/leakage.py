@@ -65,7 +65,7 @@ def build_pipelines(corpus: Sequence[Chunk], k: int) -> dict[str, Pipeline]:
     from rag_guard_integrations import AccessContext, Guard  # noqa: PLC0415
     from rag_guard_integrations.langchain import GuardedRetriever, MiniLMEmbeddings  # noqa: PLC0415
     from rag_guard_integrations.llama_index import GuardPostprocessor, MiniLMEmbedding  # noqa: PLC0415
-    from rag_guard_integrations.llama_index.pushdown import access_filters  # noqa: PLC0415
+    from rag_guard_integrations.llama_index.pushdown import constraint_filters  # noqa: PLC0415
 
     guard = Guard.from_policy("contracts")
     store = InMemoryVectorStore(MiniLMEmbeddings())
@@ -74,7 +74,6 @@ def build_pipelines(corpus: Sequence[Chunk], k: int) -> dict[str, Pipeline]:
     guarded = GuardedRetriever(retriever=naive, guard=guard)
     nodes = [TextNode(text=c.text, metadata=dict(c.metadata), id_=c.id) for c in corpus]
     index = VectorStoreIndex(nodes, embed_model=MiniLMEmbedding())
-    attributes = guard.policy.access.attributes
 
     def access(case: Case) -> AccessContext:
         return AccessContext(contract_type=case.allowed_types)
@@ -87,8 +86,11 @@ def build_pipelines(corpus: Sequence[Chunk], k: int) -> dict[str, Pipeline]:
 
     def run_llama_index(case: Case, k: int) -> list[dict[str, Any]]:
         ctx = access(case)
+        constraints = guard.prefilter(case.query, ctx)
+        if constraints is None:
+            return []
         retriever = index.as_retriever(
-            similarity_top_k=4 * k, filters=access_filters(attributes, ctx)
+            similarity_top_k=4 * k, filters=constraint_filters(constraints)
         )
         found = GuardPostprocessor(guard=guard, access=ctx).postprocess_nodes(
             retriever.retrieve(case.query), query_str=case.query

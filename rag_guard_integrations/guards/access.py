@@ -1,8 +1,10 @@
-"""Access allowlists and untrusted index hints: two per-chunk checks that only ever deny."""
+"""Access allowlists and untrusted index hints: two per-chunk checks that only ever deny, and
+the same allowlist verdict as a predicate for store-side filtering."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 from rag_guard_integrations.core.patterns import PatternCompileError, matches
 
@@ -13,6 +15,21 @@ if TYPE_CHECKING:
     from rag_guard_integrations.core.request import Request
 
 HINT_SUFFIX = "_regex_hint"
+Constraints = Mapping[str, frozenset[str]]
+
+
+def satisfies(constraints: Constraints, metadata: Mapping[str, Any]) -> bool:
+    """True when each constrained key of ``metadata`` holds an allowed value (for a list, every
+    value allowed); a missing value fails. The same verdict as :class:`AccessGuard` and the
+    clause id check, as a predicate a vector store can call per stored chunk."""
+    for key, allowed in constraints.items():
+        value = metadata.get(key)
+        if value is None:
+            return False
+        values = value if isinstance(value, list | tuple | set | frozenset) else (value,)
+        if not values or any(str(v) not in allowed for v in values):
+            return False
+    return True
 
 
 class AccessGuard:

@@ -1,5 +1,6 @@
-"""Access pushdown: the policy's access allowlists as a vector-store filter, so a store that
-supports one never returns a chunk the caller may not see.
+"""Pushdown: what the guard would require of every chunk (the caller's access allowlists, the
+clause ids the query asks for) as a vector-store filter, so a store that supports one never
+returns a chunk the guard would withhold, and the over-fetch is spent on candidates that count.
 
 Supported stores: ``InMemoryVectorStore`` (a callable ``filter``) and ``langchain_chroma.Chroma``
 (a ``where`` filter: ``{"contract_type": {"$in": [...]}}``, several attributes under ``$and``).
@@ -21,13 +22,15 @@ from typing import TYPE_CHECKING, Any
 
 from langchain_core.vectorstores import InMemoryVectorStore
 
+from rag_guard_integrations.guards.access import satisfies
+
 if TYPE_CHECKING:
-    from collections.abc import Callable, Mapping, Sequence
+    from collections.abc import Callable
 
     from langchain_core.documents import Document
     from langchain_core.vectorstores import VectorStore
 
-    from rag_guard_integrations.core.access import AccessContext
+    from rag_guard_integrations.guards.access import Constraints
 
 IN_MEMORY = "in_memory"
 CHROMA = "chroma"
@@ -37,8 +40,8 @@ CHROMA = "chroma"
 class Pushdown:
     """The filter to hand the store (already merged with the caller's own filter).
 
-    ``admits_nothing`` is True when the access context grants no value of some controlled
-    attribute (default deny): there is nothing the caller may see, so nothing is fetched.
+    ``admits_nothing`` is True when no chunk could pass (default deny, or a query that asks for
+    no clause of a clause policy), so nothing is fetched.
     """
 
     store: str
@@ -47,29 +50,26 @@ class Pushdown:
 
 
 def plan_pushdown(
-    vectorstore: VectorStore,
-    attributes: Sequence[str],
-    access: AccessContext | None,
-    user_filter: Any = None,
+    vectorstore: VectorStore, constraints: Constraints | None, user_filter: Any = None
 ) -> Pushdown | None:
-    """The pushdown for ``vectorstore``, or None when the store or the policy allows none.
+    """The pushdown of ``constraints`` (from :meth:`Guard.prefilter`) for ``vectorstore``, or None
+    when the store takes no filter or there is nothing to push down.
 
     Example:
         >>> from langchain_core.embeddings import FakeEmbeddings
-        >>> from rag_guard_integrations import AccessContext
         >>> store = InMemoryVectorStore(FakeEmbeddings(size=8))
-        >>> plan = plan_pushdown(store, ["contract_type"], AccessContext(contract_type={"MSA"}))
+        >>> plan = plan_pushdown(store, {"contract_type": frozenset({"MSA"})})
         >>> plan.store, plan.admits_nothing
         ('in_memory', False)
     """
     store = _store_kind(vectorstore)
-    if store is None or not attributes:
+    if store is None or constraints == {}:
         return None
-    if access is None or not all(access.allowlists.get(a) for a in attributes):
+    if constraints is None:
         return Pushdown(store, None, admits_nothing=True)
     if store == IN_MEMORY:
-        return Pushdown(store, _memory_filter(tuple(attributes), access, user_filter))
-    return Pushdown(store, _chroma_filter(attributes, access, user_filter))
+        return Pushdown(store, _memory_filter(constraints, user_filter))
+    return Pushdown(store, _chroma_filter(constraints, user_filter))
 
 
 def _store_kind(vectorstore: VectorStore) -> str | None:
@@ -83,9 +83,7 @@ def _store_kind(vectorstore: VectorStore) -> str | None:
     return None
 
 
-def _memory_filter(
-    attributes: tuple[str, ...], access: AccessContext, user_filter: Any
-) -> Callable[[Document], bool]:
+def _memory_filter(constraints: Constraints, user_filter: Any) -> Callable[[Document], bool]:
     if user_filter is not None and not callable(user_filter):
         raise TypeError(
             f"InMemoryVectorStore filter must be a callable taking a Document, got "
@@ -93,32 +91,16 @@ def _memory_filter(
         )
 
     def admitted(document: Document) -> bool:
-        return admits(attributes, access, document.metadata) and (
+        return satisfies(constraints, document.metadata) and (
             user_filter is None or bool(user_filter(document))
         )
 
     return admitted
 
 
-def admits(attributes: Sequence[str], access: AccessContext, metadata: Mapping[str, Any]) -> bool:
-    """The guard's access rule (``AccessGuard``) as a predicate: a missing value is denied.
-
-    Inlined rather than calling ``AccessGuard`` because the store calls it once per stored
-    chunk; a test holds the two to the same verdicts.
-    """
-    for attribute in attributes:
-        value = metadata.get(attribute)
-        if value is None or not access.allows(attribute, value):
-            return False
-    return True
-
-
-def _chroma_filter(
-    attributes: Sequence[str], access: AccessContext, user_filter: Any
-) -> dict[str, Any]:
-    allowlists = access.allowlists
+def _chroma_filter(constraints: Constraints, user_filter: Any) -> dict[str, Any]:
     clauses: list[dict[str, Any]] = [
-        {attribute: {"$in": sorted(allowlists[attribute])}} for attribute in attributes
+        {key: {"$in": sorted(allowed)}} for key, allowed in constraints.items()
     ]
     if user_filter:
         clauses.append(dict(user_filter))

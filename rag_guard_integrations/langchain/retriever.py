@@ -141,7 +141,7 @@ class GuardedRetriever(BaseRetriever):
     def _get_relevant_documents(
         self, query: str, *, run_manager: CallbackManagerForRetrieverRun, **kwargs: Any
     ) -> list[Document]:
-        request = self._request(kwargs)
+        request = self._request(query, kwargs)
         child = run_manager.get_child()
         documents: list[Document] = []
         if not request.skip_fetch:
@@ -157,7 +157,7 @@ class GuardedRetriever(BaseRetriever):
     async def _aget_relevant_documents(
         self, query: str, *, run_manager: AsyncCallbackManagerForRetrieverRun, **kwargs: Any
     ) -> list[Document]:
-        request = self._request(kwargs)
+        request = self._request(query, kwargs)
         child = run_manager.get_child()
         documents: list[Document] = []
         if not request.skip_fetch:
@@ -170,7 +170,7 @@ class GuardedRetriever(BaseRetriever):
         reject_if_asked(result, self.raise_on_reject)
         return kept
 
-    def _request(self, kwargs: dict[str, Any]) -> _Request:
+    def _request(self, query: str, kwargs: dict[str, Any]) -> _Request:
         options = dict(kwargs)
         given = options.pop("access", None)
         access = self.access if given is None else AccessContext.coerce(given)
@@ -183,8 +183,7 @@ class GuardedRetriever(BaseRetriever):
         # Never fewer candidates than k, or an honest k could not be met.
         options["k"] = audit["fetch_k"] = max(self.fetch_k or FETCH_FACTOR * k, k)
         user_filter = options.get("filter", inner.search_kwargs.get("filter"))
-        attributes = self.guard.policy.access.attributes
-        plan = plan_pushdown(inner.vectorstore, attributes, access, user_filter)
+        plan = plan_pushdown(inner.vectorstore, self.guard.prefilter(query, access), user_filter)
         if plan is None:
             return _Request(access, k, options, False, audit)
         audit["pushdown"] = plan.store

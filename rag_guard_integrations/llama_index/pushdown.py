@@ -1,5 +1,6 @@
-"""Access pushdown for ``VectorIndexRetriever``: the caller's allowlists as ``MetadataFilters``
-(``FilterOperator.IN``), and a per-request copy of the retriever that fetches ``fetch_k``.
+"""Pushdown for ``VectorIndexRetriever``: what the guard requires of every node (the caller's
+allowlists, the clause ids the query asks for) as ``MetadataFilters`` (``FilterOperator.IN``),
+and a per-request copy of the retriever that fetches ``fetch_k``.
 
 The shared retriever is never changed: each request gets its own ``VectorIndexRetriever`` over
 the same index, with the same settings, its own ``similarity_top_k`` and the merged filters.
@@ -20,34 +21,24 @@ from llama_index.core.vector_stores.types import (
 )
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
-
-    from rag_guard_integrations.core.access import AccessContext
+    from rag_guard_integrations.guards.access import Constraints
 
 
-def access_filters(
-    attributes: Sequence[str], access: AccessContext | None
-) -> MetadataFilters | None:
-    """``attribute IN allowlist`` for each access-controlled attribute, joined with AND.
-
-    None when some attribute has no allowed value (default deny: nothing may be fetched). Call
-    it only when the policy controls at least one attribute.
+def constraint_filters(constraints: Constraints) -> MetadataFilters | None:
+    """``key IN allowed values`` for each constraint of :meth:`Guard.prefilter`, joined with AND;
+    None when there is no constraint.
 
     Example:
-        >>> from rag_guard_integrations import AccessContext
-        >>> f = access_filters(["contract_type"], AccessContext(contract_type={"SOW", "MSA"}))
+        >>> f = constraint_filters({"contract_type": frozenset({"SOW", "MSA"})})
         >>> f.filters[0].key, f.filters[0].operator.value, f.filters[0].value
         ('contract_type', 'in', ['MSA', 'SOW'])
     """
-    if access is None:
-        return None
-    allowlists = access.allowlists
-    if not all(allowlists.get(a) for a in attributes):
+    if not constraints:
         return None
     return MetadataFilters(
         filters=[
-            MetadataFilter(key=a, value=sorted(allowlists[a]), operator=FilterOperator.IN)
-            for a in attributes
+            MetadataFilter(key=key, value=sorted(allowed), operator=FilterOperator.IN)
+            for key, allowed in constraints.items()
         ],
         condition=FilterCondition.AND,
     )

@@ -14,7 +14,7 @@ from rag_guard_integrations.core.access import AccessContext
 from rag_guard_integrations.core.guard import Guard
 from rag_guard_integrations.llama_index.access import current_access
 from rag_guard_integrations.llama_index.check import GuardedNodes, acheck_nodes, check_nodes
-from rag_guard_integrations.llama_index.pushdown import access_filters, fetching_retriever
+from rag_guard_integrations.llama_index.pushdown import constraint_filters, fetching_retriever
 
 if TYPE_CHECKING:
     from llama_index.core.callbacks import CallbackManager
@@ -118,7 +118,7 @@ class GuardedRetriever(BaseRetriever):
         """Retrieve and check; the kept nodes together with the ``GuardResult`` and any refusal."""
         bundle = _bundle(query)
         access = current_access(self.access)
-        source = self._source(access)
+        source = self._source(bundle.query_str, access)
         nodes = source.retrieve(bundle) if source is not None else []
         checked = check_nodes(self.guard, nodes, bundle.query_str, access, "GuardedRetriever")
         return self._cap(checked)
@@ -127,7 +127,7 @@ class GuardedRetriever(BaseRetriever):
         """Async twin of :meth:`guarded_retrieve` (the inner ``aretrieve``, ``Guard.acheck``)."""
         bundle = _bundle(query)
         access = current_access(self.access)
-        source = self._source(access)
+        source = self._source(bundle.query_str, access)
         nodes = await source.aretrieve(bundle) if source is not None else []
         checked = await acheck_nodes(
             self.guard, nodes, bundle.query_str, access, "GuardedRetriever"
@@ -140,18 +140,17 @@ class GuardedRetriever(BaseRetriever):
     async def _aretrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
         return (await self.aguarded_retrieve(query_bundle)).nodes
 
-    def _source(self, access: AccessContext | None) -> BaseRetriever | None:
+    def _source(self, query: str, access: AccessContext | None) -> BaseRetriever | None:
         """The retriever this request fetches from; None when the caller may see nothing."""
         inner = self.retriever
         if not isinstance(inner, VectorIndexRetriever):
             return inner
-        attributes = self.guard.policy.access.attributes
-        filters = access_filters(attributes, access) if attributes else None
-        if attributes and filters is None:
+        constraints = self.guard.prefilter(query, access)
+        if constraints is None:
             return None
         k = inner.similarity_top_k
         fetch_k = max(k, self.fetch_k if self.fetch_k is not None else FETCH_FACTOR * k)
-        return fetching_retriever(inner, fetch_k, filters)
+        return fetching_retriever(inner, fetch_k, constraint_filters(constraints))
 
     def _cap(self, checked: GuardedNodes) -> GuardedNodes:
         k = self.k
