@@ -6,52 +6,72 @@ from html import escape
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from rag_guard_integrations.core.decisions import GuardResult
+    from rag_guard_integrations.core.decisions import ChunkDecision, GuardResult
 
-_STYLE = "border-collapse:collapse;font-family:sans-serif;font-size:13px"
+_STYLE = "border-collapse:collapse;font-family:sans-serif;font-size:13px;color:#111"
 _CELL = "border:1px solid #ccc;padding:3px 6px;text-align:left;vertical-align:top"
+_HEADERS = ("#", "id", "score", "verdict", "stage", "reason", "labels", "text")
 
 
 def result_html(result: GuardResult, *, text_width: int = 120) -> str:
-    """The query verdict, then one row per chunk: verdict, stage, reason, labels, text."""
+    """The query verdict and counts, one row per chunk, then the rules that fired."""
+    return _heading(result) + _table(result, text_width) + _rules(result)
+
+
+def _heading(result: GuardResult) -> str:
     query = result.query
-    head = (
-        f"<p><b>query</b>: {'allowed' if query.allowed else 'rejected'}"
-        f" (tier {escape(str(query.tier))}; intents {escape(', '.join(query.intents) or '-')})"
-        f"{'' if result.refusal is None else f' &mdash; refusal: <i>{escape(result.refusal)}</i>'}"
-        "</p>"
-    )
-    rows = []
-    for d in result.decisions:
-        colour = "#e8f5e9" if d.allowed else "#ffebee"
-        text = d.chunk.text if len(d.chunk.text) <= text_width else d.chunk.text[:text_width] + "…"
-        cells = [
-            str(d.index),
-            "pass" if d.allowed else "drop",
-            d.stage,
-            d.reason,
-            ", ".join(sorted(d.labels)),
-            text,
-        ]
-        rows.append(
-            f'<tr style="background:{colour}">'
-            + "".join(f'<td style="{_CELL}">{escape(c)}</td>' for c in cells)
-            + "</tr>"
-        )
-    header = "".join(
-        f'<th style="{_CELL}">{h}</th>'
-        for h in ("#", "verdict", "stage", "reason", "labels", "text")
-    )
-    rules = "".join(
-        f"<li><b>{escape(v.action)}</b> {escape(v.rule)}: {escape(v.message)} "
-        f"(chunks {', '.join(map(str, v.chunk_indices))})</li>"
-        for v in (*result.violations, *result.warnings)
-    )
+    tier = "no domain guard" if query.tier is None else f"tier {query.tier}"
+    denied = ", ".join(f"{stage} {n}" for stage, n in result.summary()["denied_by_stage"].items())
+    refusal = "" if result.refusal is None else f"; refusal: <i>{escape(result.refusal)}</i>"
     return (
-        head
-        + f'<table style="{_STYLE}"><tr>{header}</tr>{"".join(rows)}</table>'
-        + (f"<ul>{rules}</ul>" if rules else "")
+        f"<p><b>query</b> {'allowed' if query.allowed else 'rejected'} ({escape(tier)}; "
+        f"intents {escape(', '.join(query.intents) or '-')}) &mdash; "
+        f"{len(result.allowed_indices)} of {len(result.decisions)} chunks allowed"
+        f"{'; denied: ' + escape(denied) if denied else ''}{refusal}</p>"
     )
+
+
+def _row(decision: ChunkDecision, text_width: int) -> str:
+    chunk = decision.chunk
+    text = chunk.text if len(chunk.text) <= text_width else chunk.text[:text_width] + "…"
+    stage = decision.stage + (f": {decision.rule}" if decision.rule else "")
+    cells = [
+        str(decision.index),
+        chunk.id or "",
+        "" if chunk.score is None else f"{chunk.score:.3f}",
+        "pass" if decision.allowed else "drop",
+        stage,
+        decision.reason,
+        ", ".join(sorted(decision.labels)),
+    ]
+    colour = "#e8f5e9" if decision.allowed else "#ffebee"
+    return (
+        f'<tr style="background:{colour}">'
+        + "".join(f'<td style="{_CELL}">{escape(c)}</td>' for c in cells)
+        + f'<td style="{_CELL}" title="{escape(chunk.text)}">{escape(text)}</td></tr>'
+    )
+
+
+def _table(result: GuardResult, text_width: int) -> str:
+    header = "".join(f'<th style="{_CELL}">{h}</th>' for h in _HEADERS)
+    rows = "".join(_row(d, text_width) for d in result.decisions)
+    return f'<table style="{_STYLE}"><tr>{header}</tr>{rows}</table>'
+
+
+def _rules(result: GuardResult) -> str:
+    items = []
+    for violation in (*result.violations, *result.warnings):
+        links = ", ".join(f"{lk.key}={lk.value} ({lk.a}-{lk.b})" for lk in violation.links)
+        items.append(
+            f"<li><b>{escape(violation.action)}</b> {escape(violation.rule)}: "
+            f"{escape(violation.message)} (chunks {', '.join(map(str, violation.chunk_indices))}"
+            f"{'; linked by ' + escape(links) if links else ''})</li>"
+        )
+    items.extend(
+        f"<li>bridge label <b>{escape(b.label)}</b> joins {escape(', '.join(b.rules))}</li>"
+        for b in result.bridges
+    )
+    return f"<ul>{''.join(items)}</ul>" if items else ""
 
 
 def show(result: GuardResult) -> None:
