@@ -162,16 +162,15 @@ def recommend(
 def plot(result: Sweep, path: str | Path) -> Path:
     """Write a PNG of pass rate and block rate against each threshold; returns the path."""
     try:
-        import matplotlib  # noqa: PLC0415 - the plot extra is optional
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt  # noqa: PLC0415
+        # A bare Figure draws without pyplot, so a notebook's plotting backend is left alone.
+        from matplotlib.figure import Figure  # noqa: PLC0415 - the plot extra is optional
     except ImportError:
         raise ValueError(
             "--plot needs matplotlib; pip install 'rag-guard-integrations[plot]'"
         ) from None
     out = Path(path)
-    figure, axes = plt.subplots(1, 2, figsize=(11, 4.2), sharey=True)
+    figure = Figure(figsize=(11, 4.2))
+    axes = figure.subplots(1, 2, sharey=True)
     panels = (
         (axes[0], result.min_curve, "min_similarity", "dense threshold (tier 4)"),
         (axes[1], result.root_curve, "root_min_similarity", "root floor (tier 3)"),
@@ -199,5 +198,4 @@ def plot(result: Sweep, path: str | Path) -> Path:
     figure.tight_layout()
     out.parent.mkdir(parents=True, exist_ok=True)
     figure.savefig(out, dpi=100)
-    plt.close(figure)
     return out

@@ -6,9 +6,10 @@ from typing import TYPE_CHECKING
 
 from rag_guard_integrations.core.errors import PolicyError
 from rag_guard_integrations.core.labels import UNCLASSIFIED, clean_label
-from rag_guard_integrations.policy.loader import load_policy
+from rag_guard_integrations.policy.loader import load_policy, parse_policy
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from pathlib import Path
 
     from rag_guard_integrations.policy.schema import Policy
@@ -16,11 +17,20 @@ if TYPE_CHECKING:
 
 def lint(ref: str | Path) -> tuple[Policy | None, list[str]]:
     """Load ``ref`` and return ``(policy, problems)``; the policy is None when it cannot load."""
+    return _lint(lambda: load_policy(ref), str(ref))
+
+
+def lint_text(text: str, source: str = "<string>") -> tuple[Policy | None, list[str]]:
+    """Like :func:`lint`, for a policy given as YAML text (a notebook cell, a config value)."""
+    return _lint(lambda: parse_policy(text, source), source)
+
+
+def _lint(load: Callable[[], Policy], source: str) -> tuple[Policy | None, list[str]]:
     try:
-        policy = load_policy(ref)
+        policy = load()
     except PolicyError as error:
         return None, list(error.problems)
-    return policy, consistency_problems(policy, str(ref))
+    return policy, consistency_problems(policy, source)
 
 
 def consistency_problems(policy: Policy, source: str) -> list[str]:
