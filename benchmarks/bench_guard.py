@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from rag_guard_integrations import Guard
+from rag_guard_integrations import AccessContext, Guard
 from rag_guard_integrations.data import load_corpus
 from rag_guard_integrations.evaluation.bench import QUERY, bench_chunks, timings
 
@@ -19,12 +19,13 @@ def main() -> None:
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     guard = Guard.from_policy("contracts")
+    access = AccessContext(principal="bench", contract_type={"MSA"})
     corpus = load_corpus("contracts")
     rows = []
     for k in (10, 100, 1000):
         chunks = bench_chunks(corpus, k)
         result = timings(
-            lambda c=chunks: guard.check(QUERY, c, access={"contract_type": ["MSA"]}),
+            lambda c=chunks: guard.check(QUERY, c, access=access),
             repeats=max(20, 20000 // k),
         )
         rows.append({"k": k, **result, "per_chunk_us": result["median_us"] / k})

@@ -69,9 +69,10 @@ class Guard:
         checks: list[ChunkCheck] = []
         if policy.access.attributes:
             checks.append(AccessGuard(policy.access.attributes))
-        checks.append(HintGuard())
         if self.clause is not None:
             checks.append(self.clause)
+        # Hints scan every metadata key, so they run last, on the chunks nothing else denied.
+        checks.append(HintGuard())
         self.checks = tuple(checks)
         self.classifier = self._bind(classifier)
         self._vocabulary = frozenset(policy.vocabulary) if policy.declares_vocabulary else None
@@ -190,7 +191,9 @@ class Guard:
     def _decide_query(self, query: str, normalized: str, items: list[Chunk]) -> QueryDecision:
         try:
             intents = self.clause.detect(normalized) if self.clause is not None else ()
-            decision = self.domain.decide(query, items) if self.domain else QueryDecision()
+            if self.domain is None:
+                return QueryDecision(intents=intents)
+            decision = self.domain.decide(query, items)
         except Exception as error:  # a broken query stage rejects the query
             refusal = self.policy.domain.refusal if self.policy.domain else None
             return QueryDecision(False, "error", _failure("query", error), refusal=refusal)
