@@ -9,7 +9,7 @@ from rag_guard_integrations.core.decisions import Bridge, Violation
 from rag_guard_integrations.guards.linking import Group, connecting_links, link_groups
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping, Sequence
+    from collections.abc import Iterable, Mapping, Sequence
 
     from rag_guard_integrations.policy.schema import Policy, RuleSpec
 
@@ -84,7 +84,7 @@ class CombinationGuard:
         candidates = self._candidates(carriers)
         if not candidates:
             return CombinationOutcome()
-        groups = self._groups(items, [True] * len(items)) if self._needs_groups else []
+        groups = self._groups(items, range(len(items))) if self._needs_groups else []
         firings = [
             _Firing(rule, members, group)
             for rule in candidates
@@ -110,12 +110,12 @@ class CombinationGuard:
             if present[p] == len(self.rules[p].trigger.all_present)
         ]
 
-    def _groups(self, items: Sequence[Labelled], alive: list[bool]) -> list[_LinkedGroup]:
-        """Linked groups of the live items, as item positions with the labels they carry."""
+    def _groups(self, items: Sequence[Labelled], positions: Iterable[int]) -> list[_LinkedGroup]:
+        """Linked groups among ``items[p]`` for ``positions``, with the labels they carry."""
         position = {item.index: p for p, item in enumerate(items)}
-        live = [(item.index, item.metadata) for p, item in enumerate(items) if alive[p]]
+        chosen = [(items[p].index, items[p].metadata) for p in positions]
         out = []
-        for group in link_groups(live, self.linking_keys):
+        for group in link_groups(chosen, self.linking_keys):
             members = frozenset(position[i] for i in group.members)
             labels = frozenset(label for m in members for label in items[m].labels)
             out.append(_LinkedGroup(group, members, labels))
@@ -152,7 +152,7 @@ class CombinationGuard:
                 position += 1
                 continue
             if rule.trigger.scope == "linked" and groups is None:
-                groups = self._groups(items, alive)
+                groups = self._groups(items, (p for p in range(len(items)) if alive[p]))
             pools = self._pools(rule, groups or [])
             if not pools:
                 position += 1
@@ -176,13 +176,17 @@ class CombinationGuard:
 
     def _without(
         self, groups: list[_LinkedGroup], items: Sequence[Labelled], gone: list[int]
-    ) -> list[_LinkedGroup] | None:
-        """Groups after removing ``gone``: None (recompute) when a removed chunk could have
-        linked others; else the same groups less the removed chunks' own singletons."""
-        if any(items[p].metadata.get(key) is not None for p in gone for key in self.linking_keys):
-            return None
+    ) -> list[_LinkedGroup]:
+        """The groups after removing ``gone``: only the groups that held a removed chunk are
+        linked again (a removed chunk may have been the link that joined the others)."""
         dropped = set(gone)
-        return [g for g in groups if dropped.isdisjoint(g.members)]
+        out: list[_LinkedGroup] = []
+        for group in groups:
+            if dropped.isdisjoint(group.members):
+                out.append(group)
+            else:
+                out.extend(self._groups(items, sorted(group.members - dropped)))
+        return sorted(out, key=lambda g: min(g.members))
 
 
 @dataclass(frozen=True, slots=True)
@@ -215,7 +219,9 @@ def _violation(
     rule = firing.rule
     labels = tuple(rule.trigger.all_present)
     members = firing.members
-    positions = {p for label in labels for p in carriers[label] if members is None or p in members}
+    positions = set().union(*(carriers[label] for label in labels))
+    if members is not None:
+        positions &= members
     indices = tuple(items[p].index for p in sorted(positions))
     links = connecting_links(firing.group.links, indices) if firing.group is not None else ()
     message = rule.message or f"{' + '.join(labels)} together in the retrieved context"
