@@ -140,3 +140,16 @@ async def test_guard_failure_surfaces(monkeypatch: pytest.MonkeyPatch) -> None:
         compressor.compress_documents(contract_documents(), QUERY)
     with pytest.raises(RuntimeError, match="guard broke"):
         await compressor.acompress_documents(contract_documents(), QUERY)
+
+
+def test_works_inside_contextual_compression_retriever(store: Any, guard: Guard) -> None:
+    """In LangChain's ContextualCompressionRetriever the compressor keeps only the caller's
+    clause, and a DocumentCompressorPipeline with it does the same."""
+    from langchain_classic.retrievers import ContextualCompressionRetriever
+    from langchain_classic.retrievers.document_compressors import DocumentCompressorPipeline
+
+    compressor = GuardCompressor(guard=guard, access=AccessContext(contract_type={"SOW"}))
+    base = store.as_retriever(search_kwargs={"k": 10})
+    for wrapped in (compressor, DocumentCompressorPipeline(transformers=[compressor])):
+        retriever = ContextualCompressionRetriever(base_compressor=wrapped, base_retriever=base)
+        assert [d.id for d in retriever.invoke(QUERY)] == ["sow-termination-notice"]

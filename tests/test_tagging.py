@@ -77,11 +77,12 @@ def test_record_without_text_is_unclassified() -> None:
     ("classifier", "reason"),
     [
         (Broken(), "classifier failed: ConnectionError: model server went away"),
-        (Broken(short=True), "classifier returned 0 results for 3 texts"),
+        (Broken(short=True), "classifier returned 0 results for 1 text"),
     ],
 )
 def test_failing_classifier_fails_closed(classifier: Broken, reason: str) -> None:
-    """A classifier that raises or miscounts leaves every pending record ``unclassified``."""
+    """A classifier that raises or miscounts, in the batch and then for each text alone,
+    leaves every pending record ``unclassified`` with the reason."""
     tagged = tag_batch(RECORDS, classifier)  # type: ignore[arg-type]
     failed = [t for t in tagged if t.classification is not None and t.classification.error]
     assert [t.record["id"] for t in failed] == [1, 2, 4, 5]
@@ -100,3 +101,20 @@ def test_batches_are_bounded() -> None:
     assert [len(b) for b in batches(range(5), 2)] == [2, 2, 1]
     with pytest.raises(ValueError, match="batch_size=0"):
         list(batches(range(5), 0))
+
+
+def test_one_bad_record_costs_only_its_own_labels() -> None:
+    """When the batch call fails, each text is classified alone: only the bad one fails."""
+
+    class FailsOn(PatternClassifier):
+        def classify_many(self, texts: Sequence[str]) -> list[Classification]:
+            if any("poison" in t for t in texts):
+                raise ValueError("cannot read this one")
+            return super().classify_many(texts)
+
+    records = [{"id": 1, "text": "mail a@example.com"}, {"id": 2, "text": "poison"}]
+    tagged = tag_batch(records, FailsOn())
+    assert [t.classification.labels if t.classification else None for t in tagged] == [
+        frozenset({"pii"}),
+        frozenset({"unclassified"}),
+    ]

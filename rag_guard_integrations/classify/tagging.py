@@ -120,15 +120,24 @@ def _text(record: Mapping[str, Any]) -> str | None:
 
 
 def _classify(texts: list[str], classifier: Classifier) -> list[Classification]:
+    """One batch call; when it raises or miscounts, each text is classified alone, so one bad
+    record costs only its own labels (the Ray engine does the same)."""
     if not texts:
         return []
     try:
         found = list(classifier.classify_many(texts))
-    except Exception as error:  # a failing classifier must not leave records unlabelled
-        return [Classification.failed(f"classifier failed: {type(error).__name__}: {error}")] * len(
-            texts
-        )
-    if len(found) != len(texts):
-        reason = f"classifier returned {len(found)} results for {len(texts)} texts"
-        return [Classification.failed(reason)] * len(texts)
-    return found
+    except Exception:  # each text is tried again alone just below
+        found = []
+    if len(found) == len(texts):
+        return found
+    return [_classify_alone(text, classifier) for text in texts]
+
+
+def _classify_alone(text: str, classifier: Classifier) -> Classification:
+    try:
+        found = list(classifier.classify_many([text]))
+    except Exception as error:  # a failing classifier must not leave a record unlabelled
+        return Classification.failed(f"classifier failed: {type(error).__name__}: {error}")
+    if len(found) != 1:
+        return Classification.failed(f"classifier returned {len(found)} results for 1 text")
+    return found[0]
