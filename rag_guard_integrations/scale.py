@@ -97,7 +97,7 @@ class ClassifierSpec:
         """The classifier, built as ``rag-guard tag`` builds it (so both label alike)."""
         if self.factory is not None:
             return self.factory()
-        from rag_guard_integrations.cli.tag import build_classifier  # noqa: PLC0415 - cycle
+        from rag_guard_integrations.classify.factory import build_classifier  # noqa: PLC0415
 
         return build_classifier(self.kind, self.model, policy)
 

@@ -17,9 +17,9 @@ import pyarrow.parquet as pq
 import pytest
 
 from rag_guard_integrations import cli
+from rag_guard_integrations.classify.factory import build_classifier
 from rag_guard_integrations.classify.pattern import PatternClassifier
 from rag_guard_integrations.classify.tagging import tag_records
-from rag_guard_integrations.cli.tag import build_classifier
 from rag_guard_integrations.scale import (
     INSTALL_HINT,
     ClassifierSpec,

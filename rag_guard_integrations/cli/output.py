@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+import textwrap
 import time
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -46,3 +47,13 @@ def progress(items: Iterable[T], total: int | None, label: str) -> Iterator[T]:
             print(f"\r{label} [{bar:<30}] {share} {elapsed:.1f}s", end="", file=sys.stderr)
     if show:
         print(file=sys.stderr)
+
+
+def heading(text: str) -> None:
+    """A section heading."""
+    print(f"\n{'=' * 78}\n{text}\n{'=' * 78}")
+
+
+def snippet(text: str, width: int = 60) -> str:
+    """One line of at most ``width`` characters."""
+    return textwrap.shorten(" ".join(text.split()), width=width, placeholder="...")

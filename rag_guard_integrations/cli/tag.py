@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from rag_guard_integrations.classify.factory import build_classifier
 from rag_guard_integrations.classify.tagging import batches, metadata_key, tag_batch
 from rag_guard_integrations.cli.output import print_json, progress, table
 from rag_guard_integrations.cli.tag_ray import add_engine_arguments, run_ray, uses_ray
@@ -19,7 +20,7 @@ if TYPE_CHECKING:
     import argparse
     from collections.abc import Iterator
 
-    from rag_guard_integrations.classify.base import Classification, Classifier
+    from rag_guard_integrations.classify.base import Classification
     from rag_guard_integrations.policy.schema import Policy
 
 CLASSIFIERS = ("pattern", "embedding", "llm")
@@ -106,53 +107,14 @@ def run(args: argparse.Namespace) -> int:
     summary = Summary()
     total = _count_lines(source)
     with out.open("a", encoding="utf-8") as sink:
-        todo = _unseen(progress(_read(source), total, "tag"), done, summary)
+        todo = unseen_records(progress(read_records(source), total, "tag"), done, summary)
         for batch in batches(todo, BATCH_SIZE):
             for tagged in tag_batch(batch, classifier, overwrite=overwrite):
                 sink.write(json.dumps(tagged.record, ensure_ascii=False) + "\n")
-                _count(summary, tagged.record, tagged.classification)
+                count_record(summary, tagged.record, tagged.classification)
             sink.flush()
-    _report(summary, args, out)
+    print_report(summary, args, out)
     return 1 if summary.failed else 0
-
-
-def build_classifier(kind: str, model: str | None, policy: Policy | None) -> Classifier:
-    """The classifier ``--classifier`` names, bound to the policy's vocabulary when one is given.
-
-    Without a policy the pattern classifier uses every built-in with its default label; the
-    embedding and LLM classifiers need label descriptions and take the built-in ``default``.
-    """
-    if model is not None and kind != "llm":
-        raise ValueError(f"--model {model} applies to --classifier llm only; drop it")
-    if kind == "pattern":
-        from rag_guard_integrations.classify.pattern import PatternClassifier  # noqa: PLC0415
-
-        if policy is None:
-            return PatternClassifier()
-        if not (policy.classifiers.patterns or policy.classifiers.builtin):
-            raise ValueError(
-                f"policy {', '.join(policy.sources)} declares no recognisers "
-                "(classifiers.patterns or classifiers.builtin); add some or omit --policy"
-            )
-        return PatternClassifier.from_policy(policy).bind(policy.vocabulary)
-    if policy is None:
-        from rag_guard_integrations.policy.loader import load_policy  # noqa: PLC0415
-
-        policy = load_policy("default")
-    vocabulary = policy.vocabulary
-    if kind == "embedding":
-        from rag_guard_integrations.classify.embedding import EmbeddingClassifier  # noqa: PLC0415
-
-        return EmbeddingClassifier().bind(vocabulary)
-    if model is None:
-        raise ValueError(
-            "--classifier llm needs --model NAME (an Ollama chat model, e.g. llama3.2)"
-        )
-    from langchain_ollama import ChatOllama  # noqa: PLC0415 - optional extra, loaded on demand
-
-    from rag_guard_integrations.classify.llm import LLMClassifier  # noqa: PLC0415
-
-    return LLMClassifier(llm=ChatOllama(model=model, temperature=0)).bind(vocabulary)
 
 
 def done_ids(out: Path) -> set[str]:
@@ -187,14 +149,14 @@ def _policy(ref: str | None) -> Policy | None:
     return load_policy(ref)
 
 
-def _read(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+def read_records(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     with path.open("rb") as handle:
         for number, line in enumerate(handle, start=1):
             if line.strip():
                 yield number, _parse(line, path, number)
 
 
-def _unseen(
+def unseen_records(
     records: Iterator[tuple[int, dict[str, Any]]], done: set[str], summary: Summary
 ) -> Iterator[dict[str, Any]]:
     for number, record in records:
@@ -221,7 +183,9 @@ def _parse(line: bytes, path: Path, number: int) -> dict[str, Any]:
     return record
 
 
-def _count(summary: Summary, record: dict[str, Any], classification: Classification | None) -> None:
+def count_record(
+    summary: Summary, record: dict[str, Any], classification: Classification | None
+) -> None:
     if classification is None:
         summary.kept += 1
         metadata = record.get(metadata_key(record)) or {}
@@ -240,7 +204,7 @@ def _count_lines(path: Path) -> int:
         return sum(1 for line in handle if line.strip())
 
 
-def _report(summary: Summary, args: argparse.Namespace, out: Path) -> None:
+def print_report(summary: Summary, args: argparse.Namespace, out: Path) -> None:
     data = summary.to_dict()
     if args.json:
         print_json(

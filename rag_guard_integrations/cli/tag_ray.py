@@ -72,15 +72,15 @@ def run_ray(args: argparse.Namespace) -> int:
     as_json = not _is_parquet(source)
     done = _fresh_parquet(out) if _is_parquet(out) else local.done_ids(out)
     summary = local.Summary()
-    records = list(local._unseen(_read(source), done, summary))
+    records = list(local.unseen_records(read_records(source), done, summary))
     retried = 0
     with _Sink(out) as sink:
         for record, status in progress(_tag(records, spec, as_json, args), len(records), "tag"):
             sink.write(record)
             classification = None if status == KEPT else _classification(record)
-            local._count(summary, record, classification)
+            local.count_record(summary, record, classification)
             retried += status == RETRIED
-    _report(summary, retried, args)
+    print_report(summary, retried, args)
     return 1 if summary.failed else 0
 
 
@@ -96,10 +96,10 @@ def _fresh_parquet(out: Path) -> set[str]:
     return set()
 
 
-def _read(source: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+def read_records(source: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     """(line or row number, record) pairs, numbered from 1 as the local engine numbers lines."""
     if not _is_parquet(source):
-        from rag_guard_integrations.cli.tag import _read as read_jsonl  # noqa: PLC0415
+        from rag_guard_integrations.cli.tag import read_records as read_jsonl  # noqa: PLC0415
 
         yield from read_jsonl(source)
         return
@@ -191,8 +191,8 @@ def _write_parquet(rows: list[dict[str, Any]], out: Path) -> None:
     pq.write_table(tagged, out)
 
 
-def _report(summary: Summary, retried: int, args: argparse.Namespace) -> None:
-    from rag_guard_integrations.cli.tag import _report as local_report  # noqa: PLC0415
+def print_report(summary: Summary, retried: int, args: argparse.Namespace) -> None:
+    from rag_guard_integrations.cli.tag import print_report as local_report  # noqa: PLC0415
 
     if args.json:
         data = {"input": str(args.input), "output": str(args.out), "classifier": args.classifier}
