@@ -288,8 +288,12 @@ class Guard:
                     ChunkDecision(index, chunk, True, PASSED, self._passed_reason, None, labels)
                 )
         refusal = run.query.refusal if not run.query.allowed else None
-        if refusal is None and run.chunks and len(run.denied) == len(run.chunks):
-            refusal = self.policy.no_context_refusal
+        # Nothing passed, and something was withheld or nothing could have passed (a pushdown
+        # that fetched nothing, a query that asks for no known clause).
+        if refusal is None and len(run.denied) == len(run.chunks):
+            request = run.request
+            if run.chunks or self.prefilter(request.query, request.access) is None:
+                refusal = self.policy.no_context_refusal
         if outcome is None:
             return GuardResult(run.query, tuple(decisions), unknown_labels=unknown, refusal=refusal)
         return GuardResult(
