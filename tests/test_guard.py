@@ -282,3 +282,38 @@ def test_output_is_an_ordered_subset_within_the_allowlist(
         result.to_dict()
         == guard.check(query, chunks, access=AccessContext(contract_type=allowed)).to_dict()
     )
+
+
+@pytest.mark.parametrize(
+    ("query", "access", "expected"),
+    [
+        (
+            QUERY,
+            {"contract_type": ["MSA"]},
+            {"contract_type": frozenset({"MSA"}), "clause_id": frozenset({"TERMINATION_NOTICE"})},
+        ),
+        (
+            "termination notice and governing law",
+            {"contract_type": ["SOW"]},
+            {
+                "contract_type": frozenset({"SOW"}),
+                "clause_id": frozenset({"TERMINATION_NOTICE", "GOVERNING_LAW"}),
+            },
+        ),
+        (QUERY, None, None),
+        (QUERY, {"contract_type": []}, None),
+        ("Who won the match?", {"contract_type": ["MSA"]}, None),
+    ],
+)
+def test_prefilter_is_what_every_allowed_chunk_must_carry(
+    guard: Guard, query: str, access: Any, expected: Any
+) -> None:
+    """prefilter gives the allowlists and asked clause ids, or None when nothing could pass."""
+    assert guard.prefilter(query, access) == expected
+
+
+def test_refusal_when_nothing_could_pass_even_for_an_empty_retrieval(guard: Guard) -> None:
+    """An empty retrieval carries the refusal when the request could match nothing anyway."""
+    assert guard.check("Who won the match?", []).refusal == "No authorized matching clause found."
+    assert guard.check(QUERY, []).refusal == "No authorized matching clause found."
+    assert guard.check(QUERY, [], access={"contract_type": ["MSA"]}).refusal is None
