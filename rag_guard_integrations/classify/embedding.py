@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import copy
 import math
 import threading
 from typing import TYPE_CHECKING
@@ -11,6 +10,7 @@ from typing import TYPE_CHECKING
 from rag_guard_integrations.classify.base import Classification, Finding
 from rag_guard_integrations.classify.support import (
     ResultCache,
+    VocabularyBound,
     check_threshold,
     describe_error,
     label_specs,
@@ -29,7 +29,7 @@ NO_VOCABULARY = "embedding classifier has no labels; pass labels= or attach it t
 CacheKey = tuple[str, tuple[tuple[str, str, float], ...]]
 
 
-class EmbeddingClassifier:
+class EmbeddingClassifier(VocabularyBound):
     """Labels a text with every label whose description it is close to.
 
     A label applies when the cosine similarity between the text and the label's description
@@ -78,18 +78,6 @@ class EmbeddingClassifier:
     def threshold_for(self, label: str) -> float:
         """The similarity ``label`` needs."""
         return self._thresholds[label]
-
-    def bind(self, vocabulary: Mapping[str, LabelSpec]) -> EmbeddingClassifier:
-        """A copy that uses ``vocabulary``, or this classifier if it was given ``labels=``."""
-        if self._explicit:
-            return self
-        bound = copy.copy(self)
-        bound._use(label_specs(vocabulary))
-        return bound
-
-    def classify(self, text: str) -> Classification:
-        """Label one text (never raises: failures come back as ``unclassified``)."""
-        return self.classify_many([text])[0]
 
     def classify_many(self, texts: Sequence[str]) -> list[Classification]:
         """Label texts in input order, embedding the uncached ones in one batch."""

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import copy
 import threading
 import weakref
 from concurrent.futures import ThreadPoolExecutor
@@ -21,6 +20,7 @@ from rag_guard_integrations.classify.llm_prompt import (
 from rag_guard_integrations.classify.support import (
     LabelsArg,
     ResultCache,
+    VocabularyBound,
     describe_error,
     label_specs,
     text_key,
@@ -39,7 +39,7 @@ NO_VOCABULARY = "LLM classifier has no label vocabulary; pass labels= or attach 
 CacheKey = tuple[str, str, tuple[tuple[str, str], ...]]
 
 
-class LLMClassifier:
+class LLMClassifier(VocabularyBound):
     """Labels chunks with a chat model, restricted to the policy's label vocabulary.
 
     The chunk goes to the model as delimited data, never as instructions; the answer is
@@ -139,18 +139,6 @@ class LLMClassifier:
     def labels(self) -> Mapping[str, LabelSpec] | None:
         """The vocabulary offered to the model (None until given or bound)."""
         return self._labels
-
-    def bind(self, vocabulary: Mapping[str, LabelSpec]) -> LLMClassifier:
-        """A copy that uses ``vocabulary``, or this classifier if it was given ``labels=``."""
-        if self._explicit:
-            return self
-        bound = copy.copy(self)
-        bound._use(label_specs(vocabulary))
-        return bound
-
-    def classify(self, text: str) -> Classification:
-        """Label one text (never raises: failures come back as ``unclassified``)."""
-        return self.classify_many([text])[0]
 
     def classify_many(self, texts: Sequence[str]) -> list[Classification]:
         """Label texts concurrently from synchronous code, in input order.

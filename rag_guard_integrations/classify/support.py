@@ -1,12 +1,13 @@
-"""What the model-backed classifiers share: label vocabularies and a bounded result cache."""
+"""What the model-backed classifiers share: binding to a vocabulary, label specs, a result cache."""
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import threading
 from collections import OrderedDict
-from collections.abc import Hashable, Iterable, Mapping
-from typing import TYPE_CHECKING
+from collections.abc import Hashable, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, TypeVar
 
 from rag_guard_integrations.core.labels import UNCLASSIFIED, clean_label
 from rag_guard_integrations.policy.schema import LabelSpec
@@ -15,6 +16,31 @@ if TYPE_CHECKING:
     from rag_guard_integrations.classify.base import Classification
 
 LabelsArg = Mapping[str, str | LabelSpec] | Iterable[str]
+_Bound = TypeVar("_Bound", bound="VocabularyBound")
+
+
+class VocabularyBound:
+    """Base of the classifiers that take their labels from a policy unless given ``labels=``."""
+
+    _explicit: bool
+
+    def _use(self, labels: dict[str, LabelSpec] | None) -> None:
+        raise NotImplementedError
+
+    def classify_many(self, texts: Sequence[str]) -> list[Classification]:
+        raise NotImplementedError
+
+    def bind(self: _Bound, vocabulary: Mapping[str, LabelSpec]) -> _Bound:
+        """A copy that uses ``vocabulary``, or this classifier if it was given ``labels=``."""
+        if self._explicit:
+            return self
+        bound = copy.copy(self)
+        bound._use(label_specs(vocabulary))
+        return bound
+
+    def classify(self, text: str) -> Classification:
+        """Label one text (never raises: failures come back as ``unclassified``)."""
+        return self.classify_many([text])[0]
 
 
 def label_specs(labels: LabelsArg | None) -> dict[str, LabelSpec] | None:
