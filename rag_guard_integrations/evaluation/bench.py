@@ -9,6 +9,7 @@ import tracemalloc
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
+from rag_guard_integrations.cli.output import progress
 from rag_guard_integrations.core.access import AccessContext
 from rag_guard_integrations.policy.schema import RuleSpec, TriggerSpec
 
@@ -75,20 +76,24 @@ def run_bench(
 
     cells = []
     peak = 0
-    for rules in rule_counts:
-        guard = Guard(policy.model_copy(update={"rules": bench_rules(rules)}))
-        for k in ks:
-            chunks = bench_chunks(corpus, k)
+    grid = [(rules, k) for rules in rule_counts for k in ks]
+    guards = {
+        rules: Guard(policy.model_copy(update={"rules": bench_rules(rules)}))
+        for rules in rule_counts
+    }
+    for rules, k in progress(grid, len(grid), "bench"):
+        guard = guards[rules]
+        chunks = bench_chunks(corpus, k)
 
-            def call(guard: Guard = guard, chunks: list[Chunk] = chunks) -> object:
-                return guard.check(QUERY, chunks, access=ACCESS)
+        def call(guard: Guard = guard, chunks: list[Chunk] = chunks) -> object:
+            return guard.check(QUERY, chunks, access=ACCESS)
 
-            repeats = max(5, min(2000, int(budget_s * 1e6 / max(1.0, 30.0 * k))))
-            tracemalloc.start()
-            call()
-            peak = max(peak, tracemalloc.get_traced_memory()[1])
-            tracemalloc.stop()
-            cells.append({"k": k, "rules": rules, "repeats": repeats, **timings(call, repeats)})
+        repeats = max(5, min(2000, int(budget_s * 1e6 / max(1.0, 30.0 * k))))
+        tracemalloc.start()
+        call()
+        peak = max(peak, tracemalloc.get_traced_memory()[1])
+        tracemalloc.stop()
+        cells.append({"k": k, "rules": rules, "repeats": repeats, **timings(call, repeats)})
     report: dict[str, Any] = {"query": QUERY, "cells": cells, "peak_memory_mb": peak / 2**20}
     if embedder is not None:
         report["retrieval"] = retrieval_cost(corpus, embedder)

@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections import Counter
 from typing import TYPE_CHECKING, Any
 
+from rag_guard_integrations.cli.output import print_json, progress, table
+
 if TYPE_CHECKING:
     import argparse
     from collections.abc import Sequence
@@ -23,6 +25,9 @@ K = 5
 TARGET_PASS_RATE = 0.95
 TARGET_BLOCK_RATE = 0.995
 SHOWN = 20
+
+
+BATCH = 64  # queries embedded per call while the progress bar advances
 
 
 def register(kinds: argparse._SubParsersAction[Any]) -> None:
@@ -63,9 +68,11 @@ def collect_signals(
     if k < 1:
         raise ValueError(f"--k must be at least 1, got {k}")
     index = VectorIndex(load_chunks(corpus), guard.embedder)
+    batches = [queries[i : i + BATCH] for i in range(0, len(queries), BATCH)]
     return [
         guard.signals(q, chunks)
-        for q, chunks in zip(queries, index.search_many(queries, k), strict=True)
+        for batch in progress(batches, len(batches), "retrieve")
+        for q, chunks in zip(batch, index.search_many(batch, k), strict=True)
     ]
 
 
@@ -149,7 +156,6 @@ def evaluate(
 
 def run(args: argparse.Namespace) -> int:
     """Run ``rag-guard eval domain``."""
-    from rag_guard_integrations.cli.output import print_json, table  # noqa: PLC0415
 
     result = evaluate(
         args.policy, corpus=args.corpus, queries_path=args.queries, clinc_path=args.clinc, k=args.k
