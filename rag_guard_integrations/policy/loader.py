@@ -18,7 +18,6 @@ if TYPE_CHECKING:
 MAX_YAML_NODES = 100_000
 _PACKAGE_POLICIES = Path(__file__).resolve().parent.parent / "policies"
 _SOURCE_POLICIES = Path(__file__).resolve().parent.parent.parent / "policies"
-_MERGED_LISTS = ("rules",)
 
 
 def builtin_dir() -> Path:
@@ -184,7 +183,7 @@ def _merge(files: Sequence[tuple[str, Mapping[str, Any]]], name: str) -> Policy:
         for key, value in data.items():
             if key in {"__root__", "extends"}:
                 continue
-            if key in _MERGED_LISTS:
+            if key == "rules":
                 for item in value or []:
                     _claim(owners, "rules", str(item.get("name")), source)
                 merged.setdefault(key, []).extend(value or [])
