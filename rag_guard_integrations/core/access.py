@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import Annotated, Any
+
+from pydantic import BeforeValidator
 
 from rag_guard_integrations.core.errors import InputError
 
@@ -94,3 +96,7 @@ def _values(name: str, values: Iterable[Any] | str) -> frozenset[str]:
     if not isinstance(values, Iterable):
         raise AccessError(f"access allowlist {name}={values!r} must be a value or a list of values")
     return frozenset(str(v) for v in values)
+
+
+AccessField = Annotated[AccessContext | None, BeforeValidator(AccessContext.coerce)]
+"""A pydantic field type for adapters: accepts an AccessContext, a mapping or None."""

@@ -6,11 +6,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from langchain_core.documents import BaseDocumentCompressor
-from pydantic import ConfigDict, field_validator
+from pydantic import ConfigDict
 from typing_extensions import override
 
 # Runtime imports: pydantic resolves these field annotations when the class is built.
-from rag_guard_integrations.core.access import AccessContext
+from rag_guard_integrations.core.access import AccessField  # noqa: TC001
 from rag_guard_integrations.core.guard import Guard  # noqa: TC001
 from rag_guard_integrations.langchain.audit import aemit, conclude, emit, reject_if_asked
 
@@ -79,13 +79,8 @@ class GuardCompressor(BaseDocumentCompressor):
     model_config = ConfigDict(arbitrary_types_allowed=True)
 
     guard: Guard
-    access: AccessContext | None = None
+    access: AccessField = None
     raise_on_reject: bool = False
-
-    @field_validator("access", mode="before")
-    @classmethod
-    def _coerce_access(cls, value: object) -> AccessContext | None:
-        return AccessContext.coerce(value)
 
     @override
     def compress_documents(

@@ -9,11 +9,11 @@ from typing import TYPE_CHECKING, Any
 from langchain_core.retrievers import BaseRetriever
 from langchain_core.runnables import ensure_config
 from langchain_core.vectorstores import VectorStoreRetriever
-from pydantic import Field, field_validator
+from pydantic import Field
 from typing_extensions import override
 
 # Runtime imports: pydantic resolves these field annotations when the class is built.
-from rag_guard_integrations.core.access import AccessContext
+from rag_guard_integrations.core.access import AccessContext, AccessField
 from rag_guard_integrations.core.guard import Guard  # noqa: TC001
 from rag_guard_integrations.langchain.audit import aemit, conclude, emit, reject_if_asked
 from rag_guard_integrations.langchain.pushdown import plan_pushdown
@@ -115,14 +115,9 @@ class GuardedRetriever(BaseRetriever):
 
     retriever: BaseRetriever
     guard: Guard
-    access: AccessContext | None = None
+    access: AccessField = None
     fetch_k: int | None = Field(default=None, ge=1)
     raise_on_reject: bool = False
-
-    @field_validator("access", mode="before")
-    @classmethod
-    def _coerce_access(cls, value: object) -> AccessContext | None:
-        return AccessContext.coerce(value)
 
     @override
     def invoke(

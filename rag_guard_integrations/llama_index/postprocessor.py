@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from llama_index.core.bridge.pydantic import Field, field_serializer, field_validator
+from llama_index.core.bridge.pydantic import Field, field_serializer
 from llama_index.core.postprocessor.types import BaseNodePostprocessor
 
 # Runtime imports: pydantic resolves these field annotations when the class is built.
-from rag_guard_integrations.core.access import AccessContext
+from rag_guard_integrations.core.access import AccessContext, AccessField  # noqa: TC001
 from rag_guard_integrations.core.guard import Guard  # noqa: TC001
 from rag_guard_integrations.llama_index.access import current_access
 from rag_guard_integrations.llama_index.check import (
@@ -69,14 +69,9 @@ class GuardPostprocessor(BaseNodePostprocessor):
     """
 
     guard: Guard = Field(description="the core Guard that decides", exclude=True)
-    access: AccessContext | None = Field(
+    access: AccessField = Field(
         default=None, description="default access for requests that bring none"
     )
-
-    @field_validator("access", mode="before")
-    @classmethod
-    def _coerce_access(cls, value: Any) -> AccessContext | None:
-        return AccessContext.coerce(value)
 
     @field_serializer("access")
     def _serialize_access(self, access: AccessContext | None) -> dict[str, Any] | None:
