@@ -9,17 +9,17 @@ from typing import TYPE_CHECKING
 
 from rag_guard_integrations.classify.base import Classification, Finding
 from rag_guard_integrations.classify.support import (
-    ResultCache,
     VocabularyBound,
     check_threshold,
     describe_error,
     label_specs,
     text_key,
 )
+from rag_guard_integrations.core.cache import BoundedCache
 from rag_guard_integrations.embeddings import cosine, default_embedder
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping, Sequence
+    from collections.abc import Hashable, Mapping, Sequence
 
     from rag_guard_integrations.embeddings import Embedder
     from rag_guard_integrations.policy.schema import LabelSpec
@@ -66,7 +66,7 @@ class EmbeddingClassifier(VocabularyBound):
         self._embedder = embedder
         self._explicit = labels is not None
         # shared with bound copies: the vocabulary is part of every key
-        self._cache = ResultCache(cache_size)
+        self._cache: BoundedCache[Hashable, Classification] = BoundedCache(cache_size)
         self._lock = threading.Lock()
         self._use(label_specs(labels))
 

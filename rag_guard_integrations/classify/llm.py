@@ -19,15 +19,15 @@ from rag_guard_integrations.classify.llm_prompt import (
 )
 from rag_guard_integrations.classify.support import (
     LabelsArg,
-    ResultCache,
     VocabularyBound,
     describe_error,
     label_specs,
     text_key,
 )
+from rag_guard_integrations.core.cache import BoundedCache
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping, Sequence
+    from collections.abc import Hashable, Mapping, Sequence
 
     from langchain_core.language_models import BaseChatModel
     from langchain_core.runnables import Runnable
@@ -125,7 +125,7 @@ class LLMClassifier(VocabularyBound):
         self._explicit = labels is not None
         self._model_id = _model_identity(llm)
         # Shared with bound copies: the vocabulary is part of every key.
-        self._cache = ResultCache(cache_size)
+        self._cache: BoundedCache[Hashable, Classification] = BoundedCache(cache_size)
         self._pending: dict[CacheKey, asyncio.Task[Classification]] = {}
         self._semaphores: weakref.WeakKeyDictionary[
             asyncio.AbstractEventLoop, asyncio.Semaphore

@@ -14,13 +14,14 @@ from rag_guard_integrations.classify.recognizers import (
     VALIDATORS,
     Recognizer,
 )
-from rag_guard_integrations.classify.support import ResultCache, label_specs, text_key
+from rag_guard_integrations.classify.support import label_specs, text_key
+from rag_guard_integrations.core.cache import BoundedCache
 from rag_guard_integrations.core.errors import PolicyError
 from rag_guard_integrations.core.normalize import normalize_with_offsets
 from rag_guard_integrations.core.patterns import PatternSet, compile_pattern
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Mapping, Sequence
+    from collections.abc import Hashable, Iterable, Mapping, Sequence
 
     from rag_guard_integrations.classify.support import LabelsArg
     from rag_guard_integrations.policy.schema import LabelSpec, Policy
@@ -46,7 +47,9 @@ class _Matcher:
             if context is not None:
                 patterns.append(context)
         self._set = PatternSet(patterns)
-        self._cache = ResultCache(cache_size) if cache_size else None
+        self._cache: BoundedCache[Hashable, Classification] | None = (
+            BoundedCache(cache_size) if cache_size else None
+        )
 
     def classify(self, text: str) -> Classification:
         """Every finding in ``text`` (cached), before any vocabulary is applied."""

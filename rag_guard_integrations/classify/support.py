@@ -1,12 +1,10 @@
-"""What the model-backed classifiers share: binding to a vocabulary, label specs, a result cache."""
+"""What the model-backed classifiers share: binding to a vocabulary, label specs, text keys."""
 
 from __future__ import annotations
 
 import copy
 import hashlib
-import threading
-from collections import OrderedDict
-from collections.abc import Hashable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, TypeVar
 
 from rag_guard_integrations.core.labels import UNCLASSIFIED, clean_label
@@ -90,36 +88,3 @@ def describe_error(error: BaseException) -> str:
     """``"ConnectError: [Errno 111] Connection refused"``: type and first line of the message."""
     lines = str(error).splitlines()
     return f"{type(error).__name__}: {lines[0]}" if lines else type(error).__name__
-
-
-class ResultCache:
-    """A thread-safe LRU map from a key to a :class:`Classification`; size 0 disables it."""
-
-    def __init__(self, size: int) -> None:
-        if size < 0:
-            raise ValueError(f"cache_size={size!r} is negative; use 0 to disable the cache")
-        self._size = size
-        self._items: OrderedDict[Hashable, Classification] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def get(self, key: Hashable) -> Classification | None:
-        """The cached result for ``key`` (marking it recently used), or None."""
-        with self._lock:
-            result = self._items.get(key)
-            if result is not None:
-                self._items.move_to_end(key)
-            return result
-
-    def put(self, key: Hashable, result: Classification) -> None:
-        """Remember ``result``; the least recently used entry goes when the cache is full."""
-        if self._size == 0:
-            return
-        with self._lock:
-            self._items[key] = result
-            self._items.move_to_end(key)
-            while len(self._items) > self._size:
-                self._items.popitem(last=False)
-
-    def __len__(self) -> int:
-        with self._lock:
-            return len(self._items)

@@ -1,8 +1,9 @@
-"""A small thread-safe bounded cache for per-text work that the same chunks bring back."""
+"""A small thread-safe LRU cache for per-text work that the same chunks bring back."""
 
 from __future__ import annotations
 
 import threading
+from collections import OrderedDict
 from collections.abc import Callable, Sized
 from typing import Generic, TypeVar
 
@@ -11,7 +12,7 @@ V = TypeVar("V")
 
 
 class BoundedCache(Generic[K, V]):
-    """A dict that forgets its oldest entries beyond ``maxsize``.
+    """A map that forgets its least recently used entries beyond ``maxsize`` (0 disables it).
 
     Example:
         >>> cache: BoundedCache[str, int] = BoundedCache(2)
@@ -20,29 +21,36 @@ class BoundedCache(Generic[K, V]):
     """
 
     def __init__(self, maxsize: int, max_key_len: int | None = None) -> None:
+        if maxsize < 0:
+            raise ValueError(f"cache_size={maxsize!r} is negative; use 0 to disable the cache")
         self.maxsize = maxsize
         self.max_key_len = max_key_len
-        self._data: dict[K, V] = {}
+        self._data: OrderedDict[K, V] = OrderedDict()
         self._lock = threading.Lock()
 
     def get(self, key: K) -> V | None:
-        """The cached value, or None."""
-        return self._data.get(key)
+        """The cached value (now the most recently used), or None."""
+        with self._lock:
+            value = self._data.get(key)
+            if value is not None:
+                self._data.move_to_end(key)
+            return value
 
     def put(self, key: K, value: V) -> V:
-        """Store ``value`` (evicting the oldest entry when full) and return it."""
-        if self.maxsize <= 0:
+        """Store ``value`` (evicting the least recently used entry when full) and return it."""
+        if self.maxsize == 0:
             return value
         with self._lock:
-            if key not in self._data and len(self._data) >= self.maxsize:
-                del self._data[next(iter(self._data))]
             self._data[key] = value
+            self._data.move_to_end(key)
+            while len(self._data) > self.maxsize:
+                self._data.popitem(last=False)
         return value
 
     def remember(self, key: K, compute: Callable[[], V]) -> V:
         """The cached value, else ``compute()``, stored unless the key is longer than
         ``max_key_len`` (a huge query must not stay in memory)."""
-        value = self._data.get(key)
+        value = self.get(key)
         if value is not None:
             return value
         value = compute()
@@ -52,4 +60,5 @@ class BoundedCache(Generic[K, V]):
         return value if too_long else self.put(key, value)
 
     def __len__(self) -> int:
-        return len(self._data)
+        with self._lock:
+            return len(self._data)
