@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import bisect
-import copy
 import re
 from typing import TYPE_CHECKING, Any
 
@@ -14,14 +13,14 @@ from rag_guard_integrations.classify.recognizers import (
     VALIDATORS,
     Recognizer,
 )
-from rag_guard_integrations.classify.support import label_specs, text_key
+from rag_guard_integrations.classify.support import VocabularyBound, label_specs, text_key
 from rag_guard_integrations.core.cache import BoundedCache
 from rag_guard_integrations.core.errors import PolicyError
 from rag_guard_integrations.core.normalize import normalize_with_offsets
 from rag_guard_integrations.core.patterns import PatternSet, compile_pattern
 
 if TYPE_CHECKING:
-    from collections.abc import Hashable, Iterable, Mapping, Sequence
+    from collections.abc import Hashable, Iterable, Sequence
 
     from rag_guard_integrations.classify.support import LabelsArg
     from rag_guard_integrations.policy.schema import LabelSpec, Policy
@@ -117,7 +116,7 @@ def _is_near(spans: list[tuple[int, int]], start: int, end: int, window: int) ->
     return any(s < end + window and e > start - window for s, e in spans)
 
 
-class PatternClassifier:
+class PatternClassifier(VocabularyBound):
     """Labels text with deterministic recognisers: regex, checksum, and context words.
 
     All recognisers run in one RE2 pass (a ``re2.Set``); only those that occur are scanned
@@ -149,7 +148,7 @@ class PatternClassifier:
         cache_size: int = DEFAULT_CACHE_SIZE,
     ) -> None:
         chosen = _recognizers(recognizers)
-        self._labels_given = labels is not None
+        self._explicit = labels is not None
         specs = label_specs(labels)
         self._vocabulary: frozenset[str] | None = None if specs is None else frozenset(specs)
         self._matcher = _Matcher(chosen, cache_size)
@@ -220,15 +219,9 @@ class PatternClassifier:
             return self.classify_many(texts)
         return await asyncio.to_thread(self.classify_many, list(texts))
 
-    def bind(self, vocabulary: Mapping[str, LabelSpec]) -> PatternClassifier:
-        """A copy restricted to ``vocabulary`` (the compiled patterns and cache are shared);
-        ``self`` unchanged when this classifier was given ``labels=`` itself."""
-        if self._labels_given:
-            return self
-        bound = copy.copy(self)
-        specs = label_specs(vocabulary)
-        bound._vocabulary = frozenset(specs or ())
-        return bound
+    def _use(self, labels: dict[str, LabelSpec] | None) -> None:
+        # Binding keeps the compiled patterns and the cache; only the vocabulary changes.
+        self._vocabulary = frozenset(labels or ())
 
     def _restrict(self, found: Classification) -> Classification:
         if self._vocabulary is None:
@@ -240,7 +233,7 @@ class PatternClassifier:
     def __reduce__(self) -> tuple[Any, ...]:
         # The compiled RE2 set and the cache's lock cannot be pickled: a copy sent to another
         # process (a Ray worker) recompiles from the recognisers and starts with an empty cache.
-        state = (self.recognizers, self._vocabulary, self._labels_given, self._cache_size)
+        state = (self.recognizers, self._vocabulary, self._explicit, self._cache_size)
         return (_restore, state)
 
     def __repr__(self) -> str:
@@ -282,5 +275,5 @@ def _restore(
 ) -> PatternClassifier:
     classifier = PatternClassifier(recognizers, cache_size=cache_size)
     classifier._vocabulary = vocabulary
-    classifier._labels_given = labels_given
+    classifier._explicit = labels_given
     return classifier
