@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rag_guard_integrations.cli.output import print_json
+from rag_guard_integrations.cli.output import print_json, read_jsonl
 
 if TYPE_CHECKING:
     import argparse
@@ -41,26 +40,12 @@ def parse_allow(values: list[str]) -> dict[str, list[str]]:
     return allow
 
 
-def read_jsonl(path: Path) -> list[Any]:
-    """Every line of ``path`` as JSON; a bad line is a one-line error naming file and line."""
-    records = []
-    with path.open(encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                records.append(json.loads(line))
-            except json.JSONDecodeError as error:
-                raise ValueError(f"{path} line {number}: not valid JSON ({error.msg})") from None
-    return records
-
-
 def run(args: argparse.Namespace) -> int:
     """Exit 0 when the context is safe, 1 when the query was rejected or a block rule fired."""
     from rag_guard_integrations import AccessContext, Guard  # noqa: PLC0415
 
     guard = Guard.from_policy(*args.policy)
     access = AccessContext(args.principal, **parse_allow(args.allow))
-    result = guard.check(args.query, read_jsonl(args.chunks), access=access)
+    result = guard.check(args.query, [chunk for _, chunk in read_jsonl(args.chunks)], access=access)
     print_json(result.to_dict(include_text=not args.no_text))
     return 0 if result.query.allowed and result.is_safe else 1

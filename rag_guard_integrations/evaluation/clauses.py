@@ -8,11 +8,10 @@ share of the excerpts of every other category that it matches.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rag_guard_integrations.cli.output import print_json, table
+from rag_guard_integrations.cli.output import print_json, read_jsonl, table
 from rag_guard_integrations.core.normalize import normalize
 from rag_guard_integrations.core.patterns import compile_pattern
 from rag_guard_integrations.policy.loader import load_policy
@@ -93,21 +92,12 @@ def evaluate_clauses(records: Iterable[Mapping[str, Any]], policy: Policy) -> di
 def load_records(path: Path) -> list[dict[str, Any]]:
     """Read labelled excerpts from a JSONL file (one object with ``text`` and ``category``)."""
     records: list[dict[str, Any]] = []
-    with path.open(encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError as error:
-                raise ValueError(
-                    f"{path} line {number}: not valid JSON ({error.msg}); "
-                    "write one JSON object per line"
-                ) from None
-            if not isinstance(record, dict):
-                raise ValueError(f"{path} line {number}: expected a JSON object, got "
-                                 f"{type(record).__name__}")  # fmt: skip
-            records.append(record)
+    for number, record in read_jsonl(path):
+        if not isinstance(record, dict):
+            raise ValueError(
+                f"{path} line {number}: expected a JSON object, got {type(record).__name__}"
+            )
+        records.append(record)
     if not records:
         raise ValueError(f"{path}: no records; give a JSONL file of {{'text', 'category'}} lines")
     return records
