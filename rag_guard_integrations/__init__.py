@@ -20,7 +20,7 @@ from rag_guard_integrations.core.errors import (
     QueryRejected,
     RagGuardError,
 )
-from rag_guard_integrations.core.guard import Guard
+from rag_guard_integrations.engine.guard import Guard
 from rag_guard_integrations.policy.loader import load_policy, parse_policy
 from rag_guard_integrations.policy.schema import Policy
 

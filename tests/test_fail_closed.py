@@ -89,7 +89,7 @@ INJECTIONS: list[tuple[str, Callable[[pytest.MonkeyPatch, Guard], None], str]] =
     ("clause check", lambda mp, g: mp.setattr(ClauseGuard, "__call__", boom), "clause"),
     (
         "labels reading",
-        lambda mp, g: mp.setattr("rag_guard_integrations.core.guard.metadata_labels", boom),
+        lambda mp, g: mp.setattr("rag_guard_integrations.engine.guard.metadata_labels", boom),
         "labels",
     ),
     ("combination", lambda mp, g: mp.setattr(CombinationGuard, "__call__", boom), "combination"),

@@ -66,7 +66,7 @@ def test_wheel_ships_every_builtin_policy(tmp_path: Path) -> None:
     with zipfile.ZipFile(wheel) as archive:
         names = archive.namelist()
         archive.extractall(site)
-    shipped = sorted(p.stem for p in (ROOT / "policies").glob("*.yaml"))
+    shipped = sorted(p.stem for p in (ROOT / "rag_guard_integrations" / "policies").glob("*.yaml"))
     assert all(f"rag_guard_integrations/policies/{n}.yaml" in names for n in shipped)
     assert "rag_guard_integrations/py.typed" in names
     code = (

@@ -72,7 +72,7 @@ def run_bench(
     budget_s: float = 1.0,
 ) -> dict[str, Any]:
     """Guard.check latency per (k, rules); embedding retrieval beside it; peak memory."""
-    from rag_guard_integrations.core.guard import Guard  # noqa: PLC0415 - avoid an import cycle
+    from rag_guard_integrations.engine.guard import Guard  # noqa: PLC0415 - avoid an import cycle
 
     cells = []
     peak = 0

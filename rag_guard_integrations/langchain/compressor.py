@@ -11,7 +11,7 @@ from typing_extensions import override
 
 # Runtime imports: pydantic resolves these field annotations when the class is built.
 from rag_guard_integrations.core.access import AccessField  # noqa: TC001
-from rag_guard_integrations.core.guard import Guard  # noqa: TC001
+from rag_guard_integrations.engine.guard import Guard  # noqa: TC001
 from rag_guard_integrations.langchain.audit import aemit, conclude, emit, reject_if_asked
 
 if TYPE_CHECKING:

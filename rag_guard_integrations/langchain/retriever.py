@@ -14,7 +14,7 @@ from typing_extensions import override
 
 # Runtime imports: pydantic resolves these field annotations when the class is built.
 from rag_guard_integrations.core.access import AccessContext, AccessField
-from rag_guard_integrations.core.guard import Guard  # noqa: TC001
+from rag_guard_integrations.engine.guard import Guard, fetch_size
 from rag_guard_integrations.langchain.audit import aemit, conclude, emit, reject_if_asked
 from rag_guard_integrations.langchain.pushdown import plan_pushdown
 
@@ -27,7 +27,6 @@ if TYPE_CHECKING:
     from langchain_core.runnables import RunnableConfig
 
 DEFAULT_K = 4
-FETCH_FACTOR = 4
 
 
 @dataclass(frozen=True, slots=True)
@@ -176,7 +175,7 @@ class GuardedRetriever(BaseRetriever):
         if not isinstance(inner, VectorStoreRetriever):
             return _Request(access, k, options, False, audit)
         # Never fewer candidates than k, or an honest k could not be met.
-        options["k"] = audit["fetch_k"] = max(self.fetch_k or FETCH_FACTOR * k, k)
+        options["k"] = audit["fetch_k"] = fetch_size(k, self.fetch_k)
         user_filter = options.get("filter", inner.search_kwargs.get("filter"))
         plan = plan_pushdown(inner.vectorstore, self.guard.prefilter(query, access), user_filter)
         if plan is None:

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 
     from rag_guard_integrations.core.access import AccessContext
     from rag_guard_integrations.core.decisions import GuardResult
-    from rag_guard_integrations.core.guard import Guard
+    from rag_guard_integrations.engine.guard import Guard
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,7 +9,7 @@ from llama_index.core.postprocessor.types import BaseNodePostprocessor
 
 # Runtime imports: pydantic resolves these field annotations when the class is built.
 from rag_guard_integrations.core.access import AccessContext, AccessField  # noqa: TC001
-from rag_guard_integrations.core.guard import Guard  # noqa: TC001
+from rag_guard_integrations.engine.guard import Guard  # noqa: TC001
 from rag_guard_integrations.llama_index.access import current_access
 from rag_guard_integrations.llama_index.check import (
     GuardedNodes,

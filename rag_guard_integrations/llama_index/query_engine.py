@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from llama_index.core.schema import NodeWithScore, QueryBundle, QueryType
 
     from rag_guard_integrations.core.access import AccessContext
-    from rag_guard_integrations.core.guard import Guard
+    from rag_guard_integrations.engine.guard import Guard
     from rag_guard_integrations.llama_index.check import GuardedNodes
 
 dispatcher = get_dispatcher(__name__)

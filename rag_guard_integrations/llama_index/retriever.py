@@ -11,7 +11,7 @@ from llama_index.core.indices.vector_store.retrievers import VectorIndexRetrieve
 from llama_index.core.schema import QueryBundle
 
 from rag_guard_integrations.core.access import AccessContext
-from rag_guard_integrations.core.guard import Guard
+from rag_guard_integrations.engine.guard import Guard, fetch_size
 from rag_guard_integrations.llama_index.access import current_access
 from rag_guard_integrations.llama_index.check import GuardedNodes, acheck_nodes, check_nodes
 from rag_guard_integrations.llama_index.pushdown import constraint_filters, fetching_retriever
@@ -19,8 +19,6 @@ from rag_guard_integrations.llama_index.pushdown import constraint_filters, fetc
 if TYPE_CHECKING:
     from llama_index.core.callbacks import CallbackManager
     from llama_index.core.schema import NodeWithScore, QueryType
-
-FETCH_FACTOR = 4
 
 
 class GuardedRetriever(BaseRetriever):
@@ -148,8 +146,7 @@ class GuardedRetriever(BaseRetriever):
         constraints = self.guard.prefilter(query, access)
         if constraints is None:
             return None
-        k = inner.similarity_top_k
-        fetch_k = max(k, self.fetch_k if self.fetch_k is not None else FETCH_FACTOR * k)
+        fetch_k = fetch_size(inner.similarity_top_k, self.fetch_k)
         return fetching_retriever(inner, fetch_k, constraint_filters(constraints))
 
     def _cap(self, checked: GuardedNodes) -> GuardedNodes:

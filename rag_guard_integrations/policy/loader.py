@@ -16,13 +16,12 @@ if TYPE_CHECKING:
     from collections.abc import Iterator, Mapping, Sequence
 
 MAX_YAML_NODES = 100_000
-_PACKAGE_POLICIES = Path(__file__).resolve().parent.parent / "policies"
-_SOURCE_POLICIES = Path(__file__).resolve().parent.parent.parent / "policies"
+_BUILTIN_POLICIES = Path(__file__).resolve().parent.parent / "policies"
 
 
 def builtin_dir() -> Path:
-    """The folder of built-in policies: inside the installed package, else the source tree."""
-    return _PACKAGE_POLICIES if _PACKAGE_POLICIES.is_dir() else _SOURCE_POLICIES
+    """The folder of built-in policies, shipped inside the package."""
+    return _BUILTIN_POLICIES
 
 
 def builtin_names() -> list[str]:

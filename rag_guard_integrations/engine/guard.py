@@ -29,6 +29,21 @@ if TYPE_CHECKING:
     from rag_guard_integrations.policy.schema import Policy
 
 
+FETCH_FACTOR = 4
+
+
+def fetch_size(k: int, fetch_k: int | None = None) -> int:
+    """How many candidates to ask a retriever for so that ``k`` allowed ones can remain.
+
+    ``fetch_k`` when given (never below ``k``), else ``FETCH_FACTOR`` x ``k``.
+
+    Example:
+        >>> fetch_size(4), fetch_size(4, fetch_k=10), fetch_size(4, fetch_k=2)
+        (16, 10, 4)
+    """
+    return max(k, fetch_k if fetch_k is not None else FETCH_FACTOR * k)
+
+
 @dataclass(slots=True)
 class _Run:
     """The state of one check between its synchronous stages and labelling."""
