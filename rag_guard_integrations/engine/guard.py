@@ -9,12 +9,13 @@ from typing import TYPE_CHECKING, Any
 from rag_guard_integrations.classify.base import Classification
 from rag_guard_integrations.core.access import AccessContext
 from rag_guard_integrations.core.chunk import Chunk, coerce_chunks
+from rag_guard_integrations.core.constraints import Allowed, Constraints
 from rag_guard_integrations.core.decisions import PASSED, ChunkDecision, GuardResult, QueryDecision
 from rag_guard_integrations.core.errors import ContextBlocked, InputError
 from rag_guard_integrations.core.labels import has_label_metadata, metadata_labels
 from rag_guard_integrations.core.normalize import normalize
 from rag_guard_integrations.core.request import ChunkCheck, Request
-from rag_guard_integrations.guards.access import AccessGuard, Constraints, HintGuard
+from rag_guard_integrations.guards.access import AccessGuard, HintGuard
 from rag_guard_integrations.guards.clause import ClauseGuard
 from rag_guard_integrations.guards.combination import CombinationGuard, Labelled
 from rag_guard_integrations.guards.domain import DomainGuard
@@ -83,7 +84,7 @@ class Guard:
         self.combination = CombinationGuard.from_policy(policy)
         checks: list[ChunkCheck] = []
         if policy.access.attributes:
-            checks.append(AccessGuard(policy.access.attributes))
+            checks.append(AccessGuard(policy.access.attributes, policy.access.match))
         if self.clause is not None:
             checks.append(self.clause)
         # Hints scan every metadata key, so they run last, on the chunks nothing else denied.
@@ -145,34 +146,34 @@ class Guard:
         return self._finish(run)
 
     def prefilter(self, query: str, access: AccessContext | Any = None) -> Constraints | None:
-        """Metadata values every chunk this guard could allow must carry, for a retriever to
-        push into its store: each access attribute -> the caller's allowlist, and ``clause_id``
-        -> the clause ids the query asks for.
+        """What every chunk this guard could allow must carry, for a retriever to push into its
+        store: each access attribute -> the caller's allowlist with the policy's match mode,
+        and ``clause_id`` -> the clause ids the query asks for.
 
         None when no chunk could pass (an attribute with no allowed value, or a clause policy
-        and a query that asks for no clause); ``{}`` when nothing can be pushed down. Pushdown
+        and a query that asks for no clause); empty when nothing can be pushed down. Pushdown
         only saves work and recall: :meth:`check` still judges whatever comes back.
 
         Example:
             >>> Guard.from_policy("contracts").prefilter(
             ...     "termination notice period?", {"contract_type": ["MSA"]})
-            {'contract_type': frozenset({'MSA'}), 'clause_id': frozenset({'TERMINATION_NOTICE'})}
+            Constraints(contract_type=all:['MSA'], clause_id=all:['TERMINATION_NOTICE'])
         """
         context = AccessContext.coerce(access)
-        constraints: dict[str, frozenset[str]] = {}
+        constraints: dict[str, Allowed] = {}
         for attribute in self.policy.access.attributes:
             allowed = context.allowlists.get(attribute) if context is not None else None
             if not allowed:
                 return None
-            constraints[attribute] = allowed
+            constraints[attribute] = Allowed(allowed, self.policy.access.match_of(attribute))
         if self.clause is not None:
             if not isinstance(query, str):
                 raise InputError(f"query must be a str, got {type(query).__name__}")
             intents = self.clause.detect(normalize(query))
             if not intents:
                 return None
-            constraints["clause_id"] = frozenset(intents)
-        return constraints
+            constraints["clause_id"] = Allowed(frozenset(intents))
+        return Constraints(constraints)
 
     def _start(self, query: str, chunks: Sequence[Any], access: object) -> _Run:
         if not isinstance(query, str):

@@ -147,7 +147,8 @@ class GuardedRetriever(BaseRetriever):
         if constraints is None:
             return None
         fetch_k = fetch_size(inner.similarity_top_k, self.fetch_k)
-        return fetching_retriever(inner, fetch_k, constraint_filters(constraints))
+        filters = constraint_filters(constraints, inner._index.vector_store)
+        return fetching_retriever(inner, fetch_k, filters)
 
     def _cap(self, checked: GuardedNodes) -> GuardedNodes:
         k = self.k
