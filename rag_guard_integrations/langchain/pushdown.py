@@ -115,7 +115,7 @@ def _attribute_test(
     if support.holds is Comparator.EQ and not support.has_in:
         return _any_of(one_of)  # those EQs already look inside lists
     holds = [Comparison(comparator=support.holds, attribute=attribute, value=v) for v in values]
-    return _any_of([*one_of, *holds])
+    return _any_of([*one_of, *holds] if support.one_of_on_lists else holds)
 
 
 def _any_of(parts: list[FilterDirective]) -> FilterDirective:

@@ -32,8 +32,9 @@ class Translated:
 
     ``holds`` is how "the stored list holds v" is written (None: the store cannot, so a
     ``match: any`` attribute is not pushed down); ``combine`` ANDs the caller's own filter with
-    ours in the store's language; ``filter_key`` names the search argument that takes the
-    filter; ``extra`` adds search arguments the filter needs.
+    ours in the store's language; ``one_of_on_lists`` is False where "one of" raises on a list
+    field (a ``match: any`` attribute is then taken to hold lists); ``filter_key`` names the
+    search argument that takes the filter; ``extra`` adds search arguments the filter needs.
     """
 
     name: str
@@ -41,6 +42,7 @@ class Translated:
     has_in: bool
     holds: Comparator | None
     combine: Callable[[Any, Any], Any]
+    one_of_on_lists: bool = True
     filter_key: str = "filter"
     extra: Callable[[VectorStore], Mapping[str, Any]] = field(default=lambda store: {})
 
@@ -132,7 +134,7 @@ def _milvus(store: VectorStore) -> Visitor:
 def _lancedb(store: VectorStore) -> Visitor:
     from rag_guard_integrations.langchain.translators import LanceDBTranslator  # noqa: PLC0415
 
-    return LanceDBTranslator()
+    return LanceDBTranslator.for_table(store.get_table().schema)  # type: ignore[attr-defined]
 
 
 def _document_metadata(document: Document) -> Mapping[str, Any]:
@@ -166,12 +168,14 @@ STORES: dict[str, StoreSupport] = {
     "langchain_postgres.vectorstores.PGVector": Translated(
         "pgvector", _pgvector, has_in=True, holds=Comparator.EQ, combine=_and_dicts
     ),
+    # Milvus raises on ``in`` over a list field.
     "langchain_milvus.vectorstores.milvus.Milvus": Translated(
         "milvus",
         _milvus,
         has_in=True,
         holds=Comparator.CONTAIN,
         combine=_and_text("and"),
+        one_of_on_lists=False,
         filter_key="expr",
     ),
     # LanceDB filters after the vector search unless told to prefilter (and then comes back

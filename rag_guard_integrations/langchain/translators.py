@@ -6,7 +6,7 @@ store's own translator does; values are quoted by the store's rules, never paste
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from langchain_community.query_constructors.chroma import ChromaTranslator
 from langchain_community.query_constructors.milvus import MilvusTranslator
@@ -18,6 +18,9 @@ from langchain_core.structured_query import (
     StructuredQuery,
     Visitor,
 )
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
 
 
 class ChromaPushdownTranslator(ChromaTranslator):
@@ -68,19 +71,36 @@ class MilvusPushdownTranslator(MilvusTranslator):
 
 class LanceDBTranslator(Visitor):
     """Filters as the SQL ``where`` of a LangChain ``LanceDB`` store, whose metadata is one
-    struct column: ``EQ``, ``IN`` and ``CONTAIN`` (``array_has``) under ``AND``/``OR``/``NOT``.
+    typed struct column: ``EQ``, ``IN`` and ``CONTAIN`` under ``AND``/``OR``/``NOT``.
+
+    LanceDB refuses a comparison of the wrong type, so each is written for its field's type:
+    on a list field ``IN`` is ``array_has_any`` and ``EQ``/``CONTAIN`` are ``array_has``; on a
+    single-valued field ``CONTAIN`` is ``=``; a field no row has is ``false``.
 
     Example:
         >>> f = Comparison(comparator=Comparator.IN, attribute="contract_type", value=["MSA"])
-        >>> LanceDBTranslator().visit_structured_query(StructuredQuery("", f))
+        >>> t = LanceDBTranslator(fields={"contract_type": False})
+        >>> t.visit_structured_query(StructuredQuery(query="", filter=f, limit=None))
         ('', {'filter': "metadata.`contract_type` IN ('MSA')"})
     """
 
     allowed_operators = (Operator.AND, Operator.OR, Operator.NOT)
     allowed_comparators = (Comparator.EQ, Comparator.IN, Comparator.CONTAIN)
 
-    def __init__(self, metadata_column: str = "metadata") -> None:
+    def __init__(self, fields: Mapping[str, bool], metadata_column: str = "metadata") -> None:
+        self.fields = dict(fields)
         self.metadata_column = metadata_column
+
+    @classmethod
+    def for_table(cls, schema: Any, metadata_column: str = "metadata") -> LanceDBTranslator:
+        """A translator for a table's pyarrow ``schema`` (which metadata fields hold lists)."""
+        import pyarrow as pa  # noqa: PLC0415 (LanceDB brings it)
+
+        struct = schema.field(metadata_column).type
+        fields = {
+            f.name: pa.types.is_list(f.type) or pa.types.is_large_list(f.type) for f in struct
+        }
+        return cls(fields, metadata_column)
 
     def visit_operation(self, operation: Operation) -> str:
         self._validate_func(operation.operator)
@@ -91,12 +111,19 @@ class LanceDBTranslator(Visitor):
 
     def visit_comparison(self, comparison: Comparison) -> str:
         self._validate_func(comparison.comparator)
-        column = f"{self.metadata_column}.`{comparison.attribute.replace('`', '``')}`"
+        name = comparison.attribute
+        if name not in self.fields:
+            return "false"
+        column = f"{self.metadata_column}.`{name.replace('`', '``')}`"
+        values = comparison.value if comparison.comparator is Comparator.IN else [comparison.value]
+        literals = ", ".join(_sql(v) for v in values)
+        if self.fields[name]:
+            if comparison.comparator is Comparator.IN:
+                return f"array_has_any({column}, [{literals}])"
+            return f"array_has({column}, {literals})"
         if comparison.comparator is Comparator.IN:
-            return f"{column} IN ({', '.join(_sql(v) for v in comparison.value)})"
-        if comparison.comparator is Comparator.CONTAIN:
-            return f"array_has({column}, {_sql(comparison.value)})"
-        return f"{column} = {_sql(comparison.value)}"
+            return f"{column} IN ({literals})"
+        return f"{column} = {literals}"
 
     def visit_structured_query(
         self, structured_query: StructuredQuery
