@@ -114,7 +114,9 @@ def _attribute_test(
         return None
     if support.holds is Comparator.EQ and not support.has_in:
         return _any_of(one_of)  # those EQs already look inside lists
-    holds = [Comparison(comparator=support.holds, attribute=attribute, value=v) for v in values]
+    holds: list[FilterDirective] = [
+        Comparison(comparator=support.holds, attribute=attribute, value=v) for v in values
+    ]
     return _any_of([*one_of, *holds] if support.one_of_on_lists else holds)
 
 

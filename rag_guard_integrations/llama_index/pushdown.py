@@ -21,7 +21,7 @@ from llama_index.core.vector_stores.types import (
 )
 
 from rag_guard_integrations.core.constraints import MATCH_ANY, Constraints
-from rag_guard_integrations.llama_index.stores import store_operators
+from rag_guard_integrations.llama_index.stores import StoreOperators, store_operators
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -47,8 +47,13 @@ def constraint_filters(
     operators = store_operators(vector_store)
     if not constraints or operators is None:
         return None
+    return filters_for(Constraints.of(constraints), operators)
+
+
+def filters_for(constraints: Constraints, operators: StoreOperators) -> MetadataFilters | None:
+    """``constraints`` in a store's ``operators``; None when the store can test none of them."""
     parts: list[MetadataFilter | MetadataFilters] = []
-    for key, allowed in Constraints.of(constraints).items():
+    for key, allowed in constraints.items():
         chosen = operators.any_of if allowed.match == MATCH_ANY else operators.all_of
         if len(chosen) > 1 and not operators.nests:
             chosen = chosen[:1]
