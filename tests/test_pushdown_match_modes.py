@@ -140,6 +140,7 @@ def test_llama_index_filters_use_only_the_stores_operators(store: str, mode: str
     constraints = Constraints({"groups": Allowed(frozenset({"hr"}), mode)})  # type: ignore[arg-type]
     made = filters_for(constraints, operators)
     listed = operators.any_of if mode == "any" else operators.all_of
+    assert set(listed) <= {FilterOperator.IN, FilterOperator.ANY, FilterOperator.CONTAINS}
     if not listed:
         assert made is None
         return
@@ -165,3 +166,35 @@ def test_simple_store_default_keeps_the_old_call_shape() -> None:
     assert [(f.key, f.operator, f.value) for f in made.filters] == [  # type: ignore[union-attr]
         ("contract_type", FilterOperator.IN, ["MSA"])
     ]
+
+
+@pytest.mark.parametrize("mode", ["all", "any"])
+@pytest.mark.parametrize("store", sorted(LANGCHAIN_STORES))
+def test_no_negation_is_ever_emitted(store: str, mode: str) -> None:
+    """Only positive tests reach a store: a negation (``$nin`` on a Chroma or PostgreSQL list
+    answers with every document) could fail open if a store misread it."""
+    support = LANGCHAIN_STORES[store]
+    if not isinstance(support, Translated):
+        return
+    constraints = Constraints(
+        {
+            "groups": Allowed(frozenset({"hr", "legal"}), mode),  # type: ignore[arg-type]
+            "contract_type": Allowed(frozenset({"MSA"})),
+        }
+    )
+    directive = store_directive(constraints, support)
+    assert directive is not None
+    assert _comparators(directive) <= {Comparator.IN, Comparator.EQ, Comparator.CONTAIN}
+    assert _operators(directive) <= {Operator.AND, Operator.OR}
+
+
+def _comparators(directive: Any) -> set[Comparator]:
+    if isinstance(directive, Comparison):
+        return {directive.comparator}
+    return set().union(*(_comparators(a) for a in directive.arguments))
+
+
+def _operators(directive: Any) -> set[Operator]:
+    if isinstance(directive, Comparison):
+        return set()
+    return {directive.operator}.union(*(_operators(a) for a in directive.arguments))
