@@ -97,3 +97,17 @@ def _own_filter(name: str) -> Any:
         "milvus": 'contract_id == "MSA-2024-017"',
         "lancedb": "metadata.contract_id = 'MSA-2024-017'",
     }[name]
+
+
+HOSTILE = ["MSA' OR '1'='1", 'MSA" or contract_type != "', "MSA) OR (1=1"]
+
+
+@pytest.mark.parametrize("name", LANGCHAIN_STORES)
+def test_quotes_in_allowed_values_cannot_widen_the_filter(stores: Stores, name: str) -> None:
+    """Allowlist values that try to close the quote and add a clause match nothing: the store
+    returns no chunk (or refuses), never every chunk."""
+    store = stores.get("langchain", name)
+    constraints = guard_for("all").prefilter(QUERIES[0], {"contract_type": HOSTILE})
+    plan = plan_pushdown(store, constraints)
+    assert plan is not None
+    assert store.similarity_search(QUERIES[0], k=len(corpus().chunks), **plan.search_kwargs) == []

@@ -102,3 +102,26 @@ def test_faiss_gets_no_filters(stores: Stores) -> None:
     constraints = guard_for("all").prefilter(QUERIES[0], {"contract_type": ["MSA"]})
     assert constraints is not None
     assert constraint_filters(constraints, index.vector_store) is None
+
+
+HOSTILE = ["MSA' OR '1'='1", 'MSA" or contract_type != "', "MSA) OR (1=1"]
+
+
+@pytest.mark.parametrize("name", FILTERING)
+def test_quotes_in_allowed_values_cannot_widen_the_filter(stores: Stores, name: str) -> None:
+    """Allowlist values that try to close the quote and add a clause match no node (LanceDB
+    raises on an empty result); where a store pastes values into its SQL unescaped
+    (PostgreSQL), such values are not sent at all."""
+    index = stores.get("llama_index", name)
+    constraints = guard_for("all").prefilter(QUERIES[0], {"contract_type": HOSTILE})
+    assert constraints is not None
+    filters = constraint_filters(constraints, index.vector_store)
+    if name == "pgvector":
+        assert filters is None
+        return
+    retriever = index.as_retriever(similarity_top_k=len(corpus().chunks), filters=filters)
+    if name == "lancedb":
+        with pytest.raises(Warning, match="empty"):
+            retriever.retrieve(QUERIES[0])
+        return
+    assert retriever.retrieve(QUERIES[0]) == []

@@ -23,14 +23,24 @@ IN = FilterOperator.IN
 ANY = FilterOperator.ANY
 
 
+QUOTES = frozenset("'\"\\")
+
+
 @dataclass(frozen=True, slots=True)
 class StoreOperators:
-    """The operators ORed for each match mode; ``nests`` when the store takes nested filters."""
+    """The operators ORed for each match mode; ``nests`` when the store takes nested filters;
+    ``quotes_unsafe`` when the store pastes values into its query text unescaped (a value with
+    a quote or backslash is then never sent: its attribute is not pushed down)."""
 
     name: str
     all_of: tuple[FilterOperator, ...]
     any_of: tuple[FilterOperator, ...]
     nests: bool = True
+    quotes_unsafe: bool = False
+
+    def can_send(self, values: frozenset[str]) -> bool:
+        """True when ``values`` can go into this store's filters as they are."""
+        return not self.quotes_unsafe or not any(QUOTES & set(v) for v in values)
 
 
 # The in-process default: no nested filters; ANY looks inside lists (and, on a string, for a
@@ -56,9 +66,9 @@ STORES: dict[str, StoreOperators] = {
         "milvus", (IN,), (ANY,)
     ),
     # PostgreSQL's IN compares the value's text (a list never matches), its ANY looks inside
-    # lists.
+    # lists; both are written into the SQL text without escaping.
     "llama_index.vector_stores.postgres.base.PGVectorStore": StoreOperators(
-        "pgvector", (IN,), (IN, ANY)
+        "pgvector", (IN,), (IN, ANY), quotes_unsafe=True
     ),
     # FAISS takes no metadata filters at all.
     "llama_index.vector_stores.faiss.base.FaissVectorStore": StoreOperators("faiss", (), ()),
