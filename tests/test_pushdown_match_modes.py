@@ -3,6 +3,7 @@ verdict, the constraint type that carries it, and how each store's pushdown writ
 
 from __future__ import annotations
 
+import importlib
 from typing import Any
 
 import pytest
@@ -198,3 +199,16 @@ def _operators(directive: Any) -> set[Operator]:
     if isinstance(directive, Comparison):
         return set()
     return {directive.operator}.union(*(_operators(a) for a in directive.arguments))
+
+
+@pytest.mark.parametrize("path", sorted({*LANGCHAIN_STORES, *LLAMA_STORES}))
+def test_every_registered_store_class_exists(path: str) -> None:
+    """Each registry key names a real class at that import path, so a store moved by its
+    package shows up here rather than silently losing pushdown."""
+    module, _, name = path.rpartition(".")
+    assert isinstance(getattr(importlib.import_module(module), name), type)
+
+
+def test_a_single_string_is_one_allowed_value() -> None:
+    """A plain mapping's string value is one value, not a set of characters."""
+    assert Constraints.of({"contract_type": "MSA"})["contract_type"].values == {"MSA"}

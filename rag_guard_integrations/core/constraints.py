@@ -66,14 +66,7 @@ class Constraints(Mapping[str, Allowed]):
         """A ``Constraints`` from one, or from a mapping of attribute -> Allowed or values."""
         if isinstance(value, Constraints):
             return value
-        return cls(
-            {
-                str(key): allowed
-                if isinstance(allowed, Allowed)
-                else Allowed(frozenset(str(v) for v in allowed))
-                for key, allowed in value.items()
-            }
-        )
+        return cls({str(key): _allowed(given) for key, given in value.items()})
 
     def admits(self, metadata: Mapping[str, object]) -> bool:
         """True when every constrained attribute of ``metadata`` admits its value."""
@@ -93,3 +86,11 @@ class Constraints(Mapping[str, Allowed]):
             f"{key}={a.match}:{sorted(a.values)!r}" for key, a in self._allowed.items()
         )
         return f"Constraints({parts})"
+
+
+def _allowed(given: Allowed | Iterable[object]) -> Allowed:
+    if isinstance(given, Allowed):
+        return given
+    if isinstance(given, str):
+        return Allowed(frozenset({given}))
+    return Allowed(frozenset(str(v) for v in given))
