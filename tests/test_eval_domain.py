@@ -8,12 +8,12 @@ from pathlib import Path
 import pytest
 
 from rag_guard_integrations.cli import main
+from rag_guard_integrations.evaluation.datasets import read_clinc, read_labelled
 from rag_guard_integrations.evaluation.domain import (
     TARGET_BLOCK_RATE,
     TARGET_PASS_RATE,
     evaluate,
 )
-from rag_guard_integrations.evaluation.retrieval import read_clinc, read_labelled
 from rag_guard_integrations.guards.domain import TIERS
 
 CLINC = Path(__file__).parents[2] / "shared" / "data" / "clinc_oos.json"

@@ -7,15 +7,10 @@ import math
 import threading
 from typing import TYPE_CHECKING
 
-from rag_guard_integrations.classify.base import Classification, Finding
-from rag_guard_integrations.classify.support import (
-    VocabularyBound,
-    check_threshold,
-    describe_error,
-    label_specs,
-    text_key,
-)
-from rag_guard_integrations.core.cache import BoundedCache
+from rag_guard_integrations.classify.base import Classification, Finding, describe_error
+from rag_guard_integrations.classify.vocabulary import VocabularyBound, label_specs
+from rag_guard_integrations.core.cache import BoundedCache, text_key
+from rag_guard_integrations.core.errors import ArgumentError
 from rag_guard_integrations.embeddings import cosine, default_embedder
 
 if TYPE_CHECKING:
@@ -62,7 +57,11 @@ class EmbeddingClassifier(VocabularyBound):
         threshold: float = 0.35,
         cache_size: int = 10_000,
     ) -> None:
-        self.threshold = check_threshold("threshold", threshold)
+        if not -1.0 <= threshold <= 1.0:
+            raise ArgumentError(
+                f"threshold={threshold!r} is outside [-1, 1]; use a cosine similarity"
+            )
+        self.threshold = float(threshold)
         self._embedder = embedder
         self._explicit = labels is not None
         # shared with bound copies: the vocabulary is part of every key

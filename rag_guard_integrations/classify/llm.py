@@ -9,7 +9,7 @@ import weakref
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
-from rag_guard_integrations.classify.base import Classification
+from rag_guard_integrations.classify.base import Classification, describe_error
 from rag_guard_integrations.classify.llm_prompt import (
     UnparseableReplyError,
     output_schema,
@@ -17,14 +17,8 @@ from rag_guard_integrations.classify.llm_prompt import (
     system_prompt,
     user_prompt,
 )
-from rag_guard_integrations.classify.support import (
-    LabelsArg,
-    VocabularyBound,
-    describe_error,
-    label_specs,
-    text_key,
-)
-from rag_guard_integrations.core.cache import BoundedCache
+from rag_guard_integrations.classify.vocabulary import LabelsArg, VocabularyBound, label_specs
+from rag_guard_integrations.core.cache import BoundedCache, text_key
 
 if TYPE_CHECKING:
     from collections.abc import Hashable, Mapping, Sequence

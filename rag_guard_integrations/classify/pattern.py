@@ -13,8 +13,8 @@ from rag_guard_integrations.classify.recognizers import (
     VALIDATORS,
     Recognizer,
 )
-from rag_guard_integrations.classify.support import VocabularyBound, label_specs, text_key
-from rag_guard_integrations.core.cache import BoundedCache
+from rag_guard_integrations.classify.vocabulary import VocabularyBound, label_specs
+from rag_guard_integrations.core.cache import BoundedCache, text_key
 from rag_guard_integrations.core.errors import PolicyError
 from rag_guard_integrations.core.normalize import normalize_with_offsets
 from rag_guard_integrations.core.patterns import PatternSet, compile_pattern
@@ -22,7 +22,7 @@ from rag_guard_integrations.core.patterns import PatternSet, compile_pattern
 if TYPE_CHECKING:
     from collections.abc import Hashable, Iterable, Sequence
 
-    from rag_guard_integrations.classify.support import LabelsArg
+    from rag_guard_integrations.classify.vocabulary import LabelsArg
     from rag_guard_integrations.policy.schema import LabelSpec, Policy
 
 DEFAULT_CACHE_SIZE = 4096

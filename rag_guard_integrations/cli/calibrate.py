@@ -31,8 +31,8 @@ def run(args: argparse.Namespace) -> int:
     """Run ``rag-guard calibrate``; exit 1 when no thresholds reach the target."""
     from rag_guard_integrations.cli.output import print_json, table  # noqa: PLC0415
     from rag_guard_integrations.evaluation.calibrate import plot, sweep  # noqa: PLC0415
+    from rag_guard_integrations.evaluation.datasets import default_corpus, read_labelled  # noqa: PLC0415
     from rag_guard_integrations.evaluation.domain import collect_signals, guard_for  # noqa: PLC0415
-    from rag_guard_integrations.evaluation.retrieval import default_corpus, read_labelled  # noqa: PLC0415
     from rag_guard_integrations.policy.loader import load_policy  # noqa: PLC0415
 
     if not 0.0 < args.target <= 1.0:

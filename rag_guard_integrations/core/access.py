@@ -7,7 +7,7 @@ from typing import Annotated, Any
 
 from pydantic import BeforeValidator
 
-from rag_guard_integrations.core.errors import InputError
+from rag_guard_integrations.core.errors import AccessError
 
 
 class AccessContext:
@@ -84,10 +84,6 @@ class AccessContext:
     def __repr__(self) -> str:
         lists = ", ".join(f"{k}={sorted(v)!r}" for k, v in sorted(self._allowlists.items()))
         return f"AccessContext(principal={self.principal!r}{', ' if lists else ''}{lists})"
-
-
-class AccessError(InputError):
-    """An access context of the wrong shape was passed."""
 
 
 def _values(name: str, values: Iterable[Any] | str) -> frozenset[str]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Sized
@@ -62,3 +63,8 @@ class BoundedCache(Generic[K, V]):
     def __len__(self) -> int:
         with self._lock:
             return len(self._data)
+
+
+def text_key(text: str) -> str:
+    """A fixed-size cache key for a text (its sha256), so long chunks are not kept twice."""
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()

@@ -13,7 +13,7 @@ from rag_guard_integrations.core.decisions import PASSED, ChunkDecision, GuardRe
 from rag_guard_integrations.core.errors import ContextBlocked, InputError
 from rag_guard_integrations.core.labels import has_label_metadata, metadata_labels
 from rag_guard_integrations.core.normalize import normalize
-from rag_guard_integrations.core.request import ChunkCheck, Request
+from rag_guard_integrations.core.stage import ChunkCheck, Request
 from rag_guard_integrations.guards.access import AccessGuard, Constraints, HintGuard
 from rag_guard_integrations.guards.clause import ClauseGuard
 from rag_guard_integrations.guards.combination import CombinationGuard, Labelled

@@ -6,13 +6,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from rag_guard_integrations.core.patterns import PatternCompileError, matches
+from rag_guard_integrations.core.errors import PatternCompileError
+from rag_guard_integrations.core.patterns import matches
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from rag_guard_integrations.core.chunk import Chunk
-    from rag_guard_integrations.core.request import Request
+    from rag_guard_integrations.core.stage import Request
 
 HINT_SUFFIX = "_regex_hint"
 Constraints = Mapping[str, frozenset[str]]
@@ -39,7 +40,7 @@ class AccessGuard:
     denied.
 
     Example:
-        >>> from rag_guard_integrations.core.request import Request
+        >>> from rag_guard_integrations.core.stage import Request
         >>> guard = AccessGuard(["contract_type"])
         >>> request = Request("q", "q", (), AccessContext(contract_type={"MSA"}))  # doctest: +SKIP
         >>> guard(Chunk("...", {"contract_type": "SOW"}), request)  # doctest: +SKIP

@@ -10,7 +10,7 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
 
     from rag_guard_integrations.core.chunk import Chunk
-    from rag_guard_integrations.core.request import Request
+    from rag_guard_integrations.core.stage import Request
     from rag_guard_integrations.policy.schema import ClauseSpec, Policy
 
 

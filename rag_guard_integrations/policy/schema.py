@@ -6,8 +6,9 @@ from typing import Annotated, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from rag_guard_integrations.core.errors import PatternCompileError
 from rag_guard_integrations.core.labels import UNCLASSIFIED, clean_label
-from rag_guard_integrations.core.patterns import PatternCompileError, compile_pattern
+from rag_guard_integrations.core.patterns import compile_pattern
 
 
 def _check_regex(pattern: str) -> str:
