@@ -98,7 +98,7 @@ def test_cli_table_and_custom_queries(tmp_path: Path, capsys: pytest.CaptureFixt
     [
         ('{"query": "x"}\n', "'in_domain' must be true or false"),
         ('{"query": "", "in_domain": true}\n', "'query' must be a non-empty string"),
-        ("not json\n", "not JSON"),
+        ("not json\n", "not valid JSON"),
         ("\n", "no queries"),
     ],
 )

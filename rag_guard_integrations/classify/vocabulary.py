@@ -6,6 +6,7 @@ import copy
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, TypeVar
 
+from rag_guard_integrations.core.errors import InputError
 from rag_guard_integrations.core.labels import UNCLASSIFIED, clean_label
 from rag_guard_integrations.policy.schema import LabelSpec
 
@@ -57,7 +58,7 @@ def label_specs(labels: LabelsArg | None) -> dict[str, LabelSpec] | None:
     specs: dict[str, LabelSpec] = {}
     for name, value in items:
         if not isinstance(value, str | LabelSpec):
-            raise TypeError(
+            raise InputError(
                 f"labels[{name!r}] is a {type(value).__name__}; give a description string "
                 "or a LabelSpec"
             )

@@ -8,6 +8,8 @@ from collections import OrderedDict
 from collections.abc import Callable, Sized
 from typing import Generic, TypeVar
 
+from rag_guard_integrations.core.errors import ArgumentError
+
 K = TypeVar("K")
 V = TypeVar("V")
 
@@ -23,7 +25,7 @@ class BoundedCache(Generic[K, V]):
 
     def __init__(self, maxsize: int, max_key_len: int | None = None) -> None:
         if maxsize < 0:
-            raise ValueError(f"cache_size={maxsize!r} is negative; use 0 to disable the cache")
+            raise ArgumentError(f"cache_size={maxsize!r} is negative; use 0 to disable the cache")
         self.maxsize = maxsize
         self.max_key_len = max_key_len
         self._data: OrderedDict[K, V] = OrderedDict()

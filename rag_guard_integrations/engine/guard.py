@@ -14,18 +14,19 @@ from rag_guard_integrations.core.errors import ContextBlocked, InputError
 from rag_guard_integrations.core.labels import has_label_metadata, metadata_labels
 from rag_guard_integrations.core.normalize import normalize
 from rag_guard_integrations.core.stage import ChunkCheck, Request
-from rag_guard_integrations.guards.access import AccessGuard, Constraints, HintGuard
 from rag_guard_integrations.guards.clause import ClauseGuard
 from rag_guard_integrations.guards.combination import CombinationGuard, Labelled
 from rag_guard_integrations.guards.domain import DomainGuard
+from rag_guard_integrations.guards.registry import policy_checks
 from rag_guard_integrations.policy.loader import load_policy
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Iterable, Sequence
     from pathlib import Path
 
     from rag_guard_integrations.classify.base import Classifier
     from rag_guard_integrations.embeddings import Embedder
+    from rag_guard_integrations.guards.access import Constraints
     from rag_guard_integrations.policy.schema import Policy
 
 
@@ -60,6 +61,18 @@ class _Run:
 class Guard:
     """Checks retrieved chunks against one policy before they can become prompt context.
 
+    The per-chunk stages come from one registry (:mod:`rag_guard_integrations.guards.registry`):
+    each stage whose section the policy configures runs, in order; ``checks`` adds your own
+    (objects with a ``name`` and ``__call__(chunk, request) -> reason | None``), run after the
+    policy's. A check can only deny; one that raises denies the chunk.
+
+    Args:
+        policy: the merged policy (:func:`load_policy`).
+        classifier: labels untagged chunks for the combination rules; by default the policy's
+            pattern recognisers.
+        embedder: the domain guard's embedder; by default the offline MiniLM.
+        checks: extra per-chunk checks.
+
     Example:
         >>> from rag_guard_integrations import AccessContext, Guard
         >>> guard = Guard.from_policy("contracts")
@@ -76,19 +89,13 @@ class Guard:
         policy: Policy,
         classifier: Classifier | None = None,
         embedder: Embedder | None = None,
+        checks: Iterable[ChunkCheck] = (),
     ) -> None:
         self.policy = policy
         self.domain = DomainGuard.from_policy(policy, embedder)
-        self.clause = ClauseGuard.from_policy(policy)
         self.combination = CombinationGuard.from_policy(policy)
-        checks: list[ChunkCheck] = []
-        if policy.access.attributes:
-            checks.append(AccessGuard(policy.access.attributes))
-        if self.clause is not None:
-            checks.append(self.clause)
-        # Hints scan every metadata key, so they run last, on the chunks nothing else denied.
-        checks.append(HintGuard())
-        self.checks = tuple(checks)
+        self.checks: tuple[ChunkCheck, ...] = (*policy_checks(policy), *checks)
+        self.clause = next((c for c in self.checks if isinstance(c, ClauseGuard)), None)
         self.classifier = self._bind(classifier)
         self._vocabulary = frozenset(policy.vocabulary) if policy.declares_vocabulary else None
         self._reads_labels = self.combination is not None or self._vocabulary is not None
@@ -101,9 +108,10 @@ class Guard:
         *refs: str | Path,
         classifier: Classifier | None = None,
         embedder: Embedder | None = None,
+        checks: Iterable[ChunkCheck] = (),
     ) -> Guard:
         """A guard for built-in policy names or paths (several are merged in order)."""
-        return cls(load_policy(*refs), classifier=classifier, embedder=embedder)
+        return cls(load_policy(*refs), classifier=classifier, embedder=embedder, checks=checks)
 
     def _bind(self, classifier: Classifier | None) -> Classifier | None:
         if self.policy.classify == "never" or self.combination is None:

@@ -11,7 +11,8 @@ from __future__ import annotations
 from collections import Counter
 from typing import TYPE_CHECKING, Any
 
-from rag_guard_integrations.cli.output import print_json, progress, table
+from rag_guard_integrations.console import print_json, progress, table
+from rag_guard_integrations.core.errors import ArgumentError
 
 if TYPE_CHECKING:
     import argparse
@@ -54,7 +55,9 @@ def guard_for(policy: Policy, embedder: Embedder | None = None) -> DomainGuard:
 
     guard = DomainGuard.from_policy(policy, embedder)
     if guard is None:
-        raise ValueError(f"policy {policy.name!r} has no domain: section; use one that has (bis)")
+        raise ArgumentError(
+            f"policy {policy.name!r} has no domain: section; use one that has (bis)"
+        )
     return guard
 
 
@@ -66,7 +69,7 @@ def collect_signals(
     from rag_guard_integrations.vector_index import VectorIndex  # noqa: PLC0415
 
     if k < 1:
-        raise ValueError(f"--k must be at least 1, got {k}")
+        raise ArgumentError(f"k={k!r} must be at least 1")
     index = VectorIndex(load_chunks(corpus), guard.embedder)
     batches = [queries[i : i + BATCH] for i in range(0, len(queries), BATCH)]
     return [

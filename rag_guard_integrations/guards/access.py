@@ -8,12 +8,15 @@ from typing import TYPE_CHECKING, Any
 
 from rag_guard_integrations.core.errors import PatternCompileError
 from rag_guard_integrations.core.patterns import matches
+from rag_guard_integrations.guards.registry import Stage
+from rag_guard_integrations.policy.loader import load_policy
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from rag_guard_integrations.core.chunk import Chunk
     from rag_guard_integrations.core.stage import Request
+    from rag_guard_integrations.policy.loader import PolicyRef
 
 HINT_SUFFIX = "_regex_hint"
 Constraints = Mapping[str, frozenset[str]]
@@ -52,6 +55,12 @@ class AccessGuard:
     def __init__(self, attributes: Sequence[str]) -> None:
         self.attributes = tuple(attributes)
 
+    @classmethod
+    def from_policy(cls, policy: PolicyRef) -> AccessGuard | None:
+        """The access check of ``policy``, or None when it declares no access attributes."""
+        policy = load_policy(policy)
+        return cls(policy.access.attributes) if policy.access.attributes else None
+
     def __call__(self, chunk: Chunk, request: Request) -> str | None:
         access = request.access
         for attribute in self.attributes:
@@ -86,3 +95,10 @@ class HintGuard:
             except PatternCompileError:
                 return f"untrusted {key} cannot be compiled by RE2 (denied)"
         return None
+
+
+# Hints scan every metadata key, so they run last, on the chunks nothing else denied.
+STAGES = (
+    Stage("access", 10, AccessGuard.from_policy),
+    Stage("hint", 90, lambda policy: HintGuard()),
+)

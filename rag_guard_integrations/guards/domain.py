@@ -22,13 +22,15 @@ from rag_guard_integrations.core.decisions import QueryDecision
 from rag_guard_integrations.core.normalize import CACHED_CHARS, normalize
 from rag_guard_integrations.core.patterns import compile_pattern
 from rag_guard_integrations.guards.domain_terms import TermMatcher, near_pair
+from rag_guard_integrations.policy.loader import load_policy
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from rag_guard_integrations.core.chunk import Chunk
     from rag_guard_integrations.embeddings import Embedder
-    from rag_guard_integrations.policy.schema import DomainSpec, Policy
+    from rag_guard_integrations.policy.loader import PolicyRef
+    from rag_guard_integrations.policy.schema import DomainSpec
 
 TIERS = ("blocklist", "identifier", "root", "dense", "below_threshold")
 REJECTING = frozenset({"blocklist", "below_threshold"})
@@ -106,8 +108,9 @@ class DomainGuard:
         self._queries: BoundedCache[str, Any] = BoundedCache(4096, max_key_len=CACHED_CHARS)
 
     @classmethod
-    def from_policy(cls, policy: Policy, embedder: Embedder | None = None) -> DomainGuard | None:
+    def from_policy(cls, policy: PolicyRef, embedder: Embedder | None = None) -> DomainGuard | None:
         """The guard for ``policy.domain``, or None when the policy has no domain section."""
+        policy = load_policy(policy)
         return None if policy.domain is None else cls(policy.domain, embedder)
 
     @property

@@ -15,6 +15,8 @@ from rag_guard_integrations.policy.schema import Policy
 if TYPE_CHECKING:
     from collections.abc import Iterator, Mapping, Sequence
 
+PolicyRef = Policy | str | Path
+"""What every ``from_policy`` and :func:`load_policy` take: a Policy, a built-in name or a path."""
 MAX_YAML_NODES = 100_000
 _BUILTIN_POLICIES = Path(__file__).resolve().parent.parent / "policies"
 
@@ -56,20 +58,30 @@ def resolve(ref: str | Path, base: Path | None = None) -> Path:
     return path
 
 
-def load_policy(*refs: str | Path) -> Policy:
-    """Load and merge one or more policies (built-in names or paths) into one :class:`Policy`.
+def load_policy(*refs: PolicyRef) -> Policy:
+    """Load and merge one or more policies (loaded ones, built-in names or paths) into one
+    :class:`Policy`; a single loaded policy comes back as it is.
 
     Example:
         >>> policy = load_policy("contracts", "default")
         >>> "TERMINATION_NOTICE" in policy.clauses
         True
+        >>> load_policy(policy) is policy
+        True
     """
     if not refs:
         raise PolicyError("load_policy needs at least one built-in name or path")
+    if len(refs) == 1 and isinstance(refs[0], Policy):
+        return refs[0]
     files: list[tuple[str, dict[str, Any]]] = []
     seen: set[Path] = set()
     names = []
     for ref in refs:
+        if isinstance(ref, Policy):
+            names.append(ref.name or "policy")
+            fields = ref.model_dump(exclude_defaults=True, exclude={"name", "extends"})
+            files.append((" + ".join(ref.sources) or names[-1], fields))
+            continue
         expanded = list(_expand(resolve(ref), seen, ()))
         if expanded:
             source, data = expanded[-1]
