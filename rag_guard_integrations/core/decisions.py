@@ -6,6 +6,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from rag_guard_integrations.core.display import result_html
+
 if TYPE_CHECKING:
     from rag_guard_integrations.core.chunk import Chunk
 
@@ -191,8 +193,6 @@ class GuardResult:
         }
 
     def _repr_html_(self) -> str:
-        from rag_guard_integrations.notebook import result_html  # noqa: PLC0415 - notebooks only
-
         return result_html(self)
 
 
