@@ -1,4 +1,4 @@
-"""The package's imports run one way: primitives, policy, classify, guards, engine, adapters, CLI."""
+"""The package's imports run one way: core, policy, classify, guards, engine, adapters, CLI."""
 
 from __future__ import annotations
 

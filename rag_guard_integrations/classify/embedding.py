@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import math
 import threading
 from typing import TYPE_CHECKING
 
@@ -11,7 +10,7 @@ from rag_guard_integrations.classify.base import Classification, Finding, descri
 from rag_guard_integrations.classify.vocabulary import VocabularyBound, label_specs
 from rag_guard_integrations.core.cache import BoundedCache, text_key
 from rag_guard_integrations.core.errors import ArgumentError
-from rag_guard_integrations.embeddings import cosine, default_embedder
+from rag_guard_integrations.embeddings import cosine, default_embedder, unit
 
 if TYPE_CHECKING:
     from collections.abc import Hashable, Mapping, Sequence
@@ -45,8 +44,8 @@ class EmbeddingClassifier(VocabularyBound):
         >>> classifier = EmbeddingClassifier(labels={
         ...     "medical": "patient diagnosis, treatment and prescriptions",
         ...     "financial": "revenue, prices, salaries and account balances",
-        ... })  # doctest: +SKIP
-        >>> classifier.classify("The patient was prescribed insulin.").labels  # doctest: +SKIP
+        ... })
+        >>> classifier.classify("The patient was prescribed insulin.").labels
         frozenset({'medical'})
     """
 
@@ -129,7 +128,7 @@ class EmbeddingClassifier(VocabularyBound):
             label_vectors = self._descriptions_embedded()
             vectors = self._model().embed_documents(list(texts.values()))
             scored = {
-                key: self._score(text, _unit(vector), label_vectors)
+                key: self._score(text, unit(vector), label_vectors)
                 for (key, text), vector in zip(texts.items(), vectors, strict=True)
             }
         except Exception as error:  # any embedder failure fails closed
@@ -167,12 +166,6 @@ class EmbeddingClassifier(VocabularyBound):
                 descriptions = [(self._labels or {})[name].description for name in names]
                 vectors = model.embed_documents(descriptions)
                 self._label_vectors = {
-                    name: _unit(vector) for name, vector in zip(names, vectors, strict=True)
+                    name: unit(vector) for name, vector in zip(names, vectors, strict=True)
                 }
             return self._label_vectors
-
-
-def _unit(vector: Sequence[float]) -> list[float]:
-    """Scale to length 1, so a dot product is the cosine for embedders that do not normalise."""
-    norm = math.sqrt(sum(x * x for x in vector))
-    return [x / norm for x in vector] if norm else list(vector)

@@ -28,7 +28,7 @@ class AccessContext:
     _allowlists: Mapping[str, frozenset[str]]
 
     def __init__(self, principal: str | None = None, **allowlists: Iterable[Any] | str) -> None:
-        cleaned = {name: _values(name, values) for name, values in allowlists.items()}
+        cleaned = {name: _allowlist(name, values) for name, values in allowlists.items()}
         object.__setattr__(self, "principal", None if principal is None else str(principal))
         object.__setattr__(self, "_allowlists", cleaned)
 
@@ -86,7 +86,7 @@ class AccessContext:
         return f"AccessContext(principal={self.principal!r}{', ' if lists else ''}{lists})"
 
 
-def _values(name: str, values: Iterable[Any] | str) -> frozenset[str]:
+def _allowlist(name: str, values: Iterable[Any] | str) -> frozenset[str]:
     if isinstance(values, str):
         return frozenset({values})
     if not isinstance(values, Iterable):

@@ -126,9 +126,14 @@ class GuardResult:
     """Everything one check decided; ``allowed`` is what may reach the LLM, in input order.
 
     Example:
-        >>> result = guard.check("termination notice period?", chunks, access=ctx)  # doctest: +SKIP
-        >>> [c.metadata["contract_type"] for c in result.allowed]  # doctest: +SKIP
-        ['MSA']
+        >>> from rag_guard_integrations import AccessContext, Guard
+        >>> chunks = [{"text": "Either party may terminate on 30 days' written notice.",
+        ...            "meta": {"contract_type": t, "clause_id": "TERMINATION_NOTICE"}}
+        ...           for t in ("MSA", "SOW")]
+        >>> result = Guard.from_policy("contracts").check(
+        ...     "termination notice period?", chunks, access=AccessContext(contract_type={"MSA"}))
+        >>> [c.metadata["contract_type"] for c in result.allowed], result.denied[0].stage
+        (['MSA'], 'access')
     """
 
     query: QueryDecision

@@ -43,10 +43,11 @@ class AccessGuard:
     denied.
 
     Example:
+        >>> from rag_guard_integrations import AccessContext, Chunk
         >>> from rag_guard_integrations.core.stage import Request
         >>> guard = AccessGuard(["contract_type"])
-        >>> request = Request("q", "q", (), AccessContext(contract_type={"MSA"}))  # doctest: +SKIP
-        >>> guard(Chunk("...", {"contract_type": "SOW"}), request)  # doctest: +SKIP
+        >>> request = Request("q", "q", (), AccessContext(contract_type={"MSA"}))
+        >>> guard(Chunk("...", {"contract_type": "SOW"}), request)
         "contract_type='SOW' is not in the caller's allowlist"
     """
 
