@@ -12,6 +12,7 @@ from rag_guard_integrations.core.errors import RagGuardError
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
+__all__ = ["main"]
 COMMANDS = ("demo", "check", "lint", "tag", "evaluate", "calibrate", "bench")
 EXIT_USAGE = 2
 

@@ -10,6 +10,7 @@ from rag_guard_integrations.core.errors import ArgumentError
 from rag_guard_integrations.data.jsonl import read_jsonl
 
 DATA_DIR = Path(__file__).resolve().parent
+__all__ = ["DATA_DIR", "corpus_names", "load_corpus", "load_queries"]
 
 
 def corpus_names() -> list[str]:

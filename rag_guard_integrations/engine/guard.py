@@ -21,7 +21,7 @@ from rag_guard_integrations.guards.registry import policy_checks
 from rag_guard_integrations.policy.loader import load_policy
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Sequence
+    from collections.abc import Awaitable, Callable, Iterable, Sequence
     from pathlib import Path
 
     from rag_guard_integrations.classify.base import Classifier
@@ -56,6 +56,11 @@ class _Run:
     labels: dict[int, frozenset[str]] = field(default_factory=dict)
     pending: list[int] = field(default_factory=list)
     notes: dict[int, str] = field(default_factory=dict)
+
+    @property
+    def pending_texts(self) -> list[str]:
+        """The texts of the chunks waiting for a classifier."""
+        return [self.chunks[i].text for i in self.pending]
 
 
 class Guard:
@@ -129,13 +134,8 @@ class Guard:
     ) -> GuardResult:
         """Decide which of ``chunks`` may reach the LLM for ``query`` and ``access``."""
         run = self._start(query, chunks, access)
-        if run.pending:
-            texts = [run.chunks[i].text for i in run.pending]
-            try:
-                found = self.classifier.classify_many(texts) if self.classifier else []
-            except Exception as error:  # a failing classifier must not let chunks through
-                found = [Classification.failed(_failure("classifier", error))] * len(texts)
-            self._take_labels(run, found)
+        if run.pending and self.classifier is not None:
+            self._take_labels(run, _attempt(self.classifier.classify_many, run.pending_texts))
         return self._finish(run)
 
     async def acheck(
@@ -143,12 +143,8 @@ class Guard:
     ) -> GuardResult:
         """Async twin of :meth:`check`: classification awaits the classifier's async path."""
         run = self._start(query, chunks, access)
-        if run.pending:
-            texts = [run.chunks[i].text for i in run.pending]
-            try:
-                found = await self.classifier.aclassify_many(texts) if self.classifier else []
-            except Exception as error:  # fail closed, as in check()
-                found = [Classification.failed(_failure("classifier", error))] * len(texts)
+        if run.pending and self.classifier is not None:
+            found = await _aattempt(self.classifier.aclassify_many, run.pending_texts)
             self._take_labels(run, found)
         return self._finish(run)
 
@@ -233,8 +229,10 @@ class Guard:
         ):
             run.pending.append(index)
 
-    def _take_labels(self, run: _Run, found: Sequence[Classification]) -> None:
-        if (
+    def _take_labels(self, run: _Run, found: Sequence[Classification] | Exception) -> None:
+        if isinstance(found, Exception):  # a failing classifier must not let chunks through
+            found = [Classification.failed(_failure("classifier", found))] * len(run.pending)
+        elif (
             not isinstance(found, list | tuple)
             or len(found) != len(run.pending)
             or not all(isinstance(item, Classification) for item in found)
@@ -328,6 +326,24 @@ class Guard:
             unknown,
             refusal,
         )
+
+
+def _attempt(
+    classify: Callable[[list[str]], Sequence[Classification]], texts: list[str]
+) -> Sequence[Classification] | Exception:
+    try:
+        return classify(texts)
+    except Exception as error:  # recorded, and the chunks denied, by _take_labels
+        return error
+
+
+async def _aattempt(
+    classify: Callable[[list[str]], Awaitable[Sequence[Classification]]], texts: list[str]
+) -> Sequence[Classification] | Exception:
+    try:
+        return await classify(texts)
+    except Exception as error:  # as in _attempt
+        return error
 
 
 def _failure(stage: str, error: BaseException) -> str:
