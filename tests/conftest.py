@@ -31,6 +31,7 @@ INTEGRATION_FILES = frozenset(
         "test_evasion.py",
         "test_langchain_compressor.py",
         "test_langchain_embeddings.py",
+        "test_langchain_pushdown.py",
         "test_langchain_retriever.py",
         "test_llama_index_embedding.py",
         "test_llama_index_postprocessor.py",
