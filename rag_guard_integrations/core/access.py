@@ -94,5 +94,9 @@ def _allowlist(name: str, values: Iterable[Any] | str) -> frozenset[str]:
     return frozenset(str(v) for v in values)
 
 
+AccessLike = AccessContext | Mapping[str, Iterable[Any] | str] | None
+"""What every ``access=`` argument takes: a context, a mapping such as
+``{"contract_type": ["MSA"]}`` (``principal`` as a key), or None (default deny)."""
+
 AccessField = Annotated[AccessContext | None, BeforeValidator(AccessContext.coerce)]
 """A pydantic field type for adapters: accepts an AccessContext, a mapping or None."""

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from rag_guard_integrations.classify.base import Classification
-from rag_guard_integrations.core.access import AccessContext
+from rag_guard_integrations.core.access import AccessContext, AccessLike
 from rag_guard_integrations.core.chunk import Chunk, coerce_chunks
 from rag_guard_integrations.core.decisions import PASSED, ChunkDecision, GuardResult, QueryDecision
 from rag_guard_integrations.core.errors import ContextBlocked, InputError
@@ -129,9 +129,7 @@ class Guard:
             classifier = PatternClassifier.from_policy(self.policy)
         return classifier.bind(self.policy.vocabulary)
 
-    def check(
-        self, query: str, chunks: Sequence[Any], access: AccessContext | Any = None
-    ) -> GuardResult:
+    def check(self, query: str, chunks: Sequence[Any], access: AccessLike = None) -> GuardResult:
         """Decide which of ``chunks`` may reach the LLM for ``query`` and ``access``."""
         run = self._start(query, chunks, access)
         if run.pending and self.classifier is not None:
@@ -139,7 +137,7 @@ class Guard:
         return self._finish(run)
 
     async def acheck(
-        self, query: str, chunks: Sequence[Any], access: AccessContext | Any = None
+        self, query: str, chunks: Sequence[Any], access: AccessLike = None
     ) -> GuardResult:
         """Async twin of :meth:`check`: classification awaits the classifier's async path."""
         run = self._start(query, chunks, access)
@@ -148,7 +146,7 @@ class Guard:
             self._take_labels(run, found)
         return self._finish(run)
 
-    def prefilter(self, query: str, access: AccessContext | Any = None) -> Constraints | None:
+    def prefilter(self, query: str, access: AccessLike = None) -> Constraints | None:
         """Metadata values every chunk this guard could allow must carry, for a retriever to
         push into its store: each access attribute -> the caller's allowlist, and ``clause_id``
         -> the clause ids the query asks for.

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rag_guard_integrations.core.errors import ArgumentError, DataError
+from rag_guard_integrations.core.errors import ArgumentError, DataError, MissingExtraError
 from rag_guard_integrations.guards.domain import REJECTING, TIERS, DomainSignals, tier_for
 
 if TYPE_CHECKING:
@@ -168,8 +168,8 @@ def plot(result: Sweep, path: str | Path) -> Path:
         # A bare Figure draws without pyplot, so a notebook's plotting backend is left alone.
         from matplotlib.figure import Figure  # noqa: PLC0415 - the plot extra is optional
     except ImportError:
-        raise ArgumentError(
-            "--plot needs matplotlib; pip install 'rag-guard-integrations[plot]'"
+        raise MissingExtraError(
+            "plotting needs matplotlib; run pip install 'rag-guard-integrations[plot]'"
         ) from None
     out = Path(path)
     figure = Figure(figsize=(11, 4.2))
