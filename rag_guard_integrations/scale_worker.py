@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from rag_guard_integrations.classify.factory import KINDS, build_classifier
 from rag_guard_integrations.classify.tagging import metadata_key, tag_batch
 from rag_guard_integrations.core.errors import ArgumentError, InputError
+from rag_guard_integrations.data.jsonl import parse_line
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping, Sequence
@@ -147,13 +148,11 @@ def records_of(batch: Any, json_column: str | None) -> list[dict[str, Any]]:
         return rows
     if json_column not in batch.column_names:
         raise InputError(f"no column {json_column!r} (columns: {', '.join(batch.column_names)})")
-    records = []
-    for index, line in enumerate(batch.column(json_column).to_pylist()):
-        record = json.loads(line) if isinstance(line, str) else None
-        if not isinstance(record, dict):
-            raise InputError(f"{json_column}[{index}] is not a JSON object; one record per row")
-        records.append(record)
-    return records
+    where = f"column {json_column}"
+    return [
+        parse_line(line if isinstance(line, str) else "null", where, number)
+        for number, line in enumerate(batch.column(json_column).to_pylist(), start=1)
+    ]
 
 
 def _tag_records(

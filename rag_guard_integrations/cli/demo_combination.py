@@ -93,7 +93,7 @@ def rules_text(result: GuardResult) -> str:
     """The violations and warnings, with the chain of links for linked rules."""
     lines = []
     for violation in (*result.violations, *result.warnings):
-        chain = " -> ".join(f"#{lk.a}~#{lk.b} ({lk.key}={lk.value})" for lk in violation.links)
+        chain = " -> ".join(map(str, violation.links))
         lines.append(
             f"   {violation.action.upper()} {violation.rule}: {violation.message}"
             + (f"\n      linked by {chain}" if chain else "")

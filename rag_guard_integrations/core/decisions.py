@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any
 
 from rag_guard_integrations.core.display import result_html
@@ -65,17 +65,8 @@ class QueryDecision:
     refusal: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready record."""
-        return {
-            "allowed": self.allowed,
-            "tier": self.tier,
-            "reason": self.reason,
-            "intents": list(self.intents),
-            "evidence": _jsonable(self.evidence),
-            "similarity": self.similarity,
-            "similarity_source": self.similarity_source,
-            "refusal": self.refusal,
-        }
+        """JSON-ready record: every field, by name."""
+        return {item.name: _jsonable(getattr(self, item.name)) for item in fields(self)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,6 +77,9 @@ class Link:
     b: int
     key: str
     value: str
+
+    def __str__(self) -> str:
+        return f"#{self.a}~#{self.b} ({self.key}={self.value})"
 
 
 @dataclass(frozen=True, slots=True)

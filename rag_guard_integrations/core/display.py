@@ -61,7 +61,7 @@ def _table(result: GuardResult, text_width: int) -> str:
 def _rules(result: GuardResult) -> str:
     items = []
     for violation in (*result.violations, *result.warnings):
-        links = ", ".join(f"{lk.key}={lk.value} ({lk.a}-{lk.b})" for lk in violation.links)
+        links = ", ".join(map(str, violation.links))
         items.append(
             f"<li><b>{escape(violation.action)}</b> {escape(violation.rule)}: "
             f"{escape(violation.message)} (chunks {', '.join(map(str, violation.chunk_indices))}"
