@@ -137,3 +137,22 @@ def test_an_extra_check_that_raises_denies_the_chunk() -> None:
     assert not decision.allowed
     assert decision.stage == "broken"
     assert "RuntimeError: boom" in decision.reason
+
+
+def test_every_from_policy_takes_a_policy_or_a_reference() -> None:
+    """``from_policy`` means one thing everywhere: a Policy, a built-in name or a path."""
+    from rag_guard_integrations import load_policy
+    from rag_guard_integrations.classify import PatternClassifier
+    from rag_guard_integrations.guards.clause import ClauseGuard
+
+    policy = load_policy("contracts")
+    assert load_policy(policy) is policy
+    for build in (Guard.from_policy, ClauseGuard.from_policy, PatternClassifier.from_policy):
+        assert type(build(policy)) is type(build("contracts"))
+    merged = load_policy(policy, "default")
+    assert set(merged.clauses) == set(policy.clauses)
+    assert len(merged.rules) == len(load_policy("contracts", "default").rules)
+    inline = load_policy(parse_policy(POLICY), "default")
+    assert inline.recency is not None
+    assert inline.recency.max_age_days == 30
+    assert inline.rules

@@ -22,11 +22,11 @@ from rag_guard_integrations.policy.loader import load_policy
 
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable, Iterable, Sequence
-    from pathlib import Path
 
     from rag_guard_integrations.classify.base import Classifier
     from rag_guard_integrations.embeddings import Embedder
     from rag_guard_integrations.guards.access import Constraints
+    from rag_guard_integrations.policy.loader import PolicyRef
     from rag_guard_integrations.policy.schema import Policy
 
 
@@ -110,12 +110,13 @@ class Guard:
     @classmethod
     def from_policy(
         cls,
-        *refs: str | Path,
+        *refs: PolicyRef,
         classifier: Classifier | None = None,
         embedder: Embedder | None = None,
         checks: Iterable[ChunkCheck] = (),
     ) -> Guard:
-        """A guard for built-in policy names or paths (several are merged in order)."""
+        """A guard for policies, built-in names or paths (several are merged in order): every
+        ``from_policy`` of the package takes what :func:`load_policy` takes."""
         return cls(load_policy(*refs), classifier=classifier, embedder=embedder, checks=checks)
 
     def _bind(self, classifier: Classifier | None) -> Classifier | None:

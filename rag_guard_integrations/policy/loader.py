@@ -79,8 +79,7 @@ def load_policy(*refs: PolicyRef) -> Policy:
     for ref in refs:
         if isinstance(ref, Policy):
             names.append(ref.name or "policy")
-            fields = ref.model_dump(exclude_defaults=True, exclude={"name", "extends"})
-            files.append((" + ".join(ref.sources) or names[-1], fields))
+            files.extend(_from_loaded(ref, seen))
             continue
         expanded = list(_expand(resolve(ref), seen, ()))
         if expanded:
@@ -88,6 +87,16 @@ def load_policy(*refs: PolicyRef) -> Policy:
             names.append(str(data.get("name") or _stem(source)))
         files.extend(expanded)
     return _merge(files, "+".join(names))
+
+
+def _from_loaded(policy: Policy, seen: set[Path]) -> list[tuple[str, dict[str, Any]]]:
+    """A loaded policy as merge input: its files read again when it came from files (so that a
+    shared ``extends`` is merged once), else its fields."""
+    paths = [Path(source) for source in policy.sources]
+    if paths and all(path.is_file() for path in paths):
+        return [item for path in paths for item in _expand(path.resolve(), seen, ())]
+    fields = policy.model_dump(exclude_defaults=True, exclude={"name", "extends"})
+    return [(" + ".join(policy.sources) or policy.name or "policy", fields)]
 
 
 def parse_policy(text: str, source: str = "<string>") -> Policy:
