@@ -17,6 +17,8 @@ from rag_guard_integrations.langchain.stores import store_support
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
+pytestmark = pytest.mark.integration  # real stores over the MiniLM-embedded corpus
+
 MODES = ("all", "any")
 
 

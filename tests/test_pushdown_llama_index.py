@@ -16,6 +16,8 @@ from rag_guard_integrations.llama_index.pushdown import constraint_filters
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
+pytestmark = pytest.mark.integration  # real stores over the MiniLM-embedded corpus
+
 FILTERING = [n for n in LLAMA_INDEX_STORES if n != "faiss"]
 CELLS = [
     (name, mode)

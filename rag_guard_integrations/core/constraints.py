@@ -7,10 +7,11 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Literal
 
+from rag_guard_integrations.core.metadata import COLLECTIONS
+
 Match = Literal["all", "any"]
 MATCH_ALL: Match = "all"
 MATCH_ANY: Match = "any"
-MULTI_VALUED = (list, tuple, set, frozenset)
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,7 +36,7 @@ class Allowed:
         """True when ``value`` (a scalar or a list of values) passes under this match mode."""
         if value is None:
             return False
-        items = value if isinstance(value, MULTI_VALUED) else (value,)
+        items = value if isinstance(value, COLLECTIONS) else (value,)
         if not items:
             return False
         hits = (str(item) in self.values for item in items)

@@ -5,14 +5,18 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from rag_guard_integrations.core.constraints import MATCH_ALL, MATCH_ANY, Allowed, Constraints
-from rag_guard_integrations.core.patterns import PatternCompileError, matches
+from rag_guard_integrations.core.errors import PatternCompileError
+from rag_guard_integrations.core.patterns import matches
+from rag_guard_integrations.guards.registry import Stage
+from rag_guard_integrations.policy.loader import load_policy
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
     from rag_guard_integrations.core.chunk import Chunk
     from rag_guard_integrations.core.constraints import Match
-    from rag_guard_integrations.core.request import Request
+    from rag_guard_integrations.core.stage import Request
+    from rag_guard_integrations.policy.loader import PolicyRef
 
 __all__ = ["AccessGuard", "Constraints", "HintGuard"]  # Constraints: its former home
 
@@ -27,10 +31,15 @@ class AccessGuard:
     or, for an attribute the policy marks ``match: any``, when one of them is.
 
     Example:
-        >>> from rag_guard_integrations.core.request import Request
-        >>> guard = AccessGuard(["groups"], match={"groups": "any"})
-        >>> request = Request("q", "q", (), AccessContext(groups={"hr"}))  # doctest: +SKIP
-        >>> guard(Chunk("...", {"groups": ["hr", "finance"]}), request) is None  # doctest: +SKIP
+        >>> from rag_guard_integrations import AccessContext, Chunk
+        >>> from rag_guard_integrations.core.stage import Request
+        >>> guard = AccessGuard(["contract_type"])
+        >>> request = Request("q", "q", (), AccessContext(contract_type={"MSA"}))
+        >>> guard(Chunk("...", {"contract_type": "SOW"}), request)
+        "contract_type='SOW' is not in the caller's allowlist"
+        >>> shared = AccessGuard(["groups"], match={"groups": "any"})
+        >>> request = Request("q", "q", (), AccessContext(groups={"hr"}))
+        >>> shared(Chunk("...", {"groups": ["hr", "finance"]}), request) is None
         True
     """
 
@@ -39,6 +48,13 @@ class AccessGuard:
     def __init__(self, attributes: Sequence[str], match: Mapping[str, Match] | None = None) -> None:
         self.attributes = tuple(attributes)
         self.match = {a: (match or {}).get(a, MATCH_ALL) for a in self.attributes}
+
+    @classmethod
+    def from_policy(cls, policy: PolicyRef) -> AccessGuard | None:
+        """The access check of ``policy``, or None when it declares no access attributes."""
+        policy = load_policy(policy)
+        access = policy.access
+        return cls(access.attributes, access.match) if access.attributes else None
 
     def __call__(self, chunk: Chunk, request: Request) -> str | None:
         access = request.access
@@ -76,3 +92,10 @@ class HintGuard:
             except PatternCompileError:
                 return f"untrusted {key} cannot be compiled by RE2 (denied)"
         return None
+
+
+# Hints scan every metadata key, so they run last, on the chunks nothing else denied.
+STAGES = (
+    Stage("access", 10, AccessGuard.from_policy),
+    Stage("hint", 90, lambda policy: HintGuard()),
+)
