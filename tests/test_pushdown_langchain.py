@@ -7,10 +7,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 import pytest
+from langchain_core.vectorstores import VectorStoreRetriever
 from pushdown_cells import langchain_cell
 from pushdown_stores import Stores
 from pushdown_support import CASES, LANGCHAIN_STORES, QUERIES, corpus, guard_for
 
+from rag_guard_integrations.langchain import GuardedRetriever
 from rag_guard_integrations.langchain.pushdown import plan_pushdown
 from rag_guard_integrations.langchain.stores import store_support
 
@@ -113,3 +115,20 @@ def test_quotes_in_allowed_values_cannot_widen_the_filter(stores: Stores, name: 
     plan = plan_pushdown(store, constraints)
     assert plan is not None
     assert store.similarity_search(QUERIES[0], k=len(corpus().chunks), **plan.search_kwargs) == []
+
+
+# langchain-postgres serves ainvoke only from a store built on an async engine.
+ASYNC_STORES = [n for n in LANGCHAIN_STORES if n != "pgvector"]
+
+
+@pytest.mark.parametrize("name", ASYNC_STORES)
+async def test_async_pushdown_returns_what_sync_does(stores: Stores, name: str) -> None:
+    """ainvoke pushes the same filter down and returns the same chunks as invoke."""
+    store = stores.get("langchain", name)
+    inner = VectorStoreRetriever(vectorstore=store, search_kwargs={"k": 4})
+    retriever = GuardedRetriever(retriever=inner, guard=guard_for("any"))
+    access = {"groups": ["hr"]}
+    sync = retriever.invoke(QUERIES[0], access=access)
+    asynchronous = await retriever.ainvoke(QUERIES[0], access=access)
+    assert [d.metadata["ref"] for d in asynchronous] == [d.metadata["ref"] for d in sync]
+    assert all("hr" in d.metadata["groups"] for d in asynchronous)
