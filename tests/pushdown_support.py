@@ -32,7 +32,11 @@ POLICIES = {
     "any": "access: {attributes: [groups], match: {groups: any}}",
 }
 CASES = {
-    "all": [{"contract_type": ["MSA"]}, {"contract_type": ["SOW", "NDA"]}],
+    "all": [
+        {"contract_type": ["MSA"]},
+        {"contract_type": ["DPA"]},
+        {"contract_type": ["SOW", "NDA"]},
+    ],
     "any": [{"groups": ["hr"]}, {"groups": ["sales"]}, {"groups": ["finance", "legal"]}],
 }
 QUERIES = [
