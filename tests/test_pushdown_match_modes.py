@@ -212,3 +212,34 @@ def test_every_registered_store_class_exists(path: str) -> None:
 def test_a_single_string_is_one_allowed_value() -> None:
     """A plain mapping's string value is one value, not a set of characters."""
     assert Constraints.of({"contract_type": "MSA"})["contract_type"].values == {"MSA"}
+
+
+ODD_NAME = Constraints(
+    {"team') or ('1": Allowed(frozenset({"hr"})), "groups": Allowed(frozenset({"hr"}))}
+)
+
+
+@pytest.mark.parametrize(
+    "store", sorted(p for p, s in LANGCHAIN_STORES.items() if isinstance(s, Translated))
+)
+def test_langchain_never_writes_an_odd_attribute_name(store: str) -> None:
+    """An attribute name that is not a plain identifier is left out of every translated
+    filter (the guard still checks it); the plain one is still pushed down."""
+    support = LANGCHAIN_STORES[store]
+    assert isinstance(support, Translated)
+    assert _attributes(store_directive(ODD_NAME, support)) == {"groups"}
+
+
+def _attributes(directive: Any) -> set[str]:
+    if isinstance(directive, Comparison):
+        return {directive.attribute}
+    return set().union(*(_attributes(a) for a in directive.arguments))
+
+
+def test_llama_index_postgres_never_gets_an_odd_attribute_name() -> None:
+    """PostgreSQL's LlamaIndex store pastes keys into SQL: an odd key is not sent."""
+    made = filters_for(
+        ODD_NAME, LLAMA_STORES["llama_index.vector_stores.postgres.base.PGVectorStore"]
+    )
+    assert made is not None
+    assert [f.key for f in _leaves(made)] == ["groups"]

@@ -3,6 +3,7 @@ and how a multi-valued attribute is matched; one predicate serves the guard and 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Literal
@@ -12,6 +13,18 @@ from rag_guard_integrations.core.metadata import COLLECTIONS
 Match = Literal["all", "any"]
 MATCH_ALL: Match = "all"
 MATCH_ANY: Match = "any"
+_PLAIN_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def is_plain_name(name: str) -> bool:
+    """True for an identifier-like attribute name (letters, digits, ``_``), the only names a
+    store filter written as query text may carry.
+
+    Example:
+        >>> is_plain_name("contract_type"), is_plain_name("a') or ('1")
+        (True, False)
+    """
+    return _PLAIN_NAME.fullmatch(name) is not None
 
 
 @dataclass(frozen=True, slots=True)

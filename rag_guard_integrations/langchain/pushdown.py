@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from langchain_core.structured_query import Comparator, Comparison, Operation, Operator
 
-from rag_guard_integrations.core.constraints import MATCH_ANY, Allowed, Constraints
+from rag_guard_integrations.core.constraints import MATCH_ANY, Allowed, Constraints, is_plain_name
 from rag_guard_integrations.langchain.stores import Predicate, Translated, store_support
 
 if TYPE_CHECKING:
@@ -88,11 +88,13 @@ def plan_pushdown(
 
 def store_directive(constraints: Constraints, support: Translated) -> FilterDirective | None:
     """The AND of each attribute's test in the store's operators; an attribute the store cannot
-    test exactly is left out (the guard still checks it), None when none is left."""
+    test exactly, or whose name is not a plain identifier (several stores write names into
+    query text), is left out (the guard still checks it); None when none is left."""
     parts = [
         part
         for attribute, allowed in constraints.items()
-        if (part := _attribute_test(attribute, allowed, support)) is not None
+        if is_plain_name(attribute)
+        and (part := _attribute_test(attribute, allowed, support)) is not None
     ]
     if not parts:
         return None

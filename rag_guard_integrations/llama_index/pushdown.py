@@ -55,7 +55,7 @@ def filters_for(constraints: Constraints, operators: StoreOperators) -> Metadata
     parts: list[MetadataFilter | MetadataFilters] = []
     for key, allowed in constraints.items():
         chosen = operators.any_of if allowed.match == MATCH_ANY else operators.all_of
-        if not operators.can_send(allowed.values):
+        if not operators.can_send(key, allowed.values):
             continue
         if len(chosen) > 1 and not operators.nests:
             chosen = chosen[:1]

@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING
 
 from llama_index.core.vector_stores.types import FilterOperator
 
+from rag_guard_integrations.core.constraints import is_plain_name
+
 if TYPE_CHECKING:
     from llama_index.core.vector_stores.types import BasePydanticVectorStore
 
@@ -29,8 +31,9 @@ QUOTES = frozenset("'\"\\")
 @dataclass(frozen=True, slots=True)
 class StoreOperators:
     """The operators ORed for each match mode; ``nests`` when the store takes nested filters;
-    ``quotes_unsafe`` when the store pastes values into its query text unescaped (a value with
-    a quote or backslash is then never sent: its attribute is not pushed down)."""
+    ``quotes_unsafe`` when the store pastes keys and values into its query text unescaped (a
+    key that is not a plain name, or a value with a quote or backslash, is then never sent:
+    its attribute is not pushed down)."""
 
     name: str
     all_of: tuple[FilterOperator, ...]
@@ -38,9 +41,11 @@ class StoreOperators:
     nests: bool = True
     quotes_unsafe: bool = False
 
-    def can_send(self, values: frozenset[str]) -> bool:
-        """True when ``values`` can go into this store's filters as they are."""
-        return not self.quotes_unsafe or not any(QUOTES & set(v) for v in values)
+    def can_send(self, key: str, values: frozenset[str]) -> bool:
+        """True when ``key`` and ``values`` can go into this store's filters as they are."""
+        if not self.quotes_unsafe:
+            return True
+        return is_plain_name(key) and not any(QUOTES & set(v) for v in values)
 
 
 # The in-process default: no nested filters; ANY looks inside lists (and, on a string, for a
