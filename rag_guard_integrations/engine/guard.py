@@ -3,17 +3,21 @@ combination rules in order, records every decision, and fails closed."""
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from rag_guard_integrations.classify.base import Classification
 from rag_guard_integrations.core.access import AccessContext
+from rag_guard_integrations.core.audit import RequestInfo
 from rag_guard_integrations.core.chunk import Chunk, coerce_chunks
 from rag_guard_integrations.core.decisions import PASSED, ChunkDecision, GuardResult, QueryDecision
 from rag_guard_integrations.core.errors import ContextBlocked, InputError
 from rag_guard_integrations.core.labels import has_label_metadata, metadata_labels
 from rag_guard_integrations.core.normalize import normalize
 from rag_guard_integrations.core.request import ChunkCheck, Request
+from rag_guard_integrations.engine.audit import policy_identity, publish
+from rag_guard_integrations.engine.notices import policy_notices, request_notices
 from rag_guard_integrations.guards.access import AccessGuard, Constraints, HintGuard
 from rag_guard_integrations.guards.clause import ClauseGuard
 from rag_guard_integrations.guards.combination import CombinationGuard, Labelled
@@ -55,6 +59,7 @@ class _Run:
     labels: dict[int, frozenset[str]] = field(default_factory=dict)
     pending: list[int] = field(default_factory=list)
     notes: dict[int, str] = field(default_factory=dict)
+    started_ns: int = field(default_factory=time.time_ns)
 
 
 class Guard:
@@ -94,6 +99,8 @@ class Guard:
         self._reads_labels = self.combination is not None or self._vocabulary is not None
         stages = [c.name for c in self.checks] + (["combination"] if self.combination else [])
         self._passed_reason = "passed " + ", ".join(stages)
+        self._identity = policy_identity(policy)
+        self._notices = policy_notices(policy, self.classifier)
 
     @classmethod
     def from_policy(
@@ -283,6 +290,7 @@ class Guard:
                 index, ("labels", f"{note}; labels unknown, denied (fail closed)")
             )
         result = self._result(run, outcome, unknown, rules)
+        publish(result)
         if outcome is not None and outcome.violations and self.policy.on_block == "raise":
             raise ContextBlocked(result)
         return result
@@ -309,8 +317,19 @@ class Guard:
             request = run.request
             if run.chunks or self.prefilter(request.query, request.access) is None:
                 refusal = self.policy.no_context_refusal
+        info = RequestInfo.new(
+            run.request.query, run.request.access, *self._identity, started_ns=run.started_ns
+        )
+        notices = self._notices + request_notices(self.policy, run.request.access)
         if outcome is None:
-            return GuardResult(run.query, tuple(decisions), unknown_labels=unknown, refusal=refusal)
+            return GuardResult(
+                run.query,
+                tuple(decisions),
+                unknown_labels=unknown,
+                refusal=refusal,
+                request=info,
+                notices=notices,
+            )
         return GuardResult(
             run.query,
             tuple(decisions),
@@ -319,6 +338,8 @@ class Guard:
             outcome.bridges,
             unknown,
             refusal,
+            request=info,
+            notices=notices,
         )
 
 
