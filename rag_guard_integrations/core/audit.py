@@ -132,18 +132,17 @@ def _chunk_entry(
     applied: ChunkDecision, recorded: ChunkDecision, *, include_query: bool
 ) -> dict[str, Any]:
     """What was decided for one chunk; in shadow mode the recorded verdict, marked unenforced."""
-    plain_allow = applied.allowed and not applied.redactions
-    enforced = (
-        not plain_allow or recorded is applied or (recorded.allowed and not recorded.redactions)
-    )
-    shown = applied if enforced else recorded
+    if recorded is applied or not _plain_allow(applied):
+        shown, enforced = applied, True
+    else:  # the chunk reached the LLM unchanged: show what the whole policy decided
+        shown, enforced = recorded, _plain_allow(recorded)
     if not shown.allowed:
         decision = "deny"
     elif shown.redactions:
         decision = "redact"
     else:
         decision = "allow"
-    original = recorded.chunk.text
+    original = recorded.source.text
     return {
         "index": shown.index,
         "id": shown.chunk.id,
@@ -159,6 +158,10 @@ def _chunk_entry(
             for r in shown.redactions
         ],
     }
+
+
+def _plain_allow(decision: ChunkDecision) -> bool:
+    return decision.allowed and not decision.redactions
 
 
 def _rules(result: GuardResult, evaluated: GuardResult) -> list[dict[str, Any]]:

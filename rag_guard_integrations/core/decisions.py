@@ -37,6 +37,12 @@ class ChunkDecision:
     rule: str | None = None
     labels: frozenset[str] = frozenset()
     redactions: tuple[Redaction, ...] = ()
+    original: Chunk | None = None
+
+    @property
+    def source(self) -> Chunk:
+        """The input chunk (``chunk`` is its masked copy when ``redactions`` is not empty)."""
+        return self.original or self.chunk
 
     def to_dict(self, *, include_text: bool = True) -> dict[str, Any]:
         """JSON-ready record; chunk text only when ``include_text`` (without it, a reason that
@@ -44,7 +50,7 @@ class ChunkDecision:
         reason = (
             self.reason
             if include_text
-            else text_free_reason(self.stage, self.reason, self.chunk.text, keep_query=True)
+            else text_free_reason(self.stage, self.reason, self.source.text, keep_query=True)
         )
         out: dict[str, Any] = {
             "index": self.index,

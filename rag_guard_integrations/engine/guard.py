@@ -18,6 +18,8 @@ from rag_guard_integrations.core.normalize import normalize
 from rag_guard_integrations.core.request import ChunkCheck, Request
 from rag_guard_integrations.engine.audit import policy_identity, publish
 from rag_guard_integrations.engine.notices import policy_notices, request_notices
+from rag_guard_integrations.engine.redact import Masked, redact
+from rag_guard_integrations.engine.shadow import Shadow
 from rag_guard_integrations.guards.access import AccessGuard, Constraints, HintGuard
 from rag_guard_integrations.guards.clause import ClauseGuard
 from rag_guard_integrations.guards.combination import CombinationGuard, Labelled
@@ -28,7 +30,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
     from pathlib import Path
 
-    from rag_guard_integrations.classify.base import Classifier
+    from rag_guard_integrations.classify.base import Classifier, Finding
     from rag_guard_integrations.embeddings import Embedder
     from rag_guard_integrations.policy.schema import Policy
 
@@ -60,6 +62,11 @@ class _Run:
     pending: list[int] = field(default_factory=list)
     notes: dict[int, str] = field(default_factory=dict)
     started_ns: int = field(default_factory=time.time_ns)
+    claimed: dict[int, frozenset[str]] = field(default_factory=dict)
+    findings: dict[int, tuple[Finding, ...]] = field(default_factory=dict)
+    masked: dict[int, Masked] = field(default_factory=dict)
+    info: RequestInfo | None = None
+    notices: tuple[str, ...] = ()
 
 
 class Guard:
@@ -101,6 +108,8 @@ class Guard:
         self._passed_reason = "passed " + ", ".join(stages)
         self._identity = policy_identity(policy)
         self._notices = policy_notices(policy, self.classifier)
+        self._shadow = Shadow.of(policy)
+        self._redacting = {rule.name: rule for rule in policy.rules if rule.action == "redact"}
 
     @classmethod
     def from_policy(
@@ -135,7 +144,7 @@ class Guard:
             except Exception as error:  # a failing classifier must not let chunks through
                 found = [Classification.failed(_failure("classifier", error))] * len(texts)
             self._take_labels(run, found)
-        return self._finish(run)
+        return self._conclude(run)
 
     async def acheck(
         self, query: str, chunks: Sequence[Any], access: AccessContext | Any = None
@@ -149,7 +158,7 @@ class Guard:
             except Exception as error:  # fail closed, as in check()
                 found = [Classification.failed(_failure("classifier", error))] * len(texts)
             self._take_labels(run, found)
-        return self._finish(run)
+        return self._conclude(run)
 
     def prefilter(self, query: str, access: AccessContext | Any = None) -> Constraints | None:
         """Metadata values every chunk this guard could allow must carry, for a retriever to
@@ -166,6 +175,8 @@ class Guard:
             {'contract_type': frozenset({'MSA'}), 'clause_id': frozenset({'TERMINATION_NOTICE'})}
         """
         context = AccessContext.coerce(access)
+        if self.policy.mode == "shadow":
+            return {}  # a store-side filter would enforce what shadow mode only records
         constraints: dict[str, frozenset[str]] = {}
         for attribute in self.policy.access.attributes:
             allowed = context.allowlists.get(attribute) if context is not None else None
@@ -226,6 +237,7 @@ class Guard:
         if problem is not None:
             run.notes[index] = problem
         run.labels[index] = labels
+        run.claimed[index] = labels
         mode = self.policy.classify
         if self.classifier is not None and (
             mode == "always" or not has_label_metadata(chunk.metadata)
@@ -242,10 +254,34 @@ class Guard:
             found = [Classification.failed(problem)] * len(run.pending)
         for index, classification in zip(run.pending, found, strict=True):
             run.labels[index] = run.labels[index] | classification.labels
+            run.findings[index] = classification.findings
             if classification.error is not None:
                 run.notes[index] = f"classifier: {classification.error}"
 
-    def _finish(self, run: _Run) -> GuardResult:
+    def _conclude(self, run: _Run) -> GuardResult:
+        """The applied result (with the whole evaluation alongside when parts are in shadow
+        mode), published to the audit logger; raises when a block rule fired under
+        ``on_block: raise``."""
+        request = run.request
+        run.info = RequestInfo.new(
+            request.query, request.access, *self._identity, started_ns=run.started_ns
+        )
+        run.notices = self._notices + request_notices(self.policy, request.access)
+        if self._shadow is None:
+            result = self._finish(run, self.combination)
+        else:
+            whole = replace(run, denied=dict(run.denied), masked={})
+            evaluated = self._finish(whole, self.combination)
+            result = self._shadow.apply(
+                evaluated, run.chunks, lambda combination: self._finish(run, combination)
+            )
+        publish(result)
+        blocking = any(v.action == "block" for v in result.violations)
+        if blocking and self.policy.on_block == "raise":
+            raise ContextBlocked(result)
+        return result
+
+    def _finish(self, run: _Run, combination: CombinationGuard | None) -> GuardResult:
         unknown: dict[int, frozenset[str]] = {}
         if self._vocabulary is not None:
             for index, labels in run.labels.items():
@@ -259,7 +295,7 @@ class Guard:
                         run.denied[index] = ("labels", f"labels outside the vocabulary: {names}")
         survivors = [i for i in range(len(run.chunks)) if i not in run.denied]
         outcome = None
-        if self.combination is not None and survivors:
+        if combination is not None and survivors:
             items = [
                 Labelled(
                     i, run.labels.get(i, frozenset()), run.chunks[i].score, run.chunks[i].metadata
@@ -267,19 +303,22 @@ class Guard:
                 for i in survivors
             ]
             try:
-                outcome = self.combination(items)
+                outcome = combination(items)
             except Exception as error:  # a broken rule engine blocks the whole set
                 reason = _failure("combination", error)
                 run.denied.update(dict.fromkeys(survivors, ("combination", reason)))
         rules: dict[int, str] = {}
         if outcome is not None and outcome.violations:
             messages = {v.rule: v.message for v in outcome.violations}
+            blocking = [v.rule for v in outcome.violations if v.action == "block"]
             blocked = (
-                dict.fromkeys(survivors, outcome.violations[0].rule)
-                if self.policy.on_block == "empty"
+                dict.fromkeys(survivors, blocking[0])
+                if self.policy.on_block == "empty" and blocking
                 else dict(outcome.removed)
             )
             for index, rule in blocked.items():
+                if rule in self._redacting and self._mask(run, index, rule):
+                    continue
                 note = f" ({run.notes[index]})" if index in run.notes else ""
                 run.denied[index] = ("combination", f"{messages[rule]}{note}")
                 rules[index] = rule
@@ -289,11 +328,53 @@ class Guard:
             run.denied.setdefault(
                 index, ("labels", f"{note}; labels unknown, denied (fail closed)")
             )
-        result = self._result(run, outcome, unknown, rules)
-        publish(result)
-        if outcome is not None and outcome.violations and self.policy.on_block == "raise":
-            raise ContextBlocked(result)
-        return result
+        if run.masked and combination is not None:
+            rules.update(self._confirm_masks(run, combination))
+        return self._result(run, outcome, unknown, rules)
+
+    def _mask(self, run: _Run, index: int, rule: str) -> bool:
+        """Keep carrier ``index`` of redact rule ``rule`` with its spans masked, if it can be."""
+        masked = redact(
+            run.chunks[index],
+            rule,
+            trigger=self._redacting[rule].trigger.all_present,
+            labels=run.labels.get(index, frozenset()),
+            claimed=run.claimed.get(index, frozenset()),
+            findings=run.findings.get(index, ()),
+        )
+        if masked is not None and index not in run.notes:
+            run.masked[index] = masked
+        return index in run.masked
+
+    def _confirm_masks(self, run: _Run, combination: CombinationGuard) -> dict[int, str]:
+        """Drop masked chunks (as their rule would) while a removing rule still fires on what
+        is allowed, the masked chunks counted with the labels their masks left them; returns
+        the dropped ones with their rule."""
+        dropped: dict[int, str] = {}
+        while run.masked:
+            items = [
+                Labelled(
+                    i,
+                    run.masked[i].labels if i in run.masked else run.labels.get(i, frozenset()),
+                    run.chunks[i].score,
+                    run.chunks[i].metadata,
+                )
+                for i in range(len(run.chunks))
+                if i not in run.denied
+            ]
+            try:
+                fired = {i for v in combination(items).violations for i in v.chunk_indices}
+            except Exception:  # cannot confirm the masks: drop the masked chunks (fail closed)
+                fired = set(run.masked)
+            again = fired & set(run.masked)
+            if not again:
+                break
+            for index in again:
+                rule = run.masked.pop(index).rule
+                message = self._redacting[rule].message or rule
+                run.denied[index] = ("combination", f"{message} (masking could not make it safe)")
+                dropped[index] = rule
+        return dropped
 
     def _result(
         self, run: _Run, outcome: Any, unknown: dict[int, frozenset[str]], rules: dict[int, str]
@@ -301,7 +382,24 @@ class Guard:
         decisions = []
         for index, chunk in enumerate(run.chunks):
             labels = run.labels.get(index, frozenset())
-            if index in run.denied:
+            if index in run.masked:
+                masked = run.masked[index]
+                kinds = ", ".join(sorted({r.label for r in masked.redactions}))
+                reason = f"{len(masked.redactions)} span(s) of {kinds} masked by {masked.rule}"
+                decisions.append(
+                    ChunkDecision(
+                        index,
+                        masked.chunk,
+                        True,
+                        "combination",
+                        reason,
+                        masked.rule,
+                        labels,
+                        masked.redactions,
+                        chunk,
+                    )
+                )
+            elif index in run.denied:
                 stage, reason = run.denied[index]
                 decisions.append(
                     ChunkDecision(index, chunk, False, stage, reason, rules.get(index), labels)
@@ -317,10 +415,7 @@ class Guard:
             request = run.request
             if run.chunks or self.prefilter(request.query, request.access) is None:
                 refusal = self.policy.no_context_refusal
-        info = RequestInfo.new(
-            run.request.query, run.request.access, *self._identity, started_ns=run.started_ns
-        )
-        notices = self._notices + request_notices(self.policy, run.request.access)
+        info, notices = run.info, run.notices
         if outcome is None:
             return GuardResult(
                 run.query,

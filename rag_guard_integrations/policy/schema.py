@@ -120,13 +120,21 @@ class TriggerSpec(_Strict):
         return list(dict.fromkeys(clean_label(label) for label in value))
 
 
+Mode = Literal["enforce", "shadow"]
+
+
 class RuleSpec(_Strict):
     """A combination rule."""
 
     name: str
-    action: Literal["block", "warn"] = "block"
+    action: Literal["block", "warn", "redact"] = Field(
+        "block",
+        description="block: drop the carriers; warn: record only; redact: mask the carriers' "
+        "recogniser spans as [LABEL] (dropped when a label has no span to mask)",
+    )
     trigger: TriggerSpec
     message: str = ""
+    mode: Mode = Field("enforce", description="shadow: evaluate and record, enforce nothing")
 
 
 class Policy(_Strict):
@@ -146,6 +154,7 @@ class Policy(_Strict):
     classify: Literal["fill_missing", "always", "never"] = "fill_missing"
     no_context_refusal: str = "No authorized matching clause found."
     rules: list[RuleSpec] = Field(default_factory=list)
+    mode: Mode = Field("enforce", description="shadow: evaluate and record, enforce nothing")
     sources: tuple[str, ...] = Field(default=(), exclude=True)
 
     @model_validator(mode="after")
