@@ -12,7 +12,7 @@ from rag_guard_integrations.core.errors import RagGuardError
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-COMMANDS = ("demo", "check", "lint", "tag", "evaluate", "calibrate", "bench")
+COMMANDS = ("demo", "check", "lint", "tag", "evaluate", "calibrate", "bench", "audit")
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 
 

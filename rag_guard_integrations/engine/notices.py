@@ -53,7 +53,7 @@ def request_notices(policy: Policy, access: AccessContext | None) -> tuple[str, 
     given = access.allowlists if access is not None else {}
     notices = []
     if declared and not given:
-        example = ", ".join(f"{name}=[...]" for name in declared)
+        example = ", ".join(f"{name!r}: [...]" for name in declared)
         notices.append(
             f"policy {policy.name!r} controls access by {', '.join(declared)} but the request "
             f"brought no access, so every chunk is denied; pass access={{{example}}}"
