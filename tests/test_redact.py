@@ -13,6 +13,7 @@ from rag_guard_integrations import Chunk, Guard, parse_policy
 from rag_guard_integrations.classify.base import Classification
 from rag_guard_integrations.core.decisions import Redaction
 from rag_guard_integrations.engine.redact import mask_text
+from rag_guard_integrations.policy.lint import lint_text
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
@@ -156,3 +157,12 @@ def test_mask_text_merges_overlapping_spans(
 ) -> None:
     """Overlapping spans become one mask, named by the first; others mask in place."""
     assert mask_text("abcdef", [Redaction(label, s, e, "r") for s, e, label in spans]) == expected
+
+
+def test_lint_flags_a_redact_label_no_recogniser_gives() -> None:
+    """Lint says when a redact rule's label has no recogniser, so masking could never happen."""
+    _, clean = lint_text(POLICY)
+    assert clean == []
+    _, problems = lint_text(POLICY.replace("[contact_details]}", "[entity_identifier]}"))
+    assert len(problems) == 1
+    assert "redacts label 'entity_identifier' that no recogniser gives" in problems[0]
