@@ -8,6 +8,8 @@ import json
 from typing import TYPE_CHECKING
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from rag_guard_integrations import Chunk, Guard, parse_policy
 from rag_guard_integrations.classify.base import Classification
@@ -166,3 +168,42 @@ def test_lint_flags_a_redact_label_no_recogniser_gives() -> None:
     _, problems = lint_text(POLICY.replace("[contact_details]}", "[entity_identifier]}"))
     assert len(problems) == 1
     assert "redacts label 'entity_identifier' that no recogniser gives" in problems[0]
+
+
+PARTS = {
+    "email": "mail ann.lee@example.org",
+    "phone": "call +1 212 555 0199",
+    "money": "paid $7,500",
+    "plain": "see the annex",
+}
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.lists(st.sampled_from(sorted(PARTS)), min_size=1, max_size=3),
+            st.sampled_from([None, "contact_details", "entity_identifier", "financial"]),
+        ),
+        max_size=6,
+    )
+)
+def test_masked_context_is_safe_and_inputs_untouched(
+    specs: list[tuple[list[str], str | None]],
+) -> None:
+    """Whatever mix is retrieved, no rule fires on what is allowed, masks hide every span of
+    the masked labels, and the inputs are unchanged."""
+    guard = Guard(parse_policy(POLICY))
+    chunks = [
+        Chunk(". ".join(PARTS[p] for p in parts), {} if tag is None else {"classification": tag})
+        for parts, tag in specs
+    ]
+    texts = [c.text for c in chunks]
+    result = guard.check("q", chunks)
+    assert [c.text for c in chunks] == texts
+    assert guard.check("q", result.allowed).violations == ()
+    for decision in result.decisions:
+        if decision.redactions:
+            source = decision.source.text
+            for span in decision.redactions:
+                assert source[span.start : span.end] not in decision.chunk.text

@@ -6,6 +6,8 @@ import json
 import logging
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from rag_guard_integrations import Chunk, Guard, load_policy, parse_policy
 from rag_guard_integrations.data import load_corpus
@@ -27,6 +29,8 @@ PAY = Chunk("Salary for the role: $120,000 a year.", {"classification": "financi
 WHO = Chunk("Client: Acme Holdings Ltd.", {"classification": "entity_identifier"}, id="who")
 PLAIN = Chunk("Offices open at nine.", id="plain")
 QUERY = "What is the termination notice period?"
+ENFORCING = Guard.from_policy("default")
+SHADOWED = Guard(parse_policy(SHADOW_DEFAULT))
 
 
 def verdicts(record: dict[str, object]) -> list[tuple[object, ...]]:
@@ -128,3 +132,17 @@ def test_shadow_check_logs_one_audit_record(caplog: pytest.LogCaptureFixture) ->
     lines = [r for r in caplog.records if r.name == "rag_guard_integrations.audit"]
     assert len(lines) == 1
     assert json.loads(lines[0].getMessage())["chunks"][1]["enforced"] is False
+
+
+LABELS = ["financial", "entity_identifier", "compensation", "employee_identity", "public"]
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.lists(st.sampled_from(LABELS), max_size=2), max_size=6))
+def test_shadow_audit_equals_enforcement_for_any_retrieved_set(labels: list[list[str]]) -> None:
+    """For any labelled set, shadow mode records what enforcement decides, and allows all."""
+    chunks = [Chunk(f"chunk {i}", {"classifications": ls}) for i, ls in enumerate(labels)]
+    applied = ENFORCING.check("q", chunks)
+    recorded = SHADOWED.check("q", chunks)
+    assert recorded.allowed == chunks
+    assert verdicts(recorded.audit()) == verdicts(applied.audit())

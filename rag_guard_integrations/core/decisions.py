@@ -207,10 +207,12 @@ class GuardResult:
             "chunks": len(self.decisions),
             "allowed": len(self.allowed_indices),
             "denied_by_stage": stages,
+            "redacted": sum(1 for d in self.decisions if d.allowed and d.redactions),
             "violations": [v.rule for v in self.violations],
             "warnings": [w.rule for w in self.warnings],
             "is_safe": self.is_safe,
             "refusal": self.refusal,
+            "notices": list(self.notices),
         }
 
     def audit(self, *, include_query: bool = False) -> dict[str, Any]:
