@@ -18,7 +18,7 @@ from rag_guard_integrations.core.normalize import normalize
 from rag_guard_integrations.core.request import ChunkCheck, Request
 from rag_guard_integrations.engine.audit import policy_identity, publish
 from rag_guard_integrations.engine.notices import policy_notices, request_notices
-from rag_guard_integrations.engine.redact import Masked, redact
+from rag_guard_integrations.engine.redact import Masked, confirm_masks, redact
 from rag_guard_integrations.engine.shadow import Shadow
 from rag_guard_integrations.guards.access import AccessGuard, Constraints, HintGuard
 from rag_guard_integrations.guards.clause import ClauseGuard
@@ -295,13 +295,11 @@ class Guard:
                         run.denied[index] = ("labels", f"labels outside the vocabulary: {names}")
         survivors = [i for i in range(len(run.chunks)) if i not in run.denied]
         outcome = None
+        items = [
+            Labelled(i, run.labels.get(i, frozenset()), run.chunks[i].score, run.chunks[i].metadata)
+            for i in (survivors if combination is not None else ())
+        ]
         if combination is not None and survivors:
-            items = [
-                Labelled(
-                    i, run.labels.get(i, frozenset()), run.chunks[i].score, run.chunks[i].metadata
-                )
-                for i in survivors
-            ]
             try:
                 outcome = combination(items)
             except Exception as error:  # a broken rule engine blocks the whole set
@@ -329,7 +327,11 @@ class Guard:
                 index, ("labels", f"{note}; labels unknown, denied (fail closed)")
             )
         if run.masked and combination is not None:
-            rules.update(self._confirm_masks(run, combination))
+            kept = [item for item in items if item.index not in run.denied]
+            for index, rule in confirm_masks(run.masked, kept, combination).items():
+                message = self._redacting[rule].message or rule
+                run.denied[index] = ("combination", f"{message} (masking could not make it safe)")
+                rules[index] = rule
         return self._result(run, outcome, unknown, rules)
 
     def _mask(self, run: _Run, index: int, rule: str) -> bool:
@@ -346,36 +348,6 @@ class Guard:
             run.masked[index] = masked
         return index in run.masked
 
-    def _confirm_masks(self, run: _Run, combination: CombinationGuard) -> dict[int, str]:
-        """Drop masked chunks (as their rule would) while a removing rule still fires on what
-        is allowed, the masked chunks counted with the labels their masks left them; returns
-        the dropped ones with their rule."""
-        dropped: dict[int, str] = {}
-        while run.masked:
-            items = [
-                Labelled(
-                    i,
-                    run.masked[i].labels if i in run.masked else run.labels.get(i, frozenset()),
-                    run.chunks[i].score,
-                    run.chunks[i].metadata,
-                )
-                for i in range(len(run.chunks))
-                if i not in run.denied
-            ]
-            try:
-                fired = {i for v in combination(items).violations for i in v.chunk_indices}
-            except Exception:  # cannot confirm the masks: drop the masked chunks (fail closed)
-                fired = set(run.masked)
-            again = fired & set(run.masked)
-            if not again:
-                break
-            for index in again:
-                rule = run.masked.pop(index).rule
-                message = self._redacting[rule].message or rule
-                run.denied[index] = ("combination", f"{message} (masking could not make it safe)")
-                dropped[index] = rule
-        return dropped
-
     def _result(
         self, run: _Run, outcome: Any, unknown: dict[int, frozenset[str]], rules: dict[int, str]
     ) -> GuardResult:
@@ -383,22 +355,7 @@ class Guard:
         for index, chunk in enumerate(run.chunks):
             labels = run.labels.get(index, frozenset())
             if index in run.masked:
-                masked = run.masked[index]
-                kinds = ", ".join(sorted({r.label for r in masked.redactions}))
-                reason = f"{len(masked.redactions)} span(s) of {kinds} masked by {masked.rule}"
-                decisions.append(
-                    ChunkDecision(
-                        index,
-                        masked.chunk,
-                        True,
-                        "combination",
-                        reason,
-                        masked.rule,
-                        labels,
-                        masked.redactions,
-                        chunk,
-                    )
-                )
+                decisions.append(run.masked[index].decision(index, chunk, labels))
             elif index in run.denied:
                 stage, reason = run.denied[index]
                 decisions.append(

@@ -8,16 +8,17 @@ so such a carrier is dropped as under ``block``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from rag_guard_integrations.core.chunk import Chunk
-from rag_guard_integrations.core.decisions import Redaction
+from rag_guard_integrations.core.decisions import ChunkDecision, Redaction
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
 
     from rag_guard_integrations.classify.base import Finding
+    from rag_guard_integrations.guards.combination import CombinationGuard, Labelled
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,6 +29,22 @@ class Masked:
     redactions: tuple[Redaction, ...]
     labels: frozenset[str]
     rule: str
+
+    def decision(self, index: int, original: Chunk, labels: frozenset[str]) -> ChunkDecision:
+        """The allowed decision for input ``index``: the masked chunk, spans and ``original``."""
+        kinds = ", ".join(sorted({r.label for r in self.redactions}))
+        reason = f"{len(self.redactions)} span(s) of {kinds} masked by {self.rule}"
+        return ChunkDecision(
+            index,
+            self.chunk,
+            True,
+            "combination",
+            reason,
+            self.rule,
+            labels,
+            self.redactions,
+            original,
+        )
 
 
 def mask_text(text: str, spans: Iterable[Redaction]) -> str:
@@ -71,3 +88,27 @@ def redact(
         return None
     masked = Chunk(mask_text(chunk.text, spans), chunk.metadata, chunk.score, chunk.id)
     return Masked(masked, spans, labels - targets, rule)
+
+
+def confirm_masks(
+    masked: dict[int, Masked], kept: Sequence[Labelled], combination: CombinationGuard
+) -> dict[int, str]:
+    """Take chunks out of ``masked`` while a removing rule still fires on ``kept`` (what is
+    allowed, masked chunks counted with the labels their masks left them); returns the ones
+    taken out, by their rule, for the caller to drop."""
+    dropped: dict[int, str] = {}
+    while masked:
+        items = [
+            replace(i, labels=masked[i.index].labels) if i.index in masked else i for i in kept
+        ]
+        try:
+            fired = {i for v in combination(items).violations for i in v.chunk_indices}
+        except Exception:  # the masks cannot be confirmed: drop them all (fail closed)
+            fired = set(masked)
+        again = fired & set(masked)
+        if not again:
+            break
+        for index in again:
+            dropped[index] = masked.pop(index).rule
+        kept = [item for item in kept if item.index not in again]
+    return dropped
