@@ -6,10 +6,15 @@ import hashlib
 import json
 import logging
 from datetime import datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import jsonschema
 import pytest
+from opentelemetry import trace
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from opentelemetry.sdk.trace.sampling import Decision, Sampler, SamplingResult
 
 from rag_guard_integrations import AccessContext, Chunk, Guard, GuardResult, QueryDecision
 from rag_guard_integrations.classify.base import Classification
@@ -17,7 +22,7 @@ from rag_guard_integrations.core.audit import audit_schema
 from rag_guard_integrations.core.decisions import ChunkDecision
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping, Sequence
+    from collections.abc import Iterator, Mapping, Sequence
 
     from rag_guard_integrations.classify.base import Classifier
     from rag_guard_integrations.policy.schema import LabelSpec
@@ -192,30 +197,54 @@ def test_audit_logger_emits_one_json_record(
     assert CANARY not in lines[0].getMessage()
 
 
-def test_opentelemetry_span_carries_the_decisions(contracts: Guard) -> None:
-    """With the OTel SDK tracing, each check records a rag_guard.check span without text."""
-    from opentelemetry import trace
-    from opentelemetry.sdk.trace import TracerProvider
-    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
-    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+class Switch(Sampler):
+    """A sampler that records spans only while a test has it on, so the global provider this
+    module installs costs other tests nothing."""
 
+    on = False
+
+    def should_sample(self, *args: Any, **kwargs: Any) -> SamplingResult:
+        return SamplingResult(Decision.RECORD_AND_SAMPLE if self.on else Decision.DROP)
+
+    def get_description(self) -> str:
+        return "Switch"
+
+
+SWITCH = Switch()
+EXPORTER = InMemorySpanExporter()
+INSTALLED: list[TracerProvider] = []
+
+
+@pytest.fixture
+def spans() -> Iterator[Any]:
+    """An in-memory exporter receiving the spans of the test, through the global provider."""
     provider = trace.get_tracer_provider()
     if not isinstance(provider, TracerProvider):
-        provider = TracerProvider()
+        provider = TracerProvider(sampler=SWITCH)
         trace.set_tracer_provider(provider)
-    exporter = InMemorySpanExporter()
-    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    if not INSTALLED:
+        provider.add_span_processor(SimpleSpanProcessor(EXPORTER))
+        INSTALLED.append(provider)
+    EXPORTER.clear()
+    SWITCH.on = True
+    try:
+        yield EXPORTER
+    finally:
+        SWITCH.on = False
+
+
+def test_opentelemetry_span_carries_the_decisions(contracts: Guard, spans: Any) -> None:
+    """With the OTel SDK tracing, each check records a rag_guard.check span without text."""
     result = contracts.check(QUERY, [MSA, SOW], access=AccessContext("bob", contract_type={"MSA"}))
-    spans = [s for s in exporter.get_finished_spans() if s.name == "rag_guard.check"]
-    assert len(spans) == 1
-    attributes = dict(spans[0].attributes or {})
+    finished = [s for s in spans.get_finished_spans() if s.name == "rag_guard.check"]
+    assert len(finished) == 1
+    attributes = dict(finished[0].attributes or {})
     assert attributes["rag_guard.request_id"] == result.audit()["request_id"]
     assert attributes["rag_guard.principal"] == "bob"
     assert attributes["rag_guard.access.contract_type"] == ("MSA",)
     assert attributes["rag_guard.chunk.decisions"] == ("allow", "deny")
     assert attributes["rag_guard.chunk.stages"] == ("passed", "access")
     assert attributes["rag_guard.allowed"] == 1
-    assert CANARY not in json.dumps(
-        {k: list(v) if isinstance(v, tuple) else v for k, v in attributes.items()}
-    )
-    exporter.shutdown()
+    assert finished[0].start_time == result.request.started_ns  # type: ignore[union-attr]
+    flat = {k: list(v) if isinstance(v, tuple) else v for k, v in attributes.items()}
+    assert CANARY not in json.dumps(flat)
