@@ -222,8 +222,10 @@ def text_free_reason(stage: str, reason: str, text: str, *, keep_query: bool = F
     """
     if stage == "domain" and not keep_query:
         return "the query was rejected"
-    cleaned = _CLASSIFIER_NOTE.sub("classifier failed", reason)
-    failure = _FAILURE.match(cleaned)
+    cleaned = (
+        _CLASSIFIER_NOTE.sub("classifier failed", reason) if "classifier: " in reason else reason
+    )
+    failure = _FAILURE.match(cleaned) if "check failed (" in cleaned else None
     if failure is not None and _quotes(failure[2], text, _MESSAGE_WINDOW):
         cleaned = failure[1] + failure[3]
     if _quotes(cleaned, text, _QUOTE_WINDOW):
@@ -233,7 +235,17 @@ def text_free_reason(stage: str, reason: str, text: str, *, keep_query: bool = F
 
 def _quotes(reason: str, text: str, window: int) -> bool:
     """True when ``reason`` holds ``window`` characters of ``text`` in a row (all of a shorter
-    text, when that is at least 8 characters)."""
+    text, when that is at least 8 characters).
+
+    Any such run covers one of the half-window pieces at the reason's half-window offsets, so
+    only those are searched for, and a hit is confirmed with the full windows around it.
+    """
     if len(text) < window:
         return len(text) >= 8 and text in reason
-    return any(reason[i : i + window] in text for i in range(len(reason) - window + 1))
+    half = window // 2
+    for piece in range(0, len(reason) - half + 1, half):
+        if reason[piece : piece + half] in text:
+            first, last = max(0, piece - half), min(piece, len(reason) - window)
+            if any(reason[i : i + window] in text for i in range(first, last + 1)):
+                return True
+    return False
