@@ -154,3 +154,18 @@ def test_audit_missing_file_exits_2(tmp_path: Path, capsys: pytest.CaptureFixtur
     """A file that does not exist is a one-line error."""
     assert main(["audit", str(tmp_path / "nope.jsonl")]) == 2
     assert "nope.jsonl" in capsys.readouterr().err
+
+
+def test_check_explain_marks_shadow_decisions(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Under a shadow policy the table shows the recorded denial as not enforced, exit 0."""
+    policy = tmp_path / "shadow.yaml"
+    policy.write_text(SHADOW, encoding="utf-8")
+    path = chunks_file(tmp_path)
+    args = ["check", "--policy", str(policy), "--query", "q", "--chunks", str(path), "--explain"]
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    assert "mode shadow" in out.splitlines()[0]
+    assert "deny (shadow)" in out
+    assert "(shadow, not enforced)" in out
