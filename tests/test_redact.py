@@ -118,6 +118,14 @@ def test_label_without_spans_drops() -> None:
     assert result.decisions[0].rule == "no_contacts"
 
 
+def test_chunk_with_unreadable_labels_is_dropped_not_masked(guard: Guard) -> None:
+    """When a chunk's labels are uncertain (malformed metadata), masking is not trusted."""
+    broken = Chunk(f"Reach {EMAIL}", {"classification": [1]})
+    result = guard.check("q", [broken])
+    assert result.allowed == []
+    assert result.decisions[0].redactions == ()
+
+
 def test_masked_chunk_that_still_completes_a_block_rule_is_dropped(guard: Guard) -> None:
     """Masking the contact leaves money next to a client chunk, so the masked chunk goes too."""
     both = Chunk(f"Mail {EMAIL}: revenue was $5,000,000 last year.", id="both")

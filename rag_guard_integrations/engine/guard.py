@@ -335,7 +335,10 @@ class Guard:
         return self._result(run, outcome, unknown, rules)
 
     def _mask(self, run: _Run, index: int, rule: str) -> bool:
-        """Keep carrier ``index`` of redact rule ``rule`` with its spans masked, if it can be."""
+        """Keep carrier ``index`` of redact rule ``rule`` with its spans masked, if it can be
+        (not when its labels are uncertain: a classifier failed on it)."""
+        if index in run.notes:
+            return False
         masked = redact(
             run.chunks[index],
             rule,
@@ -344,9 +347,10 @@ class Guard:
             claimed=run.claimed.get(index, frozenset()),
             findings=run.findings.get(index, ()),
         )
-        if masked is not None and index not in run.notes:
-            run.masked[index] = masked
-        return index in run.masked
+        if masked is None:
+            return False
+        run.masked[index] = masked
+        return True
 
     def _result(
         self, run: _Run, outcome: Any, unknown: dict[int, frozenset[str]], rules: dict[int, str]
