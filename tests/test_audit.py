@@ -248,3 +248,22 @@ def test_opentelemetry_span_carries_the_decisions(contracts: Guard, spans: Any) 
     assert finished[0].start_time == result.request.started_ns  # type: ignore[union-attr]
     flat = {k: list(v) if isinstance(v, tuple) else v for k, v in attributes.items()}
     assert CANARY not in json.dumps(flat)
+
+
+def test_request_ids_stay_unique_across_forked_workers() -> None:
+    """A forked worker draws its own id prefix, so two processes never share a request id."""
+    import os
+
+    from rag_guard_integrations.core.audit import new_request_id
+
+    ours = {new_request_id() for _ in range(1000)}
+    assert len(ours) == 1000
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child reports one id and exits at once
+        os.write(write, new_request_id().encode())
+        os._exit(0)
+    os.waitpid(pid, 0)
+    theirs = os.read(read, 64).decode()
+    assert len(theirs) == 32
+    assert theirs[:16] != next(iter(ours))[:16]

@@ -47,7 +47,8 @@ def _reseed() -> None:
 _PREFIX = ""
 _COUNTER = itertools.count()
 _reseed()
-os.register_at_fork(after_in_child=_reseed)
+if hasattr(os, "register_at_fork"):  # POSIX only; elsewhere workers are spawned, not forked
+    os.register_at_fork(after_in_child=_reseed)
 
 
 def new_request_id() -> str:
@@ -110,7 +111,7 @@ class RequestInfo:
 
 def audit_schema() -> dict[str, Any]:
     """The JSON schema of audit record v1, as shipped in the package."""
-    text = resources.files("rag_guard_integrations").joinpath("schemas", SCHEMA_FILE).read_text()
+    text = (resources.files("rag_guard_integrations") / "schemas" / SCHEMA_FILE).read_text()
     schema: dict[str, Any] = json.loads(text)
     return schema
 
