@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import os
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -18,7 +19,7 @@ from opentelemetry.sdk.trace.sampling import Decision, Sampler, SamplingResult
 
 from rag_guard_integrations import AccessContext, Chunk, Guard, GuardResult, QueryDecision
 from rag_guard_integrations.classify.base import Classification
-from rag_guard_integrations.core.audit import audit_schema
+from rag_guard_integrations.core.audit import audit_schema, new_request_id
 from rag_guard_integrations.core.decisions import ChunkDecision
 
 if TYPE_CHECKING:
@@ -252,10 +253,6 @@ def test_opentelemetry_span_carries_the_decisions(contracts: Guard, spans: Any) 
 
 def test_request_ids_stay_unique_across_forked_workers() -> None:
     """A forked worker draws its own id prefix, so two processes never share a request id."""
-    import os
-
-    from rag_guard_integrations.core.audit import new_request_id
-
     ours = {new_request_id() for _ in range(1000)}
     assert len(ours) == 1000
     read, write = os.pipe()
