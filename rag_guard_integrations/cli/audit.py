@@ -8,8 +8,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rag_guard_integrations.cli.output import print_json, read_jsonl, table
+from rag_guard_integrations.console import print_json, table
 from rag_guard_integrations.core.audit import AUDIT_VERSION
+from rag_guard_integrations.core.errors import DataError
+from rag_guard_integrations.data.jsonl import read_jsonl
 
 if TYPE_CHECKING:
     import argparse
@@ -79,9 +81,9 @@ def summarise(records: list[tuple[int, Any]], source: Path) -> dict[str, Any]:
 
 def run(args: argparse.Namespace) -> int:
     """Exit 0 when nothing was denied by a rule or a rejected query, 1 when something was."""
-    records = read_jsonl(args.file)
+    records = list(read_jsonl(args.file))
     if not records:
-        raise ValueError(
+        raise DataError(
             f"{args.file} holds no audit records; log them with the "
             "rag_guard_integrations.audit logger, one JSON record a line"
         )
@@ -105,7 +107,7 @@ def _outcome(chunk: dict[str, Any]) -> str:
 def _validate(record: Any, source: Path, number: int) -> None:
     where = f"{source} line {number}"
     if not isinstance(record, dict) or record.get("version") != AUDIT_VERSION:
-        raise ValueError(
+        raise DataError(
             f'{where}: not an audit record v{AUDIT_VERSION} (no "version": 1); '
             "pass the JSON lines written by GuardResult.audit()"
         )
@@ -118,7 +120,7 @@ def _validate(record: Any, source: Path, number: int) -> None:
             missing = [f"chunks[].{'/'.join(_CHUNK_KEYS)}"]
             break
     if missing:
-        raise ValueError(
+        raise DataError(
             f"{where}: audit record lacks {', '.join(missing)}; "
             "pass the JSON lines written by GuardResult.audit()"
         )
