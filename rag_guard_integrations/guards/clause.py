@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from rag_guard_integrations.core.patterns import PatternSet, matches
+from rag_guard_integrations.core.sentences import clause_text
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -63,6 +64,6 @@ class ClauseGuard:
                 f"clause {clause_id} is not what the query asks for ({', '.join(request.intents)})"
             )
         fingerprint = self._fingerprints.get(str(clause_id))
-        if fingerprint is not None and not matches(fingerprint, chunk.text):
+        if fingerprint is not None and not matches(fingerprint, clause_text(chunk.text)):
             return f"the text does not match the {clause_id} fingerprint"
         return None
