@@ -54,7 +54,8 @@ def _masked(text: str) -> str:
     normalized = normalize(text)
     if "." not in normalized:
         return normalized
-    return _INNER.sub(_mask, normalized)
+    masked: str = _INNER.sub(_mask, normalized)
+    return masked
 
 
 def _mask(match: Any) -> str:

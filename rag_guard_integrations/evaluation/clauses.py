@@ -137,7 +137,9 @@ def _pooled(records: list[Mapping[str, Any]], policy: Policy) -> float | None:
         for clause_id, spec in policy.clauses.items():
             regex = spec.fingerprint_regex
             if category in CUAD_CATEGORIES.get(clause_id, ()):
-                hits.append(regex is None or compile_pattern(regex).search(clause_text(text)) is not None)
+                hits.append(
+                    regex is None or compile_pattern(regex).search(clause_text(text)) is not None
+                )
     return _share(hits)
 
 
