@@ -12,7 +12,7 @@ from rag_guard_integrations import Chunk, load_policy, parse_policy
 from rag_guard_integrations.data import load_corpus, load_queries
 from rag_guard_integrations.embeddings import cosine
 from rag_guard_integrations.guards import domain as domain_module
-from rag_guard_integrations.guards.domain import TIERS, DomainGuard
+from rag_guard_integrations.guards.domain import TIERS, DomainGuard, collection_identifiers
 from rag_guard_integrations.policy.schema import DomainSpec
 from rag_guard_integrations.vector_index import VectorIndex
 
@@ -167,6 +167,50 @@ def test_prefixed_identifier_carried_in_metadata_is_accepted(
     assert decision.tier == "identifier"
     assert decision.evidence == {"identifier": standard, "key": "standard", "chunk": 1,
                                  "chunk_id": None}  # fmt: skip
+
+
+@pytest.fixture(scope="session")
+def knowing(embedder: MiniLMEmbedder) -> DomainGuard:
+    """The ``bis`` domain guard told the catalogue's identifiers when it was built."""
+    identifiers = collection_identifiers(load_corpus("bis"), SPEC.identifier_keys)
+    return DomainGuard(SPEC, embedder, identifiers)
+
+
+@pytest.mark.parametrize("query", ["IS 2062 requirements", "is:2062 grades", "AIS-140 devices"])
+def test_identifier_of_the_collection_passes_whatever_was_retrieved(
+    knowing: DomainGuard, query: str
+) -> None:
+    """A typed identifier the collection holds decides at tier 2 with no chunk carrying it."""
+    decision = knowing.decide(query, scored("IS 269", score=0.05))
+    assert decision.tier == "identifier"
+    assert decision.evidence["key"] == "collection"
+    assert decision.evidence["chunk"] is None
+    assert "an identifier of the collection" in decision.reason
+
+
+@pytest.mark.parametrize(
+    "query", ["What is 269 plus 1?", "what is 2062 divided by two", "the answer is 1786"]
+)
+def test_english_is_is_not_a_prefix(knowing: DomainGuard, query: str) -> None:
+    """Lower-case "is" before a number is the verb, even when "IS 269" is in the collection."""
+    chunks = scored("IS 269", "IS 2062", "IS 1786", score=0.05)
+    assert knowing.signals(query, chunks).identifier is None
+    assert not knowing.decide(query, chunks).allowed
+
+
+def test_identifier_not_in_the_collection_needs_retrieval(knowing: DomainGuard) -> None:
+    """An identifier the collection lacks still falls through to the later tiers."""
+    assert knowing.decide("IS 99999 scope", scored("IS 269", score=0.05)).tier != "identifier"
+
+
+def test_collection_identifiers_reads_every_listed_key() -> None:
+    """Identifiers come from the metadata keys given, in order, without repeats."""
+    chunks = [
+        Chunk("a", {"standard": "IS 269", "id": "x"}),
+        Chunk("b", {"standard": ["IS 269", "IS 8112"]}),
+    ]
+    assert collection_identifiers(chunks, ["standard"]) == ["IS 269", "IS 8112"]
+    assert collection_identifiers(chunks, ["standard", "id"]) == ["IS 269", "x", "IS 8112"]
 
 
 def test_identifier_only_in_chunk_text_does_not_count(guard: DomainGuard) -> None:

@@ -21,7 +21,7 @@ from rag_guard_integrations.guards.domain import DomainGuard
 from rag_guard_integrations.policy.loader import load_policy
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Iterable, Sequence
     from pathlib import Path
 
     from rag_guard_integrations.classify.base import Classifier
@@ -76,9 +76,10 @@ class Guard:
         policy: Policy,
         classifier: Classifier | None = None,
         embedder: Embedder | None = None,
+        identifiers: Iterable[str] = (),
     ) -> None:
         self.policy = policy
-        self.domain = DomainGuard.from_policy(policy, embedder)
+        self.domain = DomainGuard.from_policy(policy, embedder, identifiers)
         self.clause = ClauseGuard.from_policy(policy)
         self.combination = CombinationGuard.from_policy(policy)
         checks: list[ChunkCheck] = []
@@ -101,9 +102,17 @@ class Guard:
         *refs: str | Path,
         classifier: Classifier | None = None,
         embedder: Embedder | None = None,
+        identifiers: Iterable[str] = (),
     ) -> Guard:
-        """A guard for built-in policy names or paths (several are merged in order)."""
-        return cls(load_policy(*refs), classifier=classifier, embedder=embedder)
+        """A guard for built-in policy names or paths (several are merged in order).
+
+        ``identifiers`` are the collection's standard identifiers (for instance
+        ``collection_identifiers(chunks, policy.domain.identifier_keys)`` over the corpus):
+        the domain guard accepts a query that names one of them, whatever was retrieved.
+        """
+        return cls(
+            load_policy(*refs), classifier=classifier, embedder=embedder, identifiers=identifiers
+        )
 
     def _bind(self, classifier: Classifier | None) -> Classifier | None:
         if self.policy.classify == "never" or self.combination is None:

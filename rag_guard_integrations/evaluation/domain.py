@@ -48,11 +48,21 @@ def register(kinds: argparse._SubParsersAction[Any]) -> None:
     parser.set_defaults(run=run)
 
 
-def guard_for(policy: Policy, embedder: Embedder | None = None) -> DomainGuard:
-    """The policy's domain guard, or a ValueError when the policy has no ``domain:`` section."""
-    from rag_guard_integrations.guards.domain import DomainGuard  # noqa: PLC0415
+def guard_for(
+    policy: Policy, embedder: Embedder | None = None, corpus: str | None = None
+) -> DomainGuard:
+    """The policy's domain guard, knowing the identifiers of ``corpus`` when one is given, or a
+    ValueError when the policy has no ``domain:`` section."""
+    from rag_guard_integrations.evaluation.retrieval import load_chunks  # noqa: PLC0415
+    from rag_guard_integrations.guards.domain import (  # noqa: PLC0415
+        DomainGuard,
+        collection_identifiers,
+    )
 
-    guard = DomainGuard.from_policy(policy, embedder)
+    identifiers: list[str] = []
+    if corpus is not None and policy.domain is not None:
+        identifiers = collection_identifiers(load_chunks(corpus), policy.domain.identifier_keys)
+    guard = DomainGuard.from_policy(policy, embedder, identifiers)
     if guard is None:
         raise ValueError(f"policy {policy.name!r} has no domain: section; use one that has (bis)")
     return guard
@@ -116,8 +126,8 @@ def evaluate(
     from rag_guard_integrations.policy.loader import load_policy  # noqa: PLC0415
 
     policy = load_policy(policy_ref)
-    guard = guard_for(policy)
     corpus = corpus or retrieval.default_corpus(policy.name)
+    guard = guard_for(policy, corpus=corpus)
     labelled = (
         retrieval.read_labelled(queries_path)
         if queries_path
