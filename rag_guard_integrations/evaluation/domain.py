@@ -3,7 +3,10 @@
 Each query retrieves its top ``k`` chunks from the bundled corpus with real MiniLM embeddings
 (an exact in-process cosine index), then :meth:`DomainGuard.decide` runs on them with the
 retrieval scores as the similarity. In-domain queries should pass; out-of-domain ones (the
-bundled ones, or CLINC150 with ``--clinc``) should be refused.
+bundled ones, or CLINC150 with ``--clinc``) should be refused. The guard knows the corpus's
+identifiers (its ``identifier_keys`` metadata), as an application's guard built over its own
+collection would. ``rag_guard_integrations/data/bis_products_queries.jsonl`` holds 224
+in-domain product questions, about three for every product of the catalogue (``--queries``).
 """
 
 from __future__ import annotations
@@ -22,8 +25,8 @@ if TYPE_CHECKING:
     from rag_guard_integrations.policy.schema import Policy
 
 K = 5
-TARGET_PASS_RATE = 0.95
-TARGET_BLOCK_RATE = 0.995
+TARGET_PASS_RATE = 0.97
+TARGET_BLOCK_RATE = 0.999
 SHOWN = 20
 
 

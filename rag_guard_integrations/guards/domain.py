@@ -9,7 +9,8 @@ decides on the normalised query, in order, stopping at the first tier that decid
    carries in its metadata (not merely its text) -> accept. The pattern runs on the query as
    typed (compatibility forms folded, case kept), so a policy can require a prefix in capitals
    where it is also an English word ("IS 2062", not "what is 269");
-3. ``root``: a domain root within ``root_window`` words of a regulatory context word, with
+3. ``root``: a domain root within ``root_window`` words of a regulatory context word, or a
+   ``signature_terms`` entry (a term only this domain uses, such as "vltd") on its own, with
    similarity at least ``root_min_similarity`` -> accept;
 4. ``dense``: similarity at least ``min_similarity`` -> accept; otherwise ``below_threshold``.
 """
@@ -105,6 +106,7 @@ class DomainGuard:
         self._blocklist = TermMatcher(spec.blocklist, compounds=True)
         self._roots = TermMatcher(spec.roots, compounds=True)
         self._context = TermMatcher(spec.root_context, compounds=False)
+        self._signature = TermMatcher(spec.signature_terms, compounds=False)
         self._identifier: Any = (
             compile_pattern(spec.identifier_pattern) if spec.identifier_pattern else None
         )
@@ -173,6 +175,8 @@ class DomainGuard:
         root = near_pair(
             text, self._roots.find(text), self._context.find(text), self.spec.root_window
         )
+        if root is None and (signature := self._signature.first(text)) is not None:
+            root = (signature, signature)
         return _Lexical(None, root)
 
     def _identifiers_in(self, text: str) -> tuple[str, ...]:
@@ -238,8 +242,9 @@ class DomainGuard:
         if signals.root is not None and tier in {"root", "below_threshold"}:
             root, context = signals.root
             verdict = "reaches" if tier == "root" else "is below"
+            where = "a term only this domain uses" if root == context else f"next to {context!r}"
             return (
-                f"The query uses the domain term {root!r} next to {context!r}, and its best "
+                f"The query uses the domain term {root!r} {where}, and its best "
                 f"similarity {score:.2f} {verdict} the floor {spec.root_min_similarity:.2f}."
             )
         verdict = "reaches" if tier == "dense" else "is below"

@@ -71,6 +71,9 @@ class DomainSpec(_Strict):
         default_factory=list, description="regulatory words a root must stand next to"
     )
     root_window: int = Field(4, ge=1, le=50, description="words either side searched for context")
+    signature_terms: list[str] = Field(
+        default_factory=list, description="terms only this domain uses: tier 3 with no context"
+    )
     root_min_similarity: Threshold = Field(0.20, description="similarity floor for tier 3")
     min_similarity: Threshold = Field(0.45, description="dense threshold (tier 4)")
     refusal: str = Field(DEFAULT_REFUSAL, description="text shown when a query is rejected")
