@@ -56,6 +56,7 @@ def test_phone_word_boosts_a_number_no_region_validates(text: str, span: str) ->
     "text",
     [
         "The order 5403926876 shipped.",  # bare digits: an id, not a number to dial
+        "Wire from account 004417723 today.",  # "00" and bare digits: an account number
         "Reference 555-123-4567 is closed.",  # not valid in any default region
         "Quinta de Sao Tiago 3610-114 is the postcode.",  # valid only where lengths vary
         "Please call the office 1200 on the first floor.",  # a room number

@@ -159,7 +159,9 @@ class Guard:
         -> the clause ids the query asks for.
 
         None when no chunk could pass (an attribute with no allowed value, or a clause policy
-        and a query that asks for no clause); ``{}`` when nothing can be pushed down. Pushdown
+        with ``on_no_intent: refuse`` and a query that asks for no clause; under
+        ``access_only`` such a query pushes down the allowlists only); ``{}`` when nothing can
+        be pushed down. Pushdown
         only saves work and recall: :meth:`check` still judges whatever comes back.
 
         Example:
@@ -178,9 +180,10 @@ class Guard:
             if not isinstance(query, str):
                 raise InputError(f"query must be a str, got {type(query).__name__}")
             intents = self.clause.detect(normalize(query))
-            if not intents:
+            if intents:
+                constraints["clause_id"] = frozenset(intents)
+            elif self.clause.restricts_without_intent:
                 return None
-            constraints["clause_id"] = frozenset(intents)
         return constraints
 
     def _start(self, query: str, chunks: Sequence[Any], access: object) -> _Run:

@@ -29,6 +29,9 @@ DEFAULT_REFUSAL = (
 )
 
 
+OnNoIntent = Literal["refuse", "access_only"]
+
+
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -148,6 +151,10 @@ class Policy(_Strict):
     on_block: Literal["drop_chunks", "empty", "raise"] = "drop_chunks"
     classify: Literal["fill_missing", "always", "never"] = "fill_missing"
     no_context_refusal: str = "No authorized matching clause found."
+    on_no_intent: OnNoIntent = Field(
+        "refuse",
+        description="a query naming no clause: refuse it, or apply the access checks only",
+    )
     rules: list[RuleSpec] = Field(default_factory=list)
     sources: tuple[str, ...] = Field(default=(), exclude=True)
 

@@ -60,12 +60,16 @@ def unambiguous_phone(text: str) -> bool:
     """True when ``text`` (which :func:`plausible_phone` accepts) is a phone number even with
     no phone word near it."""
     number = text.strip()
+    if number.startswith("+"):
+        return _international(number[1:])
+    # Without a "+", only a number written in groups is told apart from an id or an account
+    # number ("004417723" is one).
+    if _SEPARATED.search(number) is None:
+        return False
     prefix = _INTERNATIONAL_PREFIX.search(number)
     if prefix is not None:
         return _international(number[prefix.end() :])
-    return _SEPARATED.search(number) is not None and any(
-        _valid_national(number, region) for region in DEFAULT_REGIONS
-    )
+    return any(_valid_national(number, region) for region in DEFAULT_REGIONS)
 
 
 def _international(rest: str) -> bool:
