@@ -192,6 +192,14 @@ GENERAL_DRAFTING = [
     ("RENEWAL", "This Agreement shall thereafter be renewed for further terms of one (1) year."),
     ("CHANGE_OF_CONTROL", "If the Supplier is acquired by a competitor of the Customer, the Customer may terminate."),  # noqa: E501
     ("WARRANTY", "Any Product found defective within twelve (12) months after delivery will be repaired or replaced."),  # noqa: E501
+    ("ASSIGNMENT", "Neither party may assign this Agreement to any third party."),
+    ("GOVERNING_LAW", "All disputes shall be resolved under the laws of the State of New York."),
+    ("EXCLUSIVITY", "Supplier shall be the sole supplier of the Products to Buyer."),
+    ("NON_COMPETE", "Seller shall not open a store within 10 miles of the Premises."),
+    ("AUDIT_RIGHTS", "Supplier shall permit Buyer's representatives to enter its facilities to verify compliance."),  # noqa: E501
+    ("CHANGE_OF_CONTROL", "Any transaction in which a third party obtains control of Licensee requires notice."),  # noqa: E501
+    ("RENEWAL", "This Agreement will renew each year unless cancelled."),
+    ("TERMINATION_NOTICE", "Customer may end this Agreement on 30 days' notice."),
 ]  # fmt: skip
 
 
