@@ -6,9 +6,8 @@ decides on the normalised query, in order, stopping at the first tier that decid
 1. ``blocklist``: a listed out-of-domain term as a word, plural or compound -> reject;
 2. ``identifier``: a standard identifier in the query that is one of the collection's (given
    when the guard is built, see :func:`collection_identifiers`) or that a retrieved chunk
-   carries in its metadata (not merely its text) -> accept. The pattern runs on the query as
-   typed (compatibility forms folded, case kept), so a policy can require a prefix in capitals
-   where it is also an English word ("IS 2062", not "what is 269");
+   carries in its metadata (not merely its text) -> accept. A match of the pattern with an
+   empty group 1 is no identifier: a policy uses that to exclude look-alikes ("what is 269");
 3. ``root``: a domain root within ``root_window`` words of a regulatory context word, or a
    ``signature_terms`` entry (a term only this domain uses, such as "vltd") on its own, with
    similarity at least ``root_min_similarity`` -> accept;
@@ -17,7 +16,6 @@ decides on the normalised query, in order, stopping at the first tier that decid
 
 from __future__ import annotations
 
-import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
@@ -157,7 +155,7 @@ class DomainGuard:
         lexical = self._lexical.remember(text, lambda: self._read(text))
         if lexical.term is not None:
             return DomainSignals(term=lexical.term)
-        typed = self._identifiers_in(_as_typed(query)) if self._identifier is not None else ()
+        typed = self._identifiers_in(text) if self._identifier is not None else ()
         if typed:
             known = next((i for i in typed if _canonical(i) in self.identifiers), None)
             if known is not None:
@@ -190,7 +188,7 @@ class DomainGuard:
     def _identifiers_of_value(self, value: str) -> tuple[str, ...]:
         """Canonical identifiers of a metadata value: what the pattern finds, and the value
         itself (a metadata field that holds identifiers is trusted to hold one)."""
-        typed = self._identifiers_in(_as_typed(value))
+        typed = self._identifiers_in(normalize(value))
         return tuple(dict.fromkeys(c for c in (*map(_canonical, typed), _canonical(value)) if c))
 
     def _carried(
@@ -277,14 +275,6 @@ def collection_identifiers(chunks: Iterable[Chunk], keys: Sequence[str]) -> list
     """
     found = (v for chunk in chunks for key in keys for v in _values(chunk.metadata.get(key)))
     return list(dict.fromkeys(found))
-
-
-def _as_typed(text: str) -> str:
-    """``text`` with compatibility forms folded and invisible characters dropped, case kept."""
-    if text.isascii():
-        return " ".join(text.split())
-    folded = unicodedata.normalize("NFKC", text)
-    return " ".join("".join(c for c in folded if unicodedata.category(c) != "Cf").split())
 
 
 def _canonical(identifier: str) -> str:
