@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -20,7 +20,11 @@ from rag_guard_integrations.evaluation.clauses import (
     split_of,
 )
 
-CUAD = Path(__file__).parents[2] / "shared" / "data" / "cuad_clauses.jsonl"
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from pathlib import Path
+
+CUAD = "cuad_clauses.jsonl"
 POLICY = load_policy("contracts")
 # Clauses whose CUAD excerpts are, in a few cases, about something else (a licence grant filed
 # under Change Of Control...) or state the duration far from any warranty wording; they are
@@ -29,10 +33,15 @@ BELOW_TARGET_FLOOR = {"CHANGE_OF_CONTROL": 0.75, "WARRANTY": 0.7}
 
 
 @pytest.fixture(scope="module")
-def cuad_records() -> list[dict[str, object]]:
+def cuad_path(shared_data: Callable[[str], Path]) -> Path:
     """The real CUAD excerpts kept beside the repository."""
-    assert CUAD.is_file(), f"{CUAD} is missing; the shared evaluation data must be checked out"
-    return load_records(CUAD)
+    return shared_data(CUAD)
+
+
+@pytest.fixture(scope="module")
+def cuad_records(cuad_path: Path) -> list[dict[str, object]]:
+    """The CUAD excerpts as records."""
+    return load_records(cuad_path)
 
 
 @pytest.fixture(scope="module")
@@ -113,16 +122,16 @@ def test_record_without_text_or_category_is_a_clear_error() -> None:
 
 
 def test_cli_json_prints_the_evaluation(
-    capsys: pytest.CaptureFixture[str], cuad_result: dict[str, object]
+    capsys: pytest.CaptureFixture[str], cuad_path: Path, cuad_result: dict[str, object]
 ) -> None:
     """``eval clauses --json`` prints exactly what evaluate_clauses returns."""
-    assert main(["eval", "clauses", "--data", str(CUAD), "--json"]) == 0
+    assert main(["eval", "clauses", "--data", str(cuad_path), "--json"]) == 0
     assert json.loads(capsys.readouterr().out) == cuad_result
 
 
-def test_cli_table_lists_every_clause(capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_table_lists_every_clause(capsys: pytest.CaptureFixture[str], cuad_path: Path) -> None:
     """Without --json the command prints a table with one row per clause and the target."""
-    assert main(["eval", "clauses", "--data", str(CUAD), "--policy", "contracts"]) == 0
+    assert main(["eval", "clauses", "--data", str(cuad_path), "--policy", "contracts"]) == 0
     out = capsys.readouterr().out
     assert out.splitlines()[0].split() == ["clause", "CUAD", "categories", "recall", "false",
                                            "match", "on", "target"]  # fmt: skip
@@ -185,9 +194,11 @@ def test_held_back_half_stays_near_the_tuned_half(cuad_records: list[dict[str, o
     assert halves["tune"]["pooled_recall"] - halves["held_back"]["pooled_recall"] <= 0.06
 
 
-def test_cli_split_table_shows_both_halves(capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_split_table_shows_both_halves(
+    capsys: pytest.CaptureFixture[str], cuad_path: Path
+) -> None:
     """``eval clauses --split`` prints recall per half and each half's pooled recall."""
-    assert main(["eval", "clauses", "--data", str(CUAD), "--split"]) == 0
+    assert main(["eval", "clauses", "--data", str(cuad_path), "--split"]) == 0
     out = capsys.readouterr().out
     assert "held back" in out.splitlines()[0]
     assert "tune: " in out

@@ -18,9 +18,11 @@ import hashlib
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rag_guard_integrations.cli.output import print_json, read_jsonl, table
+from rag_guard_integrations.console import print_json, table
+from rag_guard_integrations.core.errors import DataError
 from rag_guard_integrations.core.patterns import compile_pattern
 from rag_guard_integrations.core.sentences import clause_text
+from rag_guard_integrations.data.jsonl import read_jsonl
 from rag_guard_integrations.policy.loader import load_policy
 
 if TYPE_CHECKING:
@@ -145,15 +147,9 @@ def _pooled(records: list[Mapping[str, Any]], policy: Policy) -> float | None:
 
 def load_records(path: Path) -> list[dict[str, Any]]:
     """Read labelled excerpts from a JSONL file (one object with ``text`` and ``category``)."""
-    records: list[dict[str, Any]] = []
-    for number, record in read_jsonl(path):
-        if not isinstance(record, dict):
-            raise ValueError(
-                f"{path} line {number}: expected a JSON object, got {type(record).__name__}"
-            )
-        records.append(record)
+    records = [record for _, record in read_jsonl(path)]
     if not records:
-        raise ValueError(f"{path}: no records; give a JSONL file of {{'text', 'category'}} lines")
+        raise DataError(f"{path}: no records; give a JSONL file of {{'text', 'category'}} lines")
     return records
 
 
@@ -224,7 +220,7 @@ def _checked(records: Iterable[Mapping[str, Any]]) -> Iterable[tuple[str, str]]:
     for index, record in enumerate(records):
         text, category = record.get("text"), record.get("category")
         if not isinstance(text, str) or not isinstance(category, str):
-            raise ValueError(
+            raise DataError(
                 f"record {index} needs string fields 'text' and 'category'; "
                 f"got keys {sorted(record)}"
             )
