@@ -40,8 +40,8 @@ _STREET = (
     # Street words that come first: "12 rue de la gare", "48 via roma", "7 calle mayor".
     r"| (?:rue|via|viale|calle|avenida|av|rua|chemin|allee|strasse|piazza|plaza|carrer|ul)\b"
 )
-_YEAR_RANGE = compile_pattern(r"^(?:19|20)\d{2} ?[-/] ?(?:19|20)\d{2}$")
-_NOT_A_NUMBER = compile_pattern(rf"^(?:{_CURRENCY}|{_UNIT})|(?:{_STREET})$")
+_YEAR_RANGE = r"^(?:19|20)\d{2} ?[-/] ?(?:19|20)\d{2}$"
+_NOT_A_NUMBER = compile_pattern(rf"^(?:{_CURRENCY}|{_UNIT})|(?:{_STREET})$|{_YEAR_RANGE}")
 _INTERNATIONAL_PREFIX = compile_pattern(r"^(?:\+|00|011)")
 _SEPARATED = compile_pattern(r"\d[ .\-()]+\d|^\(")
 
@@ -51,11 +51,10 @@ def plausible_phone(text: str) -> bool:
     # Most digit runs in prose ("Section 8.3", "30 days") are short: count before any regex.
     if sum(c.isdigit() for c in text) < _MIN_DIGITS:
         return False
-    if _NOT_A_NUMBER.search(text) is not None:
-        return False
-    return phone_number(text) and _YEAR_RANGE.search(text) is None
+    return _NOT_A_NUMBER.search(text) is None and phone_number(text)
 
 
+@lru_cache(maxsize=4096)
 def unambiguous_phone(text: str) -> bool:
     """True when ``text`` (which :func:`plausible_phone` accepts) is a phone number even with
     no phone word near it."""
@@ -81,7 +80,6 @@ def _international(rest: str) -> bool:
     return bool(phonenumbers.is_possible_number(parsed))
 
 
-@lru_cache(maxsize=4096)
 def _valid_national(number: str, region: str) -> bool:
     phonenumbers = _library()
     try:
