@@ -107,9 +107,10 @@ class Guard:
         classifier: Classifier | None = None,
         embedder: Embedder | None = None,
         checks: Iterable[ChunkCheck] = (),
+        identifiers: Iterable[str] = (),
     ) -> None:
         self.policy = policy
-        self.domain = DomainGuard.from_policy(policy, embedder)
+        self.domain = DomainGuard.from_policy(policy, embedder, identifiers)
         self.combination = CombinationGuard.from_policy(policy)
         self.checks: tuple[ChunkCheck, ...] = (*policy_checks(policy), *checks)
         self.clause = next((c for c in self.checks if isinstance(c, ClauseGuard)), None)
@@ -130,10 +131,22 @@ class Guard:
         classifier: Classifier | None = None,
         embedder: Embedder | None = None,
         checks: Iterable[ChunkCheck] = (),
+        identifiers: Iterable[str] = (),
     ) -> Guard:
         """A guard for policies, built-in names or paths (several are merged in order): every
-        ``from_policy`` of the package takes what :func:`load_policy` takes."""
-        return cls(load_policy(*refs), classifier=classifier, embedder=embedder, checks=checks)
+        ``from_policy`` of the package takes what :func:`load_policy` takes.
+
+        ``identifiers`` are the collection's standard identifiers (for instance
+        ``collection_identifiers(chunks, policy.domain.identifier_keys)`` over the corpus):
+        the domain guard accepts a query that names one of them, whatever was retrieved.
+        """
+        return cls(
+            load_policy(*refs),
+            classifier=classifier,
+            embedder=embedder,
+            checks=checks,
+            identifiers=identifiers,
+        )
 
     def _bind(self, classifier: Classifier | None) -> Classifier | None:
         if self.policy.classify == "never" or self.combination is None:
@@ -169,7 +182,9 @@ class Guard:
         -> the clause ids the query asks for.
 
         None when no chunk could pass (an attribute with no allowed value, or a clause policy
-        and a query that asks for no clause); ``{}`` when nothing can be pushed down. Pushdown
+        with ``on_no_intent: refuse`` and a query that asks for no clause; under
+        ``access_only`` such a query pushes down the allowlists only); ``{}`` when nothing can
+        be pushed down. Pushdown
         only saves work and recall: :meth:`check` still judges whatever comes back.
 
         Example:
@@ -190,9 +205,10 @@ class Guard:
             if not isinstance(query, str):
                 raise InputError(f"query must be a str, got {type(query).__name__}")
             intents = self.clause.detect(normalize(query))
-            if not intents:
+            if intents:
+                constraints["clause_id"] = frozenset(intents)
+            elif self.clause.restricts_without_intent:
                 return None
-            constraints["clause_id"] = frozenset(intents)
         return constraints
 
     def _start(self, query: str, chunks: Sequence[Any], access: object) -> _Run:
