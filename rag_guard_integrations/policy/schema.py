@@ -139,13 +139,21 @@ class TriggerSpec(_Strict):
         return list(dict.fromkeys(clean_label(label) for label in value))
 
 
+Mode = Literal["enforce", "shadow"]
+
+
 class RuleSpec(_Strict):
     """A combination rule."""
 
     name: str
-    action: Literal["block", "warn"] = "block"
+    action: Literal["block", "warn", "redact"] = Field(
+        "block",
+        description="block: drop the carriers; warn: record only; redact: mask the carriers' "
+        "recogniser spans as [LABEL] (dropped when a label has no span to mask)",
+    )
     trigger: TriggerSpec
     message: str = ""
+    mode: Mode = Field("enforce", description="shadow: evaluate and record, enforce nothing")
 
 
 CHECKING_SECTIONS = ("access", "clauses", "domain", "recency", "rules")
@@ -174,6 +182,7 @@ class Policy(_Strict):
         description="a query naming no clause: refuse it, or apply the access checks only",
     )
     rules: list[RuleSpec] = Field(default_factory=list)
+    mode: Mode = Field("enforce", description="shadow: evaluate and record, enforce nothing")
     sources: tuple[str, ...] = Field(default=(), exclude=True)
 
     @model_validator(mode="after")
