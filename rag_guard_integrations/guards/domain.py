@@ -111,9 +111,11 @@ class DomainGuard:
         self._identifier: Any = (
             compile_pattern(spec.identifier_pattern) if spec.identifier_pattern else None
         )
-        self.identifiers = frozenset(
-            found for value in identifiers for found in self._identifiers_of_value(value)
-        )
+        # Canonical form -> the collection's own spelling, which decisions quote.
+        self.identifiers: dict[str, str] = {}
+        for value in identifiers:
+            for found in self._identifiers_of_value(value):
+                self.identifiers.setdefault(found, value)
         self._lexical: BoundedCache[str, _Lexical] = BoundedCache(8192, max_key_len=CACHED_CHARS)
         self._identifiers: BoundedCache[str, tuple[str, ...]] = BoundedCache(
             8192, max_key_len=CACHED_CHARS
@@ -161,7 +163,9 @@ class DomainGuard:
             return DomainSignals(term=lexical.term)
         typed = self._identifiers_in(text) if self._identifier is not None else ()
         if typed:
-            known = next((i for i in typed if _canonical(i) in self.identifiers), None)
+            known = next(
+                (self.identifiers[c] for c in map(_canonical, typed) if c in self.identifiers), None
+            )
             if known is not None:
                 return DomainSignals(identifier=(known, "collection", None))
             found = self._carried(tuple(_canonical(i) for i in typed), chunks)
