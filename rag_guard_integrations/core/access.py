@@ -7,6 +7,7 @@ from typing import Annotated, Any
 
 from pydantic import BeforeValidator
 
+from rag_guard_integrations.core.constraints import Allowed
 from rag_guard_integrations.core.errors import AccessError
 
 
@@ -43,11 +44,7 @@ class AccessContext:
     def allows(self, attribute: str, value: object) -> bool:
         """True when ``value`` (or, for a list, every value in it) is allowed for ``attribute``."""
         allowed = self._allowlists.get(attribute)
-        if allowed is None:
-            return False
-        if isinstance(value, list | tuple | set | frozenset):
-            return bool(value) and all(str(v) in allowed for v in value)
-        return str(value) in allowed
+        return allowed is not None and Allowed(allowed).admits(value)
 
     def mentions(self, attribute: str) -> bool:
         """True when the context names an allowlist (possibly empty) for ``attribute``."""

@@ -11,6 +11,7 @@ from rag_guard_integrations.classify.base import Classification
 from rag_guard_integrations.core.access import AccessContext, AccessLike
 from rag_guard_integrations.core.audit import RequestInfo
 from rag_guard_integrations.core.chunk import Chunk, coerce_chunks
+from rag_guard_integrations.core.constraints import Allowed, Constraints
 from rag_guard_integrations.core.decisions import PASSED, ChunkDecision, GuardResult, QueryDecision
 from rag_guard_integrations.core.errors import ContextBlocked, InputError
 from rag_guard_integrations.core.labels import has_label_metadata, metadata_labels
@@ -31,7 +32,6 @@ if TYPE_CHECKING:
 
     from rag_guard_integrations.classify.base import Classifier, Finding
     from rag_guard_integrations.embeddings import Embedder
-    from rag_guard_integrations.guards.access import Constraints
     from rag_guard_integrations.policy.loader import PolicyRef
     from rag_guard_integrations.policy.schema import Policy
 
@@ -177,39 +177,39 @@ class Guard:
         return self._conclude(run)
 
     def prefilter(self, query: str, access: AccessLike = None) -> Constraints | None:
-        """Metadata values every chunk this guard could allow must carry, for a retriever to
-        push into its store: each access attribute -> the caller's allowlist, and ``clause_id``
-        -> the clause ids the query asks for.
+        """What every chunk this guard could allow must carry, for a retriever to push into its
+        store: each access attribute -> the caller's allowlist with the policy's match mode,
+        and ``clause_id`` -> the clause ids the query asks for.
 
         None when no chunk could pass (an attribute with no allowed value, or a clause policy
         with ``on_no_intent: refuse`` and a query that asks for no clause; under
-        ``access_only`` such a query pushes down the allowlists only); ``{}`` when nothing can
+        ``access_only`` such a query pushes down the allowlists only); empty when nothing can
         be pushed down. Pushdown
         only saves work and recall: :meth:`check` still judges whatever comes back.
 
         Example:
             >>> Guard.from_policy("contracts").prefilter(
             ...     "termination notice period?", {"contract_type": ["MSA"]})
-            {'contract_type': frozenset({'MSA'}), 'clause_id': frozenset({'TERMINATION_NOTICE'})}
+            Constraints(contract_type=all:['MSA'], clause_id=all:['TERMINATION_NOTICE'])
         """
         context = AccessContext.coerce(access)
         if self.policy.mode == "shadow":
-            return {}  # a store-side filter would enforce what shadow mode only records
-        constraints: dict[str, frozenset[str]] = {}
+            return Constraints()  # a store-side filter would enforce what shadow mode only records
+        constraints: dict[str, Allowed] = {}
         for attribute in self.policy.access.attributes:
             allowed = context.allowlists.get(attribute) if context is not None else None
             if not allowed:
                 return None
-            constraints[attribute] = allowed
+            constraints[attribute] = Allowed(allowed, self.policy.access.match_of(attribute))
         if self.clause is not None:
             if not isinstance(query, str):
                 raise InputError(f"query must be a str, got {type(query).__name__}")
             intents = self.clause.detect(normalize(query))
             if intents:
-                constraints["clause_id"] = frozenset(intents)
+                constraints["clause_id"] = Allowed(frozenset(intents))
             elif self.clause.restricts_without_intent:
                 return None
-        return constraints
+        return Constraints(constraints)
 
     def _start(self, query: str, chunks: Sequence[Any], access: object) -> _Run:
         if not isinstance(query, str):

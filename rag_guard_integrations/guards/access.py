@@ -1,46 +1,34 @@
-"""Access allowlists and untrusted index hints: two per-chunk checks that only ever deny, and
-the same allowlist verdict as a predicate for store-side filtering."""
+"""Access allowlists and untrusted index hints: two per-chunk checks that only ever deny."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from rag_guard_integrations.core.constraints import MATCH_ALL, MATCH_ANY, Allowed, Constraints
 from rag_guard_integrations.core.errors import PatternCompileError
 from rag_guard_integrations.core.patterns import matches
 from rag_guard_integrations.guards.registry import Stage
 from rag_guard_integrations.policy.loader import load_policy
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Mapping, Sequence
 
     from rag_guard_integrations.core.chunk import Chunk
+    from rag_guard_integrations.core.constraints import Match
     from rag_guard_integrations.core.stage import Request
     from rag_guard_integrations.policy.loader import PolicyRef
 
+__all__ = ["AccessGuard", "Constraints", "HintGuard"]  # Constraints: its former home
+
 HINT_SUFFIX = "_regex_hint"
-Constraints = Mapping[str, frozenset[str]]
-
-
-def satisfies(constraints: Constraints, metadata: Mapping[str, Any]) -> bool:
-    """True when each constrained key of ``metadata`` holds an allowed value (for a list, every
-    value allowed); a missing value fails. The same verdict as :class:`AccessGuard` and the
-    clause id check, as a predicate a vector store can call per stored chunk."""
-    for key, allowed in constraints.items():
-        value = metadata.get(key)
-        if value is None:
-            return False
-        values = value if isinstance(value, list | tuple | set | frozenset) else (value,)
-        if not values or any(str(v) not in allowed for v in values):
-            return False
-    return True
 
 
 class AccessGuard:
     """Deny a chunk unless each access-controlled attribute's value is in the caller's allowlist.
 
     Default deny: an attribute the context does not mention, or the chunk does not carry, is
-    denied.
+    denied. A list of values passes when every value is allowed (``match="all"``, the default)
+    or, for an attribute the policy marks ``match: any``, when one of them is.
 
     Example:
         >>> from rag_guard_integrations import AccessContext, Chunk
@@ -49,18 +37,24 @@ class AccessGuard:
         >>> request = Request("q", "q", (), AccessContext(contract_type={"MSA"}))
         >>> guard(Chunk("...", {"contract_type": "SOW"}), request)
         "contract_type='SOW' is not in the caller's allowlist"
+        >>> shared = AccessGuard(["groups"], match={"groups": "any"})
+        >>> request = Request("q", "q", (), AccessContext(groups={"hr"}))
+        >>> shared(Chunk("...", {"groups": ["hr", "finance"]}), request) is None
+        True
     """
 
     name = "access"
 
-    def __init__(self, attributes: Sequence[str]) -> None:
+    def __init__(self, attributes: Sequence[str], match: Mapping[str, Match] | None = None) -> None:
         self.attributes = tuple(attributes)
+        self.match = {a: (match or {}).get(a, MATCH_ALL) for a in self.attributes}
 
     @classmethod
     def from_policy(cls, policy: PolicyRef) -> AccessGuard | None:
         """The access check of ``policy``, or None when it declares no access attributes."""
         policy = load_policy(policy)
-        return cls(policy.access.attributes) if policy.access.attributes else None
+        access = policy.access
+        return cls(access.attributes, access.match) if access.attributes else None
 
     def __call__(self, chunk: Chunk, request: Request) -> str | None:
         access = request.access
@@ -70,8 +64,10 @@ class AccessGuard:
             value = chunk.metadata.get(attribute)
             if value is None:
                 return f"the chunk carries no {attribute} (default deny)"
-            if not access.allows(attribute, value):
-                return f"{attribute}={value!r} is not in the caller's allowlist"
+            allowed = Allowed(access.allowlists[attribute], self.match[attribute])
+            if not allowed.admits(value):
+                held = "holds no value" if allowed.match == MATCH_ANY else "is not"
+                return f"{attribute}={value!r} {held} in the caller's allowlist"
         return None
 
 

@@ -45,8 +45,9 @@ class GuardedRetriever(BaseRetriever):
 
     The inner retriever is asked for ``fetch_k`` candidates (where it takes a ``k``), the guard
     checks them, and at most ``k`` allowed ones come back: the inner retriever's own Document
-    objects, unmodified, in retrieval order. Over an ``InMemoryVectorStore`` or a Chroma store
-    the caller's access allowlists are also pushed into the store's filter.
+    objects, unmodified, in retrieval order. Over a store with pushdown (in-memory, FAISS,
+    Chroma, Qdrant, PGVector, Milvus, LanceDB) the caller's access allowlists are also pushed
+    into the store's filter.
 
     Setup:
         ```bash
@@ -176,13 +177,14 @@ class GuardedRetriever(BaseRetriever):
             return _Request(access, k, options, False, audit)
         # Never fewer candidates than k, or an honest k could not be met.
         options["k"] = audit["fetch_k"] = fetch_size(k, self.fetch_k)
-        user_filter = options.get("filter", inner.search_kwargs.get("filter"))
-        plan = plan_pushdown(inner.vectorstore, self.guard.prefilter(query, access), user_filter)
+        search = {**inner.search_kwargs, **options}
+        constraints = self.guard.prefilter(query, access)
+        plan = plan_pushdown(inner.vectorstore, constraints, search_kwargs=search)
         if plan is None:
             return _Request(access, k, options, False, audit)
         audit["pushdown"] = plan.store
         if not plan.admits_nothing:
-            options["filter"] = plan.filter
+            options.update(plan.search_kwargs)
         return _Request(access, k, options, plan.admits_nothing, audit)
 
     def _inner_k(self) -> int:

@@ -27,16 +27,18 @@ class GuardedRetriever(BaseRetriever):
     It has no ``k`` of its own: ``k`` is the inner retriever's ``similarity_top_k``. Over a
     ``VectorIndexRetriever`` each request fetches ``fetch_k`` candidates (default ``4 * k``)
     through a fresh retriever over the same index, with the caller's allowlists pushed into its
-    ``MetadataFilters`` as ``FilterOperator.IN`` (ANDed with the inner retriever's own filters),
+    ``MetadataFilters`` in the operators the index's store honours (``IN``; ``ANY`` for a
+    ``match: any`` attribute where the store has it; none for FAISS or an unknown store; see
+    ``rag_guard_integrations.llama_index.stores``), ANDed with the inner retriever's filters,
     so the shared retriever is never changed. The guard re-checks whatever comes back and at
     most ``k`` allowed nodes are returned: the store's own ``NodeWithScore`` objects, in score
     order. Any other retriever is called as it is and its results are checked.
 
     Access is, in order: the innermost ``guard_access(...)`` block, then ``access``; with
-    neither, access-controlled nodes are denied and nothing is fetched. The store matches
-    pushed-down strings against single metadata values, so nodes whose access metadata holds
-    numbers or lists are not fetched, although the guard (comparing strings, element-wise)
-    would allow them: pushdown can cost recall there, never safety.
+    neither, access-controlled nodes are denied and nothing is fetched. Stores compare
+    pushed-down strings, so nodes whose access metadata holds numbers (or, under ``match: all``,
+    lists) may not be fetched although the guard would allow them: pushdown can cost recall
+    there, never safety.
 
     Setup:
         ```bash
@@ -147,7 +149,8 @@ class GuardedRetriever(BaseRetriever):
         if constraints is None:
             return None
         fetch_k = fetch_size(inner.similarity_top_k, self.fetch_k)
-        return fetching_retriever(inner, fetch_k, constraint_filters(constraints))
+        filters = constraint_filters(constraints, inner._index.vector_store)
+        return fetching_retriever(inner, fetch_k, filters)
 
     def _cap(self, checked: GuardedNodes) -> GuardedNodes:
         k = self.k

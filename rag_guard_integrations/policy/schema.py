@@ -6,6 +6,7 @@ from typing import Annotated, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from rag_guard_integrations.core.constraints import MATCH_ALL, Match
 from rag_guard_integrations.core.errors import PatternCompileError
 from rag_guard_integrations.core.labels import UNCLASSIFIED, clean_label
 from rag_guard_integrations.core.patterns import compile_pattern
@@ -41,6 +42,24 @@ class AccessSpec(_Strict):
     """Metadata attributes whose values are checked against the caller's AccessContext."""
 
     attributes: list[str] = Field(default_factory=list, description="access-controlled keys")
+    match: dict[str, Match] = Field(
+        default_factory=dict,
+        description="per attribute: all (default; every value the chunk carries must be "
+        "allowed) or any (one allowed value suffices, e.g. a document shared with groups)",
+    )
+
+    @model_validator(mode="after")
+    def _match_names_attributes(self) -> AccessSpec:
+        for name in self.match:
+            if name not in self.attributes:
+                raise ValueError(
+                    f"match names {name!r}, which is not in access.attributes; list it there too"
+                )
+        return self
+
+    def match_of(self, attribute: str) -> Match:
+        """How ``attribute``'s values are matched: ``all`` unless the policy says ``any``."""
+        return self.match.get(attribute, MATCH_ALL)
 
 
 class ClauseSpec(_Strict):
