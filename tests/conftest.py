@@ -79,10 +79,9 @@ def shared_data() -> Callable[[str], Path]:
         folder = Path(os.environ.get("RAG_GUARD_SHARED_DATA") or REPO.parent / "shared" / "data")
         path = folder / name
         if not path.is_file():
-            reason = f"{path} is absent (evaluation data beside the repository)"
             if os.environ.get("CI"):
-                pytest.fail(f"{reason}; CI must provide it", pytrace=False)
-            pytest.skip(f"{reason}; set RAG_GUARD_SHARED_DATA to run this test")
+                pytest.fail(f"{path} is absent; CI must provide the evaluation data", pytrace=False)
+            pytest.skip(f"{path} is absent; set RAG_GUARD_SHARED_DATA to run this test")
         return path
 
     return find

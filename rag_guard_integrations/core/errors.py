@@ -49,7 +49,8 @@ class PolicyNotFoundError(PolicyError, FileNotFoundError):
 
 
 class InputError(RagGuardError, TypeError):
-    """A query, chunk list or access context handed to a guard has the wrong type."""
+    """An argument has the wrong type: a query, chunk list or access context handed to a
+    guard, a classifier's model or labels."""
 
 
 class ChunkError(InputError):
