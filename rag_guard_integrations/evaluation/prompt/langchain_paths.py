@@ -9,12 +9,17 @@ import importlib.util
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from langchain_core.callbacks import CallbackManagerForRetrieverRun  # noqa: TC002 - pydantic
-from langchain_core.documents import Document
+from langchain_core.callbacks import (
+    CallbackManagerForRetrieverRun,  # noqa: TC002 - pydantic
+    Callbacks,  # noqa: TC002 - pydantic
+)
+from langchain_core.documents import BaseDocumentCompressor, Document
+from langchain_core.embeddings import Embeddings  # noqa: TC002 - pydantic
 from langchain_core.output_parsers import StrOutputParser
 from langchain_core.retrievers import BaseRetriever
 from langchain_core.runnables import RunnableLambda, RunnablePassthrough
 from langchain_core.vectorstores import InMemoryVectorStore
+from pydantic import ConfigDict
 
 from rag_guard_integrations.evaluation.prompt.harness import Observation, register_path
 from rag_guard_integrations.evaluation.prompt.recording import canaries_in, capture_logs
@@ -24,6 +29,7 @@ from rag_guard_integrations.langchain.testing import (
     RecordingHandler,
     RecordingTracer,
     ToolCallingChat,
+    payload_text,
 )
 
 if TYPE_CHECKING:
@@ -35,6 +41,9 @@ if TYPE_CHECKING:
     from rag_guard_integrations.evaluation.prompt.corpus import PromptCase, PromptCorpus
 
 TOOL = "contract_clauses"
+# Without pushdown the candidates mix every caller's chunks: over-fetch enough that a caller
+# who may see one contract type in six still finds theirs (4 x k misses about one in eight).
+UNFILTERED_FETCH = 32
 
 
 @dataclass(frozen=True)
@@ -59,6 +68,27 @@ class PlainRetriever(BaseRetriever):
         self, query: str, *, run_manager: CallbackManagerForRetrieverRun, **kwargs: Any
     ) -> list[Document]:
         return self.store.similarity_search(query, k=kwargs.get("k", self.k))
+
+
+class SimilarityFilter(BaseDocumentCompressor):
+    """A compressor that keeps the Documents whose embedding is close enough to the query's."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    embeddings: Embeddings
+    threshold: float = 0.1
+
+    def compress_documents(
+        self, documents: Sequence[Document], query: str, callbacks: Callbacks | None = None
+    ) -> Sequence[Document]:
+        """The documents at or above ``threshold`` cosine similarity, in their order."""
+        wanted = self.embeddings.embed_query(query)
+        vectors = self.embeddings.embed_documents([d.page_content for d in documents])
+        return [
+            d
+            for d, v in zip(documents, vectors, strict=True)
+            if sum(a * b for a, b in zip(wanted, v, strict=True)) >= self.threshold
+        ]
 
 
 def store_of(corpus: PromptCorpus) -> InMemoryVectorStore:
@@ -104,7 +134,7 @@ async def _arun_all(
                 app.inputs(case), config, version="v2", **app.call_kwargs(case, number)
             )
             async for event in stream:
-                events.append(repr(event))
+                events.append(payload_text(event))
                 if event["event"] == "on_chain_end" and not event["parent_ids"]:
                     output = event["data"].get("output")
         seen.append(
@@ -182,7 +212,9 @@ def lcel_plain(
     """``build_rag_chain`` over a GuardedRetriever on a custom retriever with no pushdown."""
     model = ToolCallingChat()
     plain = PlainRetriever(store=store_of(corpus))
-    guarded = GuardedRetriever(retriever=plain, guard=corpus.guard, k=corpus.k)
+    guarded = GuardedRetriever(
+        retriever=plain, guard=corpus.guard, k=corpus.k, fetch_k=UNFILTERED_FETCH * corpus.k
+    )
     return run_app(corpus, cases, use_async, _chain_app(build_rag_chain(guarded, model), model))
 
 
@@ -196,17 +228,12 @@ if importlib.util.find_spec("langchain_classic") is not None:
         ``ContextualCompressionRetriever``, so the guard judges the compressed text and the
         base retriever's output stays inside it."""
         from langchain_classic.retrievers import ContextualCompressionRetriever  # noqa: PLC0415
-        from langchain_classic.retrievers.document_compressors import (  # noqa: PLC0415
-            EmbeddingsFilter,
-        )
 
         model = ToolCallingChat()
         store = store_of(corpus)
         compressed = ContextualCompressionRetriever(
-            base_compressor=EmbeddingsFilter(
-                embeddings=MiniLMEmbeddings(corpus.embedder), similarity_threshold=0.1
-            ),
-            base_retriever=store.as_retriever(search_kwargs={"k": 4 * corpus.k}),
+            base_compressor=SimilarityFilter(embeddings=MiniLMEmbeddings(corpus.embedder)),
+            base_retriever=store.as_retriever(search_kwargs={"k": UNFILTERED_FETCH * corpus.k}),
         )
         guarded = GuardedRetriever(retriever=compressed, guard=corpus.guard, k=corpus.k)
         return run_app(corpus, cases, use_async, _chain_app(build_rag_chain(guarded, model), model))
