@@ -41,7 +41,7 @@ class CheckedResult:
 
     def to_dict(self) -> dict[str, Any]:
         """The decision summary: counts, refusal and per-chunk id, stage, rule and reason."""
-        return decision_outputs(self._result, {})
+        return decision_outputs(self._result, self._result.summary())
 
     def __repr__(self) -> str:
         return f"CheckedResult({self._result.summary()!r})"
