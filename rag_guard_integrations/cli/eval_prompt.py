@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from rag_guard_integrations.cli.output import print_json, table
+from rag_guard_integrations.console import print_json, table
 from rag_guard_integrations.evaluation.prompt.harness import DEFAULT_CASES, run_eval
 
 if TYPE_CHECKING:
