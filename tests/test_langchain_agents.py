@@ -12,7 +12,8 @@ from langchain_core.messages import ToolMessage
 from langchain_core.tools import create_retriever_tool
 from langchain_support import CONTRACT_TYPES, QUERY, contract_documents, contract_store
 
-from rag_guard_integrations import Guard, InputError, parse_policy
+from rag_guard_integrations import Guard, parse_policy
+from rag_guard_integrations.core.errors import ArgumentError
 from rag_guard_integrations.langchain import (
     CheckedDocuments,
     GuardMiddleware,
@@ -228,5 +229,5 @@ def test_the_model_cannot_choose_access(guard: Guard) -> None:
 
 def test_middleware_refuses_unknown_arguments(guard: Guard) -> None:
     """A misspelt argument is a one-line error naming the fix."""
-    with pytest.raises(InputError, match="did you mean 'access'"):
+    with pytest.raises(ArgumentError, match="did you mean 'access'"):
         GuardMiddleware(guard, acess={"contract_type": ["MSA"]})

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 from langchain_core.retrievers import BaseRetriever
 from langchain_core.runnables import ensure_config
 from langchain_core.vectorstores import VectorStoreRetriever
-from pydantic import ConfigDict, Field, model_validator
+from pydantic import ConfigDict, Field
 from typing_extensions import override
 
 # Runtime imports: pydantic resolves these field annotations when the class is built.
@@ -138,11 +138,11 @@ class GuardedRetriever(BaseRetriever):
     raise_on_reject: bool = False
     expose_unchecked_documents_to_callbacks: bool = False
 
-    @model_validator(mode="before")
-    @classmethod
-    def _known_arguments(cls, data: Any) -> Any:
-        refuse_unknown_fields(cls, data)
-        return data
+    if not TYPE_CHECKING:  # type checkers keep pydantic's own signature of the fields
+
+        def __init__(self, **data: Any) -> None:
+            refuse_unknown_fields(type(self), data)
+            super().__init__(**data)
 
     @property
     @override
