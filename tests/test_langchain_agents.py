@@ -4,13 +4,14 @@ with ``langchain.agents.create_agent`` and a LangGraph ``ToolNode``, per-user ac
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import pytest
 from langchain.agents import create_agent
 from langchain_core.messages import ToolMessage
-from langchain_core.tools import create_retriever_tool
+from langchain_core.tools import InjectedToolCallId, create_retriever_tool, tool
 from langchain_support import CONTRACT_TYPES, QUERY, contract_documents, contract_store
+from langgraph.types import Command
 
 from rag_guard_integrations import Guard, parse_policy
 from rag_guard_integrations.core.errors import ArgumentError
@@ -231,3 +232,21 @@ def test_middleware_refuses_unknown_arguments(guard: Guard) -> None:
     """A misspelt argument is a one-line error naming the fix."""
     with pytest.raises(ArgumentError, match="did you mean 'access'"):
         GuardMiddleware(guard, acess={"contract_type": ["MSA"]})
+
+
+def test_a_command_carrying_unchecked_documents_is_withheld(guard: Guard) -> None:
+    """A tool that answers with a Command whose tool message holds Documents is refused too."""
+
+    @tool
+    def contracts(query: str, tool_call_id: Annotated[str, InjectedToolCallId]) -> Command[Any]:
+        """Contract clauses."""
+        docs = contract_store().as_retriever().invoke(query)
+        text = "\n\n".join(d.page_content for d in docs)
+        message = ToolMessage(text, artifact=docs, tool_call_id=tool_call_id)
+        return Command(update={"messages": [message]})
+
+    agent, model = agent_with(guard, contracts)
+    out = agent.invoke(QUESTION, context=Caller(access={"contract_type": ["MSA"]}))
+    assert (tool_result(out).content, tool_result(out).status) == (REFUSAL, "error")
+    texts = [str(m.content) for call in model.received for m in call]
+    assert not any(clause_of(t) in text for t in CONTRACT_TYPES for text in texts)
