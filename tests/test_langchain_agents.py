@@ -196,16 +196,18 @@ def test_agent_callbacks_carry_no_denied_clause(guard: Guard) -> None:
     assert [t for t in CONTRACT_TYPES if t != "MSA" and clause_of(t) in seen] == []
 
 
-def toolnode_graph(guard: Guard) -> CompiledStateGraph[Any, Any, Any, Any]:
+def toolnode_graph(
+    guard: Guard, node_wraps: dict[str, Any] | None = None
+) -> CompiledStateGraph[Any, Any, Any, Any]:
     """A model node and a ToolNode with the guarded tool, in a LangGraph StateGraph."""
     from langgraph.graph import END, START, MessagesState, StateGraph
     from langgraph.prebuilt import ToolNode, tools_condition
 
     tool = guarded_tool(guard)
     model = ToolCallingChat().bind_tools([tool])
-    builder = StateGraph(MessagesState)
+    builder = StateGraph(MessagesState, context_schema=Caller)
     builder.add_node("model", lambda state: {"messages": [model.invoke(state["messages"])]})
-    builder.add_node("tools", ToolNode([tool]))
+    builder.add_node("tools", ToolNode([tool], **(node_wraps or {})))
     builder.add_edge(START, "model")
     builder.add_conditional_edges("model", tools_condition, {"tools": "tools", END: END})
     builder.add_edge("tools", "model")
@@ -221,6 +223,20 @@ def test_the_guarded_tool_works_in_a_toolnode_graph(
         QUESTION, config={"configurable": {"access": {"contract_type": types}}}
     )
     assert tool_result(out).content == (clause_of(expected) if expected else REFUSAL)
+
+
+async def test_a_toolnode_takes_runtime_context_through_the_middleware_hooks(guard: Guard) -> None:
+    """GuardMiddleware's hooks as a ToolNode's wrappers give the tool the graph's context."""
+    middleware = GuardMiddleware(guard)
+    wraps = {
+        "wrap_tool_call": middleware.wrap_tool_call,
+        "awrap_tool_call": middleware.awrap_tool_call,
+    }
+    graph = toolnode_graph(guard, wraps)
+    context = Caller(access={"contract_type": ["DPA"]})
+    assert tool_result(graph.invoke(QUESTION, context=context)).content == clause_of("DPA")
+    out = await graph.ainvoke(QUESTION, context=context)
+    assert tool_result(out).content == clause_of("DPA")
 
 
 def test_the_model_cannot_choose_access(guard: Guard) -> None:

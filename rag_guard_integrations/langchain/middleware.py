@@ -35,7 +35,9 @@ class GuardMiddleware(AgentMiddleware[Any, Any]):
     object with an ``access`` attribute), ``config["configurable"]["access"]``, then
     ``access``. A tool result carrying Documents that did not come through a guard (for
     example ``create_retriever_tool`` over a plain retriever) is replaced by the policy's
-    refusal before the model reads it, and logged (without its text).
+    refusal before the model reads it, and logged (without its text). In a hand-built LangGraph
+    graph, pass the hooks to the node: ``ToolNode(tools, wrap_tool_call=mw.wrap_tool_call,
+    awrap_tool_call=mw.awrap_tool_call)``.
 
     Setup:
         ```bash
