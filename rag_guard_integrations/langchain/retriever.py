@@ -14,6 +14,7 @@ from typing_extensions import override
 
 # Runtime imports: pydantic resolves these field annotations when the class is built.
 from rag_guard_integrations.core.access import AccessContext
+from rag_guard_integrations.core.errors import ArgumentError
 from rag_guard_integrations.engine.guard import Guard, fetch_size
 from rag_guard_integrations.langchain.audit import achecked, checked, reject_if_asked
 from rag_guard_integrations.langchain.fields import ACCESS_SPEC, AccessInput, refuse_unknown_fields
@@ -280,5 +281,5 @@ def _with_configured_access(config: RunnableConfig, kwargs: dict[str, Any]) -> d
 
 def _positive(name: str, value: object) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ValueError(f"{name} must be a positive int, got {value!r}; pass e.g. {name}=4")
+        raise ArgumentError(f"{name} must be a positive int, got {value!r}; pass e.g. {name}=4")
     return value
