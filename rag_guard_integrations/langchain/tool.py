@@ -77,7 +77,7 @@ def create_guarded_retriever_tool(
         >>> tool = create_guarded_retriever_tool(  # doctest: +SKIP
         ...     store.as_retriever(), Guard.from_policy("contracts"),
         ...     name="contracts", description="Search the contract clauses you may see.")
-        >>> middleware = [GuardMiddleware(guard)]
+        >>> middleware = [GuardMiddleware(guard)]  # doctest: +SKIP
         >>> agent = create_agent(model, [tool], middleware=middleware)  # doctest: +SKIP
     """
     guarded = GuardedRetriever(
