@@ -143,17 +143,18 @@ def test_the_warn_only_policy_has_no_block_rule() -> None:
 def test_a_failing_classifier_withholds_its_chunks(
     monkeypatch: pytest.MonkeyPatch, policy: str, stage: str, mode: str
 ) -> None:
-    """A classifier that raises leaves its chunks ``unclassified`` and withheld: by the pack's
+    """Recognisers that raise leave their chunks ``unclassified`` and withheld: by the pack's
     rule when it has one, else by the guard itself, even when every rule only warns."""
     guard = guard_for(policy)
-    assert guard.classifier is not None
-    monkeypatch.setattr(guard.classifier, "classify_many", boom)
-    monkeypatch.setattr(guard.classifier, "aclassify_many", aboom)
+    assert guard.classifier is None
+    assert guard.recognizers is not None
+    monkeypatch.setattr(guard.recognizers, "classify_many", boom)
+    monkeypatch.setattr(guard.recognizers, "aclassify_many", aboom)
     result = run(guard, mode)
     assert result.allowed == []
     for decision in result.decisions:
         assert (decision.allowed, decision.stage) == (False, stage)
-        assert f"classifier check failed ({ERROR})" in decision.reason
+        assert f"recognizers check failed ({ERROR})" in decision.reason
         assert "unclassified" in decision.labels
 
 
@@ -173,8 +174,8 @@ def test_a_classifier_answering_nonsense_withholds_its_chunks(
 ) -> None:
     """A wrong number or kind of results is a classifier failure, not a pass."""
     guard = guard_for(RULES)
-    assert guard.classifier is not None
-    monkeypatch.setattr(guard.classifier, "classify_many", lambda texts: answer)
+    assert guard.recognizers is not None
+    monkeypatch.setattr(guard.recognizers, "classify_many", lambda texts: answer)
     result = run(guard, "sync")
     assert result.allowed == []
     assert {d.stage for d in result.decisions} == {"labels"}

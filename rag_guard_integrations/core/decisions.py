@@ -136,6 +136,8 @@ class GuardResult:
     bridges: tuple[Bridge, ...] = ()
     unknown_labels: Mapping[int, frozenset[str]] = field(default_factory=dict)
     refusal: str | None = None
+    dropped_labels: Mapping[int, frozenset[str]] = field(default_factory=dict)
+    """Labels a classifier answered outside its vocabulary, per input position (not applied)."""
 
     @property
     def allowed(self) -> list[Chunk]:
@@ -188,6 +190,11 @@ class GuardResult:
             "warnings": [w.to_dict() for w in self.warnings],
             "bridges": [{"label": b.label, "rules": list(b.rules)} for b in self.bridges],
             "unknown_labels": {str(i): sorted(s) for i, s in self.unknown_labels.items()},
+            # A model's stray labels may quote the chunk: the no-text record only counts them.
+            "dropped_labels": {
+                str(i): sorted(s) if include_text else len(s)
+                for i, s in self.dropped_labels.items()
+            },
         }
 
     def _repr_html_(self) -> str:

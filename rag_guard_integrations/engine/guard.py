@@ -3,6 +3,7 @@ combination rules in order, records every decision, and fails closed."""
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
@@ -11,13 +12,15 @@ from rag_guard_integrations.core.access import AccessContext
 from rag_guard_integrations.core.chunk import Chunk, coerce_chunks
 from rag_guard_integrations.core.decisions import PASSED, ChunkDecision, GuardResult, QueryDecision
 from rag_guard_integrations.core.errors import ContextBlocked, InputError
-from rag_guard_integrations.core.labels import has_label_metadata, metadata_labels
+from rag_guard_integrations.core.labels import UNCLASSIFIED, clean_label, metadata_labels
 from rag_guard_integrations.core.normalize import normalize
 from rag_guard_integrations.core.request import ChunkCheck, Request
+from rag_guard_integrations.core.scrub import without_chunk_text
 from rag_guard_integrations.guards.access import AccessGuard, Constraints, HintGuard
 from rag_guard_integrations.guards.clause import ClauseGuard
 from rag_guard_integrations.guards.combination import CombinationGuard, Labelled
 from rag_guard_integrations.guards.domain import DomainGuard
+from rag_guard_integrations.policy.lint import unproducible_labels
 from rag_guard_integrations.policy.loader import load_policy
 
 if TYPE_CHECKING:
@@ -30,6 +33,7 @@ if TYPE_CHECKING:
 
 
 FETCH_FACTOR = 4
+logger = logging.getLogger(__name__)
 
 
 def fetch_size(k: int, fetch_k: int | None = None) -> int:
@@ -55,6 +59,7 @@ class _Run:
     labels: dict[int, frozenset[str]] = field(default_factory=dict)
     pending: list[int] = field(default_factory=list)
     notes: dict[int, str] = field(default_factory=dict)
+    dropped: dict[int, frozenset[str]] = field(default_factory=dict)
 
 
 class Guard:
@@ -89,7 +94,15 @@ class Guard:
         # Hints scan every metadata key, so they run last, on the chunks nothing else denied.
         checks.append(HintGuard())
         self.checks = tuple(checks)
+        self.recognizers = self._recognizers()
         self.classifier = self._bind(classifier)
+        for rule, label in unproducible_labels(policy):
+            logger.warning(
+                "rule %r triggers on label %r, which no recogniser or declared label produces: "
+                "only chunk metadata can carry it",
+                rule,
+                label,
+            )
         self._vocabulary = frozenset(policy.vocabulary) if policy.declares_vocabulary else None
         self._reads_labels = self.combination is not None or self._vocabulary is not None
         stages = [c.name for c in self.checks] + (["combination"] if self.combination else [])
@@ -105,29 +118,51 @@ class Guard:
         """A guard for built-in policy names or paths (several are merged in order)."""
         return cls(load_policy(*refs), classifier=classifier, embedder=embedder)
 
+    def _recognizers(self) -> Classifier | None:
+        """The policy's pattern recognisers, run on every chunk that is labelled whatever its
+        metadata claims (``recognizers: always``): index metadata only adds labels."""
+        policy = self.policy
+        if self.combination is None or not (
+            policy.classifiers.patterns or policy.classifiers.builtin
+        ):
+            return None
+        from rag_guard_integrations.classify.pattern import PatternClassifier  # noqa: PLC0415
+
+        return PatternClassifier.from_policy(policy).bind(policy.vocabulary)
+
     def _bind(self, classifier: Classifier | None) -> Classifier | None:
         if self.policy.classify == "never" or self.combination is None:
             return None
         if classifier is None:
-            if not (self.policy.classifiers.patterns or self.policy.classifiers.builtin):
-                return None
-            from rag_guard_integrations.classify.pattern import PatternClassifier  # noqa: PLC0415
-
-            classifier = PatternClassifier.from_policy(self.policy)
+            # Under ``recognizers: always`` the recognisers already label every chunk.
+            return None if self.policy.recognizers == "always" else self.recognizers
         return classifier.bind(self.policy.vocabulary)
+
+    def _always_recognized(self, run: _Run) -> list[int]:
+        """Chunks the recognisers label on top of their metadata (``recognizers: always``)."""
+        if self.recognizers is None or self.policy.recognizers != "always":
+            return []
+        return list(run.labels)
 
     def check(
         self, query: str, chunks: Sequence[Any], access: AccessContext | Any = None
     ) -> GuardResult:
         """Decide which of ``chunks`` may reach the LLM for ``query`` and ``access``."""
         run = self._start(query, chunks, access)
+        if self.recognizers is not None and (scanned := self._always_recognized(run)):
+            texts = [run.chunks[i].text for i in scanned]
+            try:
+                found = self.recognizers.classify_many(texts)
+            except Exception as error:  # a failing recogniser must not let chunks through
+                found = [Classification.failed(_failure("recognizers", error, texts))] * len(texts)
+            self._take_labels(run, scanned, found, own=True)
         if run.pending:
             texts = [run.chunks[i].text for i in run.pending]
             try:
                 found = self.classifier.classify_many(texts) if self.classifier else []
             except Exception as error:  # a failing classifier must not let chunks through
-                found = [Classification.failed(_failure("classifier", error))] * len(texts)
-            self._take_labels(run, found)
+                found = [Classification.failed(_failure("classifier", error, texts))] * len(texts)
+            self._take_labels(run, run.pending, found, own=True)
         return self._finish(run)
 
     async def acheck(
@@ -135,13 +170,20 @@ class Guard:
     ) -> GuardResult:
         """Async twin of :meth:`check`: classification awaits the classifier's async path."""
         run = self._start(query, chunks, access)
+        if self.recognizers is not None and (scanned := self._always_recognized(run)):
+            texts = [run.chunks[i].text for i in scanned]
+            try:
+                found = await self.recognizers.aclassify_many(texts)
+            except Exception as error:  # fail closed, as in check()
+                found = [Classification.failed(_failure("recognizers", error, texts))] * len(texts)
+            self._take_labels(run, scanned, found, own=True)
         if run.pending:
             texts = [run.chunks[i].text for i in run.pending]
             try:
                 found = await self.classifier.aclassify_many(texts) if self.classifier else []
             except Exception as error:  # fail closed, as in check()
-                found = [Classification.failed(_failure("classifier", error))] * len(texts)
-            self._take_labels(run, found)
+                found = [Classification.failed(_failure("classifier", error, texts))] * len(texts)
+            self._take_labels(run, run.pending, found, own=True)
         return self._finish(run)
 
     def prefilter(self, query: str, access: AccessContext | Any = None) -> Constraints | None:
@@ -191,7 +233,7 @@ class Guard:
                 try:
                     reason = check(chunk, run.request)
                 except Exception as error:  # a broken check denies the chunk (fail closed)
-                    reason = _failure(check.name, error)
+                    reason = _failure(check.name, error, [chunk.text])
                 if reason is not None:
                     run.denied[index] = (check.name, reason)
                     break
@@ -200,7 +242,7 @@ class Guard:
                     try:
                         self._read_labels(run, index, chunk)
                     except Exception as error:
-                        run.denied[index] = ("labels", _failure("labels", error))
+                        run.denied[index] = ("labels", _failure("labels", error, [chunk.text]))
         return run
 
     def _decide_query(self, query: str, normalized: str, items: list[Chunk]) -> QueryDecision:
@@ -211,7 +253,8 @@ class Guard:
             decision = self.domain.decide(query, items)
         except Exception as error:  # a broken query stage rejects the query
             refusal = self.policy.domain.refusal if self.policy.domain else None
-            return QueryDecision(False, "error", _failure("query", error), refusal=refusal)
+            reason = _failure("query", error, [chunk.text for chunk in items])
+            return QueryDecision(False, "error", reason, refusal=refusal)
         return replace(decision, intents=intents)
 
     def _read_labels(self, run: _Run, index: int, chunk: Chunk) -> None:
@@ -219,24 +262,38 @@ class Guard:
         if problem is not None:
             run.notes[index] = problem
         run.labels[index] = labels
-        mode = self.policy.classify
-        if self.classifier is not None and (
-            mode == "always" or not has_label_metadata(chunk.metadata)
-        ):
+        # Blank labels were dropped by metadata_labels: a chunk left with none is unlabelled.
+        if self.classifier is not None and (self.policy.classify == "always" or not labels):
             run.pending.append(index)
 
-    def _take_labels(self, run: _Run, found: Sequence[Classification]) -> None:
+    def _take_labels(
+        self,
+        run: _Run,
+        indices: Sequence[int],
+        found: Sequence[Classification],
+        *,
+        own: bool = False,
+    ) -> None:
+        """Union each classification into its chunk's labels. A classifier's error becomes the
+        chunk's note, scrubbed of the chunk's text unless it is the guard's ``own`` message."""
         if (
             not isinstance(found, list | tuple)
-            or len(found) != len(run.pending)
+            or len(found) != len(indices)
             or not all(isinstance(item, Classification) for item in found)
         ):
             problem = "classifier returned a wrong number or kind of results"
-            found = [Classification.failed(problem)] * len(run.pending)
-        for index, classification in zip(run.pending, found, strict=True):
-            run.labels[index] = run.labels[index] | classification.labels
+            found = [Classification.failed(problem)] * len(indices)
+        for index, classification in zip(indices, found, strict=True):
+            labels = _clean_labels(classification.labels)
+            dropped = _clean_labels(classification.dropped)
+            run.labels[index] = run.labels[index] | labels
+            if dropped:
+                run.dropped[index] = run.dropped.get(index, frozenset()) | dropped
             if classification.error is not None:
-                run.notes[index] = f"classifier: {classification.error}"
+                error = classification.error
+                if not own:
+                    error = without_chunk_text(str(error), [run.chunks[index].text])
+                run.notes[index] = f"classifier: {error}"
 
     def _finish(self, run: _Run) -> GuardResult:
         unknown: dict[int, frozenset[str]] = {}
@@ -262,7 +319,8 @@ class Guard:
             try:
                 outcome = self.combination(items)
             except Exception as error:  # a broken rule engine blocks the whole set
-                reason = _failure("combination", error)
+                texts = [run.chunks[i].text for i in survivors]
+                reason = _failure("combination", error, texts)
                 run.denied.update(dict.fromkeys(survivors, ("combination", reason)))
         rules: dict[int, str] = {}
         if outcome is not None and outcome.violations:
@@ -310,7 +368,13 @@ class Guard:
             if run.chunks or self.prefilter(request.query, request.access) is None:
                 refusal = self.policy.no_context_refusal
         if outcome is None:
-            return GuardResult(run.query, tuple(decisions), unknown_labels=unknown, refusal=refusal)
+            return GuardResult(
+                run.query,
+                tuple(decisions),
+                unknown_labels=unknown,
+                refusal=refusal,
+                dropped_labels=run.dropped,
+            )
         return GuardResult(
             run.query,
             tuple(decisions),
@@ -319,8 +383,19 @@ class Guard:
             outcome.bridges,
             unknown,
             refusal,
+            dropped_labels=run.dropped,
         )
 
 
-def _failure(stage: str, error: BaseException) -> str:
-    return f"{stage} check failed ({type(error).__name__}: {error}); denied (fail closed)"
+def _clean_labels(labels: frozenset[str]) -> frozenset[str]:
+    """A classifier's labels cleaned like metadata labels (blank ones dropped); a label that is
+    not a string makes the chunk ``unclassified``."""
+    cleaned = {clean_label(label) if isinstance(label, str) else UNCLASSIFIED for label in labels}
+    cleaned.discard("")
+    return frozenset(cleaned)
+
+
+def _failure(stage: str, error: BaseException, texts: Sequence[str]) -> str:
+    """The reason a stage failed; the error's message is scrubbed of the chunks' text."""
+    detail = without_chunk_text(str(error), texts)
+    return f"{stage} check failed ({type(error).__name__}: {detail}); denied (fail closed)"

@@ -117,7 +117,12 @@ class TriggerSpec(_Strict):
     @field_validator("all_present")
     @classmethod
     def _labels_clean(cls, value: list[str]) -> list[str]:
-        return list(dict.fromkeys(clean_label(label) for label in value))
+        cleaned = [clean_label(label) for label in value]
+        if blank := [label for label, clean in zip(value, cleaned, strict=True) if not clean]:
+            raise ValueError(
+                f"holds the blank label {blank[0]!r}; name a label with letters or digits"
+            )
+        return list(dict.fromkeys(cleaned))
 
 
 class RuleSpec(_Strict):
@@ -143,7 +148,14 @@ class Policy(_Strict):
     labels: dict[str, LabelSpec] = Field(default_factory=dict)
     on_unknown_label: Literal["report", "block"] = "report"
     on_block: Literal["drop_chunks", "empty", "raise"] = "drop_chunks"
-    classify: Literal["fill_missing", "always", "never"] = "fill_missing"
+    classify: Literal["fill_missing", "always", "never"] = Field(
+        "fill_missing", description="when the attached classifier labels a chunk"
+    )
+    recognizers: Literal["always", "with_classify"] = Field(
+        "always",
+        description="always: the policy's pattern recognisers label every chunk, whatever "
+        "labels its metadata claims; with_classify: they follow `classify`",
+    )
     no_context_refusal: str = "No authorized matching clause found."
     rules: list[RuleSpec] = Field(default_factory=list)
     sources: tuple[str, ...] = Field(default=(), exclude=True)
