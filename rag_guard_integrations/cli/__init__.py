@@ -32,7 +32,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         code: int = args.run(args)
-    except (RagGuardError, OSError, ValueError, TypeError) as error:
+    except (RagGuardError, OSError, ValueError, TypeError, RecursionError) as error:
         print(f"rag-guard {args.command}: {error}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:

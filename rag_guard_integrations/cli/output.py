@@ -13,6 +13,9 @@ if TYPE_CHECKING:
     from pathlib import Path
 
 T = TypeVar("T")
+# Records nested deeper than this are refused as input: no corpus needs it, and recursive code
+# downstream (JSON output, linking) would fail on them.
+MAX_DEPTH = 64
 
 
 def print_json(data: Any) -> None:
@@ -66,13 +69,46 @@ def read_jsonl(path: Path) -> list[tuple[int, Any]]:
     records = []
     with path.open(encoding="utf-8") as handle:
         for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                records.append((number, json.loads(line)))
-            except json.JSONDecodeError as error:
-                raise ValueError(
-                    f"{path} line {number}: not valid JSON ({error.msg}); "
-                    "write one JSON object per line"
-                ) from None
+            if line.strip():
+                records.append((number, parse_line(line, f"{path} line {number}")))
     return records
+
+
+def parse_line(line: str | bytes, where: str) -> Any:
+    """One JSON value from one line, at most ``MAX_DEPTH`` levels deep.
+
+    Raises:
+        InputError: not JSON, or nested too deep (one line naming ``where`` and the fix).
+    """
+    from rag_guard_integrations.core.errors import InputError  # noqa: PLC0415
+
+    try:
+        value = json.loads(line)
+    except RecursionError:
+        value = None
+        too_deep = True
+    except ValueError as error:
+        detail = error.msg if isinstance(error, json.JSONDecodeError) else str(error)
+        raise InputError(
+            f"{where}: not valid JSON ({detail}); write one JSON object per line"
+        ) from None
+    else:
+        too_deep = _deeper_than(value, MAX_DEPTH)
+    if too_deep:
+        raise InputError(
+            f"{where}: JSON nested more than {MAX_DEPTH} levels deep; flatten the record"
+        )
+    return value
+
+
+def _deeper_than(value: Any, limit: int) -> bool:
+    """True when ``value`` nests lists and objects more than ``limit`` levels (no recursion)."""
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict | list):
+            if depth > limit:
+                return True
+            children = item.values() if isinstance(item, dict) else item
+            stack.extend((child, depth + 1) for child in children)
+    return False

@@ -11,9 +11,9 @@ from typing import TYPE_CHECKING, Any
 
 from rag_guard_integrations.classify.factory import build_classifier
 from rag_guard_integrations.classify.tagging import batches, metadata_key, tag_batch
-from rag_guard_integrations.cli.output import print_json, progress, table
+from rag_guard_integrations.cli.output import parse_line, print_json, progress, table
 from rag_guard_integrations.cli.tag_ray import add_engine_arguments, run_ray, uses_ray
-from rag_guard_integrations.core.errors import InputError
+from rag_guard_integrations.core.errors import ChunkError, InputError
 from rag_guard_integrations.core.labels import metadata_labels
 
 if TYPE_CHECKING:
@@ -159,27 +159,35 @@ def read_records(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
 def unseen_records(
     records: Iterator[tuple[int, dict[str, Any]]], done: set[str], summary: Summary
 ) -> Iterator[dict[str, Any]]:
+    """The records of IN not yet in OUT. Two records of IN with one key (a repeated id, or a
+    line number that another record uses as its id) are an error: one of them would be lost."""
+    seen: dict[str, int] = {}
     for number, record in records:
         summary.read += 1
         key = record_id(record, number)
+        if key in seen:
+            raise InputError(
+                f"line {number}: its id {key} is also the id of line {seen[key]} (a record "
+                "without an id takes its line number); give every record a unique id"
+            )
+        seen[key] = number
         if key in done:
             summary.skipped += 1
             continue
-        done.add(key)  # a repeated id in IN is written once
         # The line number becomes the id, so that the output can be resumed from.
         yield record if "id" in record and record["id"] is not None else {"id": number, **record}
 
 
 def _parse(line: bytes, path: Path, number: int) -> dict[str, Any]:
-    try:
-        record = json.loads(line)
-    except ValueError as error:
-        raise InputError(
-            f"{path}:{number}: not valid JSON ({error}); one object per line"
-        ) from None
+    where = f"{path}:{number}"
+    record = parse_line(line, where)
     if not isinstance(record, dict):
         kind = type(record).__name__
-        raise InputError(f"{path}:{number}: a JSON {kind}, not an object; one record per line")
+        raise InputError(f"{where}: a JSON {kind}, not an object; one record per line")
+    try:
+        metadata_key(record, where)
+    except ChunkError as error:
+        raise InputError(str(error)) from None
     return record
 
 
