@@ -6,7 +6,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from rag_guard_integrations.core.patterns import PatternCompileError, matches
+from rag_guard_integrations.core.patterns import (
+    PatternCompileError,
+    PatternTooLargeError,
+    compile_untrusted,
+    matches,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -15,6 +20,10 @@ if TYPE_CHECKING:
     from rag_guard_integrations.core.request import Request
 
 HINT_SUFFIX = "_regex_hint"
+# The hints of one chunk together compile to at most this many RE2 instructions: each runs over
+# the whole text, so this bounds the hint work per character of the chunk.
+MAX_HINT_PROGRAM_PER_CHUNK = 2000
+MAX_HINTS_PER_CHUNK = 8
 Constraints = Mapping[str, frozenset[str]]
 
 
@@ -67,21 +76,49 @@ class AccessGuard:
 class HintGuard:
     """Every metadata ``*_regex_hint`` is untrusted index data: the text must match it too.
 
-    A hint can only add a restriction; one that RE2 cannot compile within the small budget of
-    untrusted patterns denies the chunk.
+    A hint can only add a restriction. One that RE2 cannot compile within the small budget of
+    untrusted patterns, or that is too large (see :func:`compile_untrusted`), denies the chunk,
+    and so do more than ``MAX_HINTS_PER_CHUNK`` hints or hints that together exceed
+    ``MAX_HINT_PROGRAM_PER_CHUNK`` instructions: the work per chunk stays linear in its text
+    with a bounded factor.
     """
 
     name = "hint"
 
     def __call__(self, chunk: Chunk, request: Request) -> str | None:
-        for key, hint in chunk.metadata.items():
-            if not isinstance(key, str) or not key.endswith(HINT_SUFFIX):
-                continue
-            if not isinstance(hint, str):
-                return f"untrusted {key} is a {type(hint).__name__}, not a pattern (denied)"
-            try:
-                if not matches(hint, chunk.text, untrusted=True):
-                    return f"the text does not match its own {key}"
-            except PatternCompileError:
-                return f"untrusted {key} cannot be compiled by RE2 (denied)"
+        hints = [(key, hint) for key, hint in chunk.metadata.items() if _is_hint(key)]
+        if not hints:
+            return None
+        problem = _over_budget(hints)
+        if problem is not None:
+            return problem
+        for key, hint in hints:
+            if not matches(hint, chunk.text, untrusted=True):
+                return f"the text does not match its own {key}"
         return None
+
+
+def _over_budget(hints: list[tuple[str, object]]) -> str | None:
+    """Why the hints may not run (not patterns, too many, too large), or None."""
+    if len(hints) > MAX_HINTS_PER_CHUNK:
+        return f"the chunk brings {len(hints)} untrusted hints, more than {MAX_HINTS_PER_CHUNK}"
+    program = 0
+    for key, hint in hints:
+        if not isinstance(hint, str):
+            return f"untrusted {key} is a {type(hint).__name__}, not a pattern (denied)"
+        try:
+            program += compile_untrusted(hint).programsize
+        except PatternTooLargeError as error:
+            return f"untrusted {key} is too large: {error} (denied)"
+        except PatternCompileError:
+            return f"untrusted {key} cannot be compiled by RE2 (denied)"
+    if program > MAX_HINT_PROGRAM_PER_CHUNK:
+        return (
+            f"untrusted hints compile to {program} RE2 instructions together, more than "
+            f"{MAX_HINT_PROGRAM_PER_CHUNK} (denied)"
+        )
+    return None
+
+
+def _is_hint(key: object) -> bool:
+    return isinstance(key, str) and key.endswith(HINT_SUFFIX)
