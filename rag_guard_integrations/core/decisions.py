@@ -203,13 +203,19 @@ class GuardResult:
         return result_html(self)
 
 
-def _jsonable(value: Any) -> Any:
-    """Metadata as JSON can hold it: mappings and sequences kept, anything else as str."""
+_MAX_DEPTH = 32
+
+
+def _jsonable(value: Any, depth: int = 0) -> Any:
+    """Metadata as JSON can hold it: mappings and sequences kept, anything else as str; values
+    nested deeper than 32 levels become a placeholder instead of exhausting the stack."""
     if value is None or isinstance(value, bool | int | float | str):
         return value
+    if depth >= _MAX_DEPTH:
+        return "<nested too deep>"
     if isinstance(value, Mapping):
-        return {str(k): _jsonable(v) for k, v in value.items()}
+        return {str(k): _jsonable(v, depth + 1) for k, v in value.items()}
     if isinstance(value, list | tuple | set | frozenset):
-        items = [_jsonable(v) for v in value]
+        items = [_jsonable(v, depth + 1) for v in value]
         return sorted(items, key=str) if isinstance(value, set | frozenset) else items
     return str(value)

@@ -258,6 +258,11 @@ class Guard:
         return replace(decision, intents=intents)
 
     def _read_labels(self, run: _Run, index: int, chunk: Chunk) -> None:
+        if self.combination is not None and (
+            broken := self.combination.unreadable_links(chunk.metadata)
+        ):
+            run.denied[index] = ("linking", broken)
+            return
         labels, problem = metadata_labels(chunk.metadata)
         if problem is not None:
             run.notes[index] = problem
