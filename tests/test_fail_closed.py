@@ -215,3 +215,75 @@ def test_labels_that_cannot_be_read_are_withheld_without_a_rule() -> None:
         assert decision.stage == "labels"
         assert decision.labels == {"unclassified"}
         assert "metadata 'classification" in decision.reason
+
+
+def quoting(*args: Any, **_: Any) -> Any:
+    """Raise with a message that quotes every chunk text it can find in its arguments."""
+    texts = [a.text for a in args if isinstance(a, Chunk)]
+    for arg in args:
+        if isinstance(arg, list | tuple):
+            texts += [x.text if isinstance(x, Chunk) else str(x) for x in arg]
+    raise ValueError(f"cannot handle {texts!r}")
+
+
+async def aquoting(*args: Any, **kwargs: Any) -> Any:
+    return quoting(*args, **kwargs)
+
+
+class Quoting:
+    """A classifier whose failures quote the text it was given."""
+
+    def classify_many(self, texts: Any) -> list[Classification]:
+        return [Classification.failed(f"model said: {text.upper()}") for text in texts]
+
+    async def aclassify_many(self, texts: Any) -> list[Classification]:
+        return self.classify_many(texts)
+
+    def bind(self, vocabulary: Any) -> Quoting:
+        return self
+
+
+SECRETS = ("late fees of $500", "due within 45 days of receipt")
+LEAKS: list[tuple[str, Callable[[pytest.MonkeyPatch, Guard], None]]] = [
+    ("domain", lambda mp, g: mp.setattr(g.domain, "decide", quoting)),
+    ("hint", lambda mp, g: mp.setattr(HintGuard, "__call__", quoting)),
+    ("clause", lambda mp, g: mp.setattr(ClauseGuard, "__call__", quoting)),
+    ("combination", lambda mp, g: mp.setattr(CombinationGuard, "__call__", quoting)),
+    (
+        "recognizers",
+        lambda mp, g: (
+            mp.setattr(g.recognizers, "classify_many", quoting),
+            mp.setattr(g.recognizers, "aclassify_many", aquoting),
+        ),
+    ),
+]
+
+
+@pytest.mark.parametrize("mode", ["sync", "async"])
+@pytest.mark.parametrize("inject", [i for _, i in LEAKS], ids=[n for n, _ in LEAKS])
+def test_a_no_text_record_holds_no_text_from_a_failing_stage(
+    monkeypatch: pytest.MonkeyPatch, inject: Callable[[pytest.MonkeyPatch, Guard], None], mode: str
+) -> None:
+    """An error message that quotes a chunk is scrubbed: the chunks are withheld and the no-text
+    record names the failure but holds no run of their text."""
+    guard = guard_for()
+    inject(monkeypatch, guard)
+    result = run(guard, mode)
+    assert result.allowed == []
+    record = json.dumps(result.to_dict(include_text=False)).casefold()
+    assert "fail closed" in record
+    for secret in SECRETS:
+        for word in secret.split():
+            if len(word) >= 6:
+                assert word.casefold() not in record, word
+
+
+def test_a_classifier_error_quoting_the_chunk_is_scrubbed() -> None:
+    """A model classifier's own error text is scrubbed of the chunk before it becomes a reason."""
+    guard = Guard(parse_policy(RULES), classifier=Quoting())
+    result = guard.check(QUERY, chunks(), access=ACCESS)
+    assert result.allowed == []
+    record = json.dumps(result.to_dict(include_text=False)).casefold()
+    assert "model said" in record
+    assert "receipt" not in record
+    assert "invoices" not in record

@@ -138,31 +138,29 @@ class Guard:
             return None if self.policy.recognizers == "always" else self.recognizers
         return classifier.bind(self.policy.vocabulary)
 
-    def _always_recognized(self, run: _Run) -> list[int]:
-        """Chunks the recognisers label on top of their metadata (``recognizers: always``)."""
-        if self.recognizers is None or self.policy.recognizers != "always":
-            return []
-        return list(run.labels)
+    def _labellers(self, run: _Run) -> list[tuple[Classifier, list[int], str]]:
+        """Who labels which chunks: the recognisers every labelled chunk, whatever its metadata
+        claims (``recognizers: always``), then the classifier the chunks ``classify`` names."""
+        out: list[tuple[Classifier, list[int], str]] = []
+        if self.recognizers is not None and self.policy.recognizers == "always" and run.labels:
+            out.append((self.recognizers, list(run.labels), "recognizers"))
+        if self.classifier is not None and run.pending:
+            out.append((self.classifier, run.pending, "classifier"))
+        return out
 
     def check(
         self, query: str, chunks: Sequence[Any], access: AccessContext | Any = None
     ) -> GuardResult:
         """Decide which of ``chunks`` may reach the LLM for ``query`` and ``access``."""
         run = self._start(query, chunks, access)
-        if self.recognizers is not None and (scanned := self._always_recognized(run)):
-            texts = [run.chunks[i].text for i in scanned]
+        for labeller, indices, stage in self._labellers(run):
+            texts = [run.chunks[i].text for i in indices]
             try:
-                found = self.recognizers.classify_many(texts)
-            except Exception as error:  # a failing recogniser must not let chunks through
-                found = [Classification.failed(_failure("recognizers", error, texts))] * len(texts)
-            self._take_labels(run, scanned, found, own=True)
-        if run.pending:
-            texts = [run.chunks[i].text for i in run.pending]
-            try:
-                found = self.classifier.classify_many(texts) if self.classifier else []
+                found = labeller.classify_many(texts)
             except Exception as error:  # a failing classifier must not let chunks through
-                found = [Classification.failed(_failure("classifier", error, texts))] * len(texts)
-            self._take_labels(run, run.pending, found, own=True)
+                self._take_failure(run, indices, stage, error)
+            else:
+                self._take_labels(run, indices, found)
         return self._finish(run)
 
     async def acheck(
@@ -170,20 +168,14 @@ class Guard:
     ) -> GuardResult:
         """Async twin of :meth:`check`: classification awaits the classifier's async path."""
         run = self._start(query, chunks, access)
-        if self.recognizers is not None and (scanned := self._always_recognized(run)):
-            texts = [run.chunks[i].text for i in scanned]
+        for labeller, indices, stage in self._labellers(run):
+            texts = [run.chunks[i].text for i in indices]
             try:
-                found = await self.recognizers.aclassify_many(texts)
+                found = await labeller.aclassify_many(texts)
             except Exception as error:  # fail closed, as in check()
-                found = [Classification.failed(_failure("recognizers", error, texts))] * len(texts)
-            self._take_labels(run, scanned, found, own=True)
-        if run.pending:
-            texts = [run.chunks[i].text for i in run.pending]
-            try:
-                found = await self.classifier.aclassify_many(texts) if self.classifier else []
-            except Exception as error:  # fail closed, as in check()
-                found = [Classification.failed(_failure("classifier", error, texts))] * len(texts)
-            self._take_labels(run, run.pending, found, own=True)
+                self._take_failure(run, indices, stage, error)
+            else:
+                self._take_labels(run, indices, found)
         return self._finish(run)
 
     def prefilter(self, query: str, access: AccessContext | Any = None) -> Constraints | None:
@@ -270,6 +262,13 @@ class Guard:
         # Blank labels were dropped by metadata_labels: a chunk left with none is unlabelled.
         if self.classifier is not None and (self.policy.classify == "always" or not labels):
             run.pending.append(index)
+
+    def _take_failure(
+        self, run: _Run, indices: Sequence[int], stage: str, error: BaseException
+    ) -> None:
+        """A labeller that raised: its chunks become ``unclassified``, with the reason."""
+        reason = _failure(stage, error, [run.chunks[i].text for i in indices])
+        self._take_labels(run, indices, [Classification.failed(reason)] * len(indices), own=True)
 
     def _take_labels(
         self,
