@@ -159,8 +159,12 @@ class DomainGuard:
     def _identifiers_in(self, text: str) -> tuple[str, ...]:
         if self._identifier is None:
             return ()
-        group = 1 if self._identifier.groups >= 1 else 0
-        found = (_canonical(m.group(group) or "") for m in self._identifier.finditer(text))
+        # The identifier is the first group that took part in the match (the whole match when
+        # the pattern has no group), so alternatives can carry it in groups of their own.
+        found = (
+            _canonical(next((g for g in m.groups() if g), None) or m.group(0))
+            for m in self._identifier.finditer(text)
+        )
         return tuple(dict.fromkeys(i for i in found if i))
 
     def _carried(
@@ -181,9 +185,8 @@ class DomainGuard:
     def _similarity(self, text: str, chunks: Sequence[Chunk]) -> tuple[float | None, str | None]:
         if not chunks:
             return None, None
-        scores = [chunk.score for chunk in chunks]
-        if all(score is not None for score in scores):
-            return max(s for s in scores if s is not None), "retriever"
+        if (scores := self._cosine_scores(chunks)) is not None:
+            return max(scores), "retriever"
         query_vector = self._queries.remember(text, lambda: _unit(self.embedder.embed_query(text)))
         vectors = [self._vectors.get(chunk.text) for chunk in chunks]
         missing = list(
@@ -198,6 +201,16 @@ class DomainGuard:
                 fresh[c.text] if v is None else v for c, v in zip(chunks, vectors, strict=True)
             ]
         return max(_dot(query_vector, vector) for vector in vectors), "embedder"
+
+    def _cosine_scores(self, chunks: Sequence[Chunk]) -> list[float] | None:
+        """The retriever's scores when the policy declares them cosine similarities and every
+        chunk has one in [-1, 1]; None otherwise (a BM25 score of 7.3 is no similarity)."""
+        if self.spec.retriever_scores != "cosine":
+            return None
+        scores = [chunk.score for chunk in chunks]
+        if all(score is not None and -1.0 <= score <= 1.0 for score in scores):
+            return [score for score in scores if score is not None]
+        return None
 
     def _reason(self, tier: str, signals: DomainSignals) -> str:
         """One readable sentence saying why the tier decided as it did."""

@@ -61,7 +61,9 @@ class DomainSpec(_Strict):
 
     blocklist: list[str] = Field(default_factory=list, description="out-of-domain terms: reject")
     identifier_pattern: Pattern | None = Field(
-        None, description="regex whose group 1 is a standard identifier (tier 2)"
+        None,
+        description="regex matching a standard identifier (tier 2): the first group that "
+        "takes part in a match, or the whole match",
     )
     identifier_keys: list[str] = Field(
         default_factory=lambda: ["standard", "id"], description="chunk metadata holding identifiers"
@@ -73,6 +75,11 @@ class DomainSpec(_Strict):
     root_window: int = Field(4, ge=1, le=50, description="words either side searched for context")
     root_min_similarity: Threshold = Field(0.20, description="similarity floor for tier 3")
     min_similarity: Threshold = Field(0.45, description="dense threshold (tier 4)")
+    retriever_scores: Literal["embed", "cosine"] = Field(
+        "embed",
+        description="cosine: the retriever's scores are cosine similarities, used as the "
+        "similarity when every chunk has one in [-1, 1]; embed: the guard embeds query and chunks",
+    )
     refusal: str = Field(DEFAULT_REFUSAL, description="text shown when a query is rejected")
 
 
