@@ -212,3 +212,13 @@ def test_untrusted_bounds_are_what_compile_untrusted_enforces() -> None:
         compile_untrusted("x" * (MAX_UNTRUSTED_CHARS + 1))
     with pytest.raises(PatternTooLargeError, match="instructions"):
         compile_untrusted(r"\pL{20}")
+
+
+@pytest.mark.parametrize("size", [100, 40_000], ids=["cached", "long"])
+def test_hints_judge_long_and_short_texts_alike(size: int) -> None:
+    """A text past the cache limit is normalised once for all its hints, with the same verdict."""
+    guard = Guard(parse_policy("version: 1\n"))
+    text = "ｗ00001 paid " + "x" * size + " within 30 days"
+    ok = {"a_regex_hint": r"w00001 paid", "b_regex_hint": r"\bdays$"}
+    assert guard.check("q", [Chunk(text, ok)]).allowed != []
+    assert guard.check("q", [Chunk(text, {**ok, "c_regex_hint": "weeks"})]).allowed == []

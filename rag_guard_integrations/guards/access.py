@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from rag_guard_integrations.core.normalize import CACHED_CHARS, normalize
 from rag_guard_integrations.core.patterns import (
     PatternCompileError,
     PatternTooLargeError,
@@ -92,8 +93,14 @@ class HintGuard:
         problem = _over_budget(hints)
         if problem is not None:
             return problem
+        # A long text is normalised once for all its hints (short ones hit matches' cache).
+        folded = normalize(chunk.text) if len(chunk.text) > CACHED_CHARS else None
         for key, hint in hints:
-            if not matches(hint, chunk.text, untrusted=True):
+            if folded is not None:
+                found = compile_untrusted(hint).search(folded) is not None
+            else:
+                found = matches(hint, chunk.text, untrusted=True)
+            if not found:
                 return f"the text does not match its own {key}"
         return None
 
