@@ -32,11 +32,12 @@ import sys
 import time
 from typing import TYPE_CHECKING
 
+from rag_guard_integrations.core.request import Request
+
 from rag_guard_integrations import Chunk, load_policy
 from rag_guard_integrations.classify.pattern import PatternClassifier
 from rag_guard_integrations.core.normalize import normalize
 from rag_guard_integrations.core.patterns import compile_pattern
-from rag_guard_integrations.core.request import Request
 from rag_guard_integrations.guards.access import HintGuard
 from rag_guard_integrations.guards.combination import CombinationGuard, Labelled
 
@@ -156,7 +157,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         print(json.dumps({"rounds": args.rounds, "seconds_per_mb": per_mb}, indent=2))
     else:
-        from rag_guard_integrations.cli.output import table  # noqa: PLC0415 - only for the table
+        from rag_guard_integrations.console import table  # noqa: PLC0415 - only for the table
 
         headers = ("stage", *(f"s/MB at {s} MB" for s in sizes), f"ratio {sizes[-1]}/{sizes[0]}")
         rows = [

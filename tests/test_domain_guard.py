@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from work_counter import growth, lines_run
 
 from rag_guard_integrations import Chunk, PolicyError, load_policy, parse_policy
+from rag_guard_integrations import embeddings as embeddings_module
 from rag_guard_integrations.data import load_corpus, load_queries
 from rag_guard_integrations.embeddings import cosine
 from rag_guard_integrations.guards import domain as domain_module
@@ -285,7 +286,7 @@ def test_pure_python_cosine_matches_numpy(
     chunks = [Chunk(c.text) for c in load_corpus("bis")[:4]]
     query = "white cement whiteness"
     with_numpy = DomainGuard(SPEC, embedder).decide(query, chunks).similarity
-    monkeypatch.setattr(domain_module, "_numpy", lambda: None)
+    monkeypatch.setattr(embeddings_module, "_numpy", lambda: None)
     without = DomainGuard(SPEC, embedder).decide(query, chunks)
     assert without.similarity == pytest.approx(with_numpy, abs=1e-5)
     assert without.similarity_source == "embedder"

@@ -8,27 +8,28 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from rag_guard_integrations.classify.base import Classification
-from rag_guard_integrations.core.access import AccessContext
+from rag_guard_integrations.core.access import AccessContext, AccessLike
 from rag_guard_integrations.core.chunk import Chunk, coerce_chunks
 from rag_guard_integrations.core.decisions import PASSED, ChunkDecision, GuardResult, QueryDecision
 from rag_guard_integrations.core.errors import ContextBlocked, InputError
 from rag_guard_integrations.core.labels import UNCLASSIFIED, clean_label, metadata_labels
 from rag_guard_integrations.core.normalize import normalize
-from rag_guard_integrations.core.request import ChunkCheck, Request
 from rag_guard_integrations.core.scrub import without_chunk_text
-from rag_guard_integrations.guards.access import AccessGuard, Constraints, HintGuard
+from rag_guard_integrations.core.stage import ChunkCheck, Request
 from rag_guard_integrations.guards.clause import ClauseGuard
 from rag_guard_integrations.guards.combination import CombinationGuard, Labelled
 from rag_guard_integrations.guards.domain import DomainGuard
+from rag_guard_integrations.guards.registry import policy_checks
 from rag_guard_integrations.policy.lint import unproducible_labels
 from rag_guard_integrations.policy.loader import load_policy
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
-    from pathlib import Path
+    from collections.abc import Awaitable, Callable, Iterable, Sequence
 
     from rag_guard_integrations.classify.base import Classifier
     from rag_guard_integrations.embeddings import Embedder
+    from rag_guard_integrations.guards.access import Constraints
+    from rag_guard_integrations.policy.loader import PolicyRef
     from rag_guard_integrations.policy.schema import Policy
 
 
@@ -65,6 +66,18 @@ class _Run:
 class Guard:
     """Checks retrieved chunks against one policy before they can become prompt context.
 
+    The per-chunk stages come from one registry (:mod:`rag_guard_integrations.guards.registry`):
+    each stage whose section the policy configures runs, in order; ``checks`` adds your own
+    (objects with a ``name`` and ``__call__(chunk, request) -> reason | None``), run after the
+    policy's. A check can only deny; one that raises denies the chunk.
+
+    Args:
+        policy: the merged policy (:func:`load_policy`).
+        classifier: labels chunks for the combination rules as ``classify`` says; the policy's
+            pattern recognisers label every chunk anyway (``recognizers: always``).
+        embedder: the domain guard's embedder; by default the offline MiniLM.
+        checks: extra per-chunk checks.
+
     Example:
         >>> from rag_guard_integrations import AccessContext, Guard
         >>> guard = Guard.from_policy("contracts")
@@ -81,19 +94,13 @@ class Guard:
         policy: Policy,
         classifier: Classifier | None = None,
         embedder: Embedder | None = None,
+        checks: Iterable[ChunkCheck] = (),
     ) -> None:
         self.policy = policy
         self.domain = DomainGuard.from_policy(policy, embedder)
-        self.clause = ClauseGuard.from_policy(policy)
         self.combination = CombinationGuard.from_policy(policy)
-        checks: list[ChunkCheck] = []
-        if policy.access.attributes:
-            checks.append(AccessGuard(policy.access.attributes))
-        if self.clause is not None:
-            checks.append(self.clause)
-        # Hints scan every metadata key, so they run last, on the chunks nothing else denied.
-        checks.append(HintGuard())
-        self.checks = tuple(checks)
+        self.checks: tuple[ChunkCheck, ...] = (*policy_checks(policy), *checks)
+        self.clause = next((c for c in self.checks if isinstance(c, ClauseGuard)), None)
         self.recognizers = self._recognizers()
         self.classifier = self._bind(classifier)
         for rule, label in unproducible_labels(policy):
@@ -111,12 +118,14 @@ class Guard:
     @classmethod
     def from_policy(
         cls,
-        *refs: str | Path,
+        *refs: PolicyRef,
         classifier: Classifier | None = None,
         embedder: Embedder | None = None,
+        checks: Iterable[ChunkCheck] = (),
     ) -> Guard:
-        """A guard for built-in policy names or paths (several are merged in order)."""
-        return cls(load_policy(*refs), classifier=classifier, embedder=embedder)
+        """A guard for policies, built-in names or paths (several are merged in order): every
+        ``from_policy`` of the package takes what :func:`load_policy` takes."""
+        return cls(load_policy(*refs), classifier=classifier, embedder=embedder, checks=checks)
 
     def _recognizers(self) -> Classifier | None:
         """The policy's pattern recognisers, run on every chunk that is labelled whatever its
@@ -148,37 +157,26 @@ class Guard:
             out.append((self.classifier, run.pending, "classifier"))
         return out
 
-    def check(
-        self, query: str, chunks: Sequence[Any], access: AccessContext | Any = None
-    ) -> GuardResult:
+    def check(self, query: str, chunks: Sequence[Any], access: AccessLike = None) -> GuardResult:
         """Decide which of ``chunks`` may reach the LLM for ``query`` and ``access``."""
         run = self._start(query, chunks, access)
         for labeller, indices, stage in self._labellers(run):
             texts = [run.chunks[i].text for i in indices]
-            try:
-                found = labeller.classify_many(texts)
-            except Exception as error:  # a failing classifier must not let chunks through
-                self._take_failure(run, indices, stage, error)
-            else:
-                self._take_labels(run, indices, found)
+            self._take_labels(run, indices, _attempt(labeller.classify_many, texts), stage)
         return self._finish(run)
 
     async def acheck(
-        self, query: str, chunks: Sequence[Any], access: AccessContext | Any = None
+        self, query: str, chunks: Sequence[Any], access: AccessLike = None
     ) -> GuardResult:
         """Async twin of :meth:`check`: classification awaits the classifier's async path."""
         run = self._start(query, chunks, access)
         for labeller, indices, stage in self._labellers(run):
             texts = [run.chunks[i].text for i in indices]
-            try:
-                found = await labeller.aclassify_many(texts)
-            except Exception as error:  # fail closed, as in check()
-                self._take_failure(run, indices, stage, error)
-            else:
-                self._take_labels(run, indices, found)
+            found = await _aattempt(labeller.aclassify_many, texts)
+            self._take_labels(run, indices, found, stage)
         return self._finish(run)
 
-    def prefilter(self, query: str, access: AccessContext | Any = None) -> Constraints | None:
+    def prefilter(self, query: str, access: AccessLike = None) -> Constraints | None:
         """Metadata values every chunk this guard could allow must carry, for a retriever to
         push into its store: each access attribute -> the caller's allowlist, and ``clause_id``
         -> the clause ids the query asks for.
@@ -263,40 +261,35 @@ class Guard:
         if self.classifier is not None and (self.policy.classify == "always" or not labels):
             run.pending.append(index)
 
-    def _take_failure(
-        self, run: _Run, indices: Sequence[int], stage: str, error: BaseException
-    ) -> None:
-        """A labeller that raised: its chunks become ``unclassified``, with the reason."""
-        reason = _failure(stage, error, [run.chunks[i].text for i in indices])
-        self._take_labels(run, indices, [Classification.failed(reason)] * len(indices), own=True)
-
     def _take_labels(
         self,
         run: _Run,
         indices: Sequence[int],
-        found: Sequence[Classification],
-        *,
-        own: bool = False,
+        found: Sequence[Classification] | Exception,
+        stage: str,
     ) -> None:
-        """Union each classification into its chunk's labels. A classifier's error becomes the
-        chunk's note, scrubbed of the chunk's text unless it is the guard's ``own`` message."""
-        if (
+        """Union each classification into its chunk's labels (cleaned like metadata labels). A
+        classifier's error becomes the chunk's note, scrubbed of the chunk's text."""
+        own = isinstance(found, Exception)
+        if isinstance(found, Exception):  # a failing classifier must not let chunks through
+            reason = _failure(stage, found, [run.chunks[i].text for i in indices])
+            found = [Classification.failed(reason)] * len(indices)
+        elif (
             not isinstance(found, list | tuple)
             or len(found) != len(indices)
             or not all(isinstance(item, Classification) for item in found)
         ):
+            own = True
             problem = "classifier returned a wrong number or kind of results"
             found = [Classification.failed(problem)] * len(indices)
         for index, classification in zip(indices, found, strict=True):
-            labels = _clean_labels(classification.labels)
-            dropped = _clean_labels(classification.dropped)
-            run.labels[index] = run.labels[index] | labels
-            if dropped:
+            run.labels[index] = run.labels[index] | _clean_labels(classification.labels)
+            if dropped := _clean_labels(classification.dropped):
                 run.dropped[index] = run.dropped.get(index, frozenset()) | dropped
             if classification.error is not None:
-                error = classification.error
+                error = str(classification.error)
                 if not own:
-                    error = without_chunk_text(str(error), [run.chunks[index].text])
+                    error = without_chunk_text(error, [run.chunks[index].text])
                 run.notes[index] = f"classifier: {error}"
 
     def _finish(self, run: _Run) -> GuardResult:
@@ -389,6 +382,24 @@ class Guard:
             refusal,
             dropped_labels=run.dropped,
         )
+
+
+def _attempt(
+    classify: Callable[[list[str]], Sequence[Classification]], texts: list[str]
+) -> Sequence[Classification] | Exception:
+    try:
+        return classify(texts)
+    except Exception as error:  # recorded, and the chunks denied, by _take_labels
+        return error
+
+
+async def _aattempt(
+    classify: Callable[[list[str]], Awaitable[Sequence[Classification]]], texts: list[str]
+) -> Sequence[Classification] | Exception:
+    try:
+        return await classify(texts)
+    except Exception as error:  # as in _attempt
+        return error
 
 
 def _clean_labels(labels: frozenset[str]) -> frozenset[str]:

@@ -6,19 +6,18 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from rag_guard_integrations.core.errors import PatternCompileError, PatternTooLargeError
 from rag_guard_integrations.core.normalize import CACHED_CHARS, normalize
-from rag_guard_integrations.core.patterns import (
-    PatternCompileError,
-    PatternTooLargeError,
-    compile_untrusted,
-    matches,
-)
+from rag_guard_integrations.core.patterns import compile_untrusted, matches
+from rag_guard_integrations.guards.registry import Stage
+from rag_guard_integrations.policy.loader import load_policy
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from rag_guard_integrations.core.chunk import Chunk
-    from rag_guard_integrations.core.request import Request
+    from rag_guard_integrations.core.stage import Request
+    from rag_guard_integrations.policy.loader import PolicyRef
 
 HINT_SUFFIX = "_regex_hint"
 # The hints of one chunk together compile to at most this many RE2 instructions: each runs over
@@ -49,10 +48,11 @@ class AccessGuard:
     denied.
 
     Example:
-        >>> from rag_guard_integrations.core.request import Request
+        >>> from rag_guard_integrations import AccessContext, Chunk
+        >>> from rag_guard_integrations.core.stage import Request
         >>> guard = AccessGuard(["contract_type"])
-        >>> request = Request("q", "q", (), AccessContext(contract_type={"MSA"}))  # doctest: +SKIP
-        >>> guard(Chunk("...", {"contract_type": "SOW"}), request)  # doctest: +SKIP
+        >>> request = Request("q", "q", (), AccessContext(contract_type={"MSA"}))
+        >>> guard(Chunk("...", {"contract_type": "SOW"}), request)
         "contract_type='SOW' is not in the caller's allowlist"
     """
 
@@ -60,6 +60,12 @@ class AccessGuard:
 
     def __init__(self, attributes: Sequence[str]) -> None:
         self.attributes = tuple(attributes)
+
+    @classmethod
+    def from_policy(cls, policy: PolicyRef) -> AccessGuard | None:
+        """The access check of ``policy``, or None when it declares no access attributes."""
+        policy = load_policy(policy)
+        return cls(policy.access.attributes) if policy.access.attributes else None
 
     def __call__(self, chunk: Chunk, request: Request) -> str | None:
         access = request.access
@@ -129,3 +135,10 @@ def _over_budget(hints: list[tuple[str, object]]) -> str | None:
 
 def _is_hint(key: object) -> bool:
     return isinstance(key, str) and key.endswith(HINT_SUFFIX)
+
+
+# Hints scan every metadata key, so they run last, on the chunks nothing else denied.
+STAGES = (
+    Stage("access", 10, AccessGuard.from_policy),
+    Stage("hint", 90, lambda policy: HintGuard()),
+)

@@ -1,0 +1,60 @@
+"""Terminal output shared by the CLI and the evaluations: JSON or a plain table, and a progress
+bar on stderr."""
+
+from __future__ import annotations
+
+import json
+import sys
+import textwrap
+import time
+from typing import TYPE_CHECKING, Any, TypeVar
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Iterator, Sequence
+
+T = TypeVar("T")
+
+
+def print_json(data: Any) -> None:
+    """Write ``data`` as indented JSON to stdout."""
+    print(json.dumps(data, indent=2, ensure_ascii=False, default=str))
+
+
+def table(headers: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:
+    """A plain-text table with columns padded to their widest cell."""
+    cells = [[str(h) for h in headers]] + [[_cell(v) for v in row] for row in rows]
+    widths = [max(len(row[i]) for row in cells) for i in range(len(headers))]
+    lines = ["  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)) for row in cells]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    return "\n".join(line.rstrip() for line in lines)
+
+
+def _cell(value: Any) -> str:
+    if isinstance(value, float):
+        return f"{value:.3f}"
+    return str(value)
+
+
+def progress(items: Iterable[T], total: int | None, label: str) -> Iterator[T]:
+    """Yield ``items`` while drawing a progress bar on stderr (only when it is a terminal)."""
+    show = sys.stderr.isatty()
+    start = time.monotonic()
+    for done, item in enumerate(items, start=1):
+        yield item
+        if show and (done % 25 == 0 or done == total):
+            elapsed = time.monotonic() - start
+            share = f"{done}/{total}" if total else str(done)
+            bar = "#" * int(30 * done / total) if total else ""
+            print(f"\r{label} [{bar:<30}] {share} {elapsed:.1f}s", end="", file=sys.stderr)
+    if show:
+        print(file=sys.stderr)
+
+
+def heading(text: str) -> None:
+    """A section heading."""
+    print(f"\n{'=' * 78}\n{text}\n{'=' * 78}")
+
+
+def snippet(text: str, width: int = 60) -> str:
+    """One line of at most ``width`` characters."""
+    return textwrap.shorten(" ".join(text.split()), width=width, placeholder="...")
