@@ -32,12 +32,11 @@ import sys
 import time
 from typing import TYPE_CHECKING
 
-from rag_guard_integrations.core.request import Request
-
 from rag_guard_integrations import Chunk, load_policy
 from rag_guard_integrations.classify.pattern import PatternClassifier
 from rag_guard_integrations.core.normalize import normalize
 from rag_guard_integrations.core.patterns import compile_pattern
+from rag_guard_integrations.core.stage import Request
 from rag_guard_integrations.guards.access import HintGuard
 from rag_guard_integrations.guards.combination import CombinationGuard, Labelled
 
