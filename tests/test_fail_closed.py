@@ -270,8 +270,8 @@ def test_a_no_text_record_holds_no_text_from_a_failing_stage(
     inject(monkeypatch, guard)
     result = run(guard, mode)
     assert result.allowed == []
+    assert all("fail closed" in d.reason for d in result.decisions)
     record = json.dumps(result.to_dict(include_text=False)).casefold()
-    assert "fail closed" in record
     for secret in SECRETS:
         for word in secret.split():
             if len(word) >= 6:
@@ -283,7 +283,8 @@ def test_a_classifier_error_quoting_the_chunk_is_scrubbed() -> None:
     guard = Guard(parse_policy(RULES), classifier=Quoting())
     result = guard.check(QUERY, chunks(), access=ACCESS)
     assert result.allowed == []
+    assert all("model said" in d.reason for d in result.decisions)
+    assert all("receipt" not in d.reason for d in result.decisions)
     record = json.dumps(result.to_dict(include_text=False)).casefold()
-    assert "model said" in record
     assert "receipt" not in record
     assert "invoices" not in record

@@ -30,6 +30,9 @@ DEFAULT_REFUSAL = (
 )
 
 
+OnNoIntent = Literal["refuse", "access_only"]
+
+
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -62,9 +65,7 @@ class DomainSpec(_Strict):
 
     blocklist: list[str] = Field(default_factory=list, description="out-of-domain terms: reject")
     identifier_pattern: Pattern | None = Field(
-        None,
-        description="regex matching a standard identifier (tier 2): the first group that "
-        "takes part in a match, or the whole match",
+        None, description="regex whose group 1 is a standard identifier (tier 2)"
     )
     identifier_keys: list[str] = Field(
         default_factory=lambda: ["standard", "id"], description="chunk metadata holding identifiers"
@@ -74,6 +75,9 @@ class DomainSpec(_Strict):
         default_factory=list, description="regulatory words a root must stand next to"
     )
     root_window: int = Field(4, ge=1, le=50, description="words either side searched for context")
+    signature_terms: list[str] = Field(
+        default_factory=list, description="terms only this domain uses: tier 3 with no context"
+    )
     root_min_similarity: Threshold = Field(0.20, description="similarity floor for tier 3")
     min_similarity: Threshold = Field(0.45, description="dense threshold (tier 4)")
     retriever_scores: Literal["embed", "cosine"] = Field(
@@ -145,13 +149,21 @@ class TriggerSpec(_Strict):
         return list(dict.fromkeys(cleaned))
 
 
+Mode = Literal["enforce", "shadow"]
+
+
 class RuleSpec(_Strict):
     """A combination rule."""
 
     name: str
-    action: Literal["block", "warn"] = "block"
+    action: Literal["block", "warn", "redact"] = Field(
+        "block",
+        description="block: drop the carriers; warn: record only; redact: mask the carriers' "
+        "recogniser spans as [LABEL] (dropped when a label has no span to mask)",
+    )
     trigger: TriggerSpec
     message: str = ""
+    mode: Mode = Field("enforce", description="shadow: evaluate and record, enforce nothing")
 
 
 CHECKING_SECTIONS = ("access", "clauses", "domain", "recency", "rules")
@@ -182,7 +194,12 @@ class Policy(_Strict):
         "labels its metadata claims; with_classify: they follow `classify`",
     )
     no_context_refusal: str = "No authorized matching clause found."
+    on_no_intent: OnNoIntent = Field(
+        "refuse",
+        description="a query naming no clause: refuse it, or apply the access checks only",
+    )
     rules: list[RuleSpec] = Field(default_factory=list)
+    mode: Mode = Field("enforce", description="shadow: evaluate and record, enforce nothing")
     sources: tuple[str, ...] = Field(default=(), exclude=True)
 
     @model_validator(mode="after")
