@@ -3,7 +3,6 @@ combination rules in order, records every decision, and fails closed."""
 
 from __future__ import annotations
 
-import logging
 import time
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
@@ -16,7 +15,6 @@ from rag_guard_integrations.core.decisions import PASSED, ChunkDecision, GuardRe
 from rag_guard_integrations.core.errors import ContextBlocked, InputError
 from rag_guard_integrations.core.labels import UNCLASSIFIED, clean_label, metadata_labels
 from rag_guard_integrations.core.normalize import normalize
-from rag_guard_integrations.core.scrub import without_chunk_text
 from rag_guard_integrations.core.stage import ChunkCheck, Request
 from rag_guard_integrations.engine.audit import policy_identity, publish
 from rag_guard_integrations.engine.notices import policy_notices, request_notices
@@ -26,7 +24,6 @@ from rag_guard_integrations.guards.clause import ClauseGuard
 from rag_guard_integrations.guards.combination import CombinationGuard, Labelled
 from rag_guard_integrations.guards.domain import DomainGuard
 from rag_guard_integrations.guards.registry import policy_checks
-from rag_guard_integrations.policy.lint import unproducible_labels
 from rag_guard_integrations.policy.loader import load_policy
 
 if TYPE_CHECKING:
@@ -40,7 +37,6 @@ if TYPE_CHECKING:
 
 
 FETCH_FACTOR = 4
-logger = logging.getLogger(__name__)
 
 
 def fetch_size(k: int, fetch_k: int | None = None) -> int:
@@ -116,13 +112,6 @@ class Guard:
         self.clause = next((c for c in self.checks if isinstance(c, ClauseGuard)), None)
         self.recognizers = self._recognizers()
         self.classifier = self._bind(classifier)
-        for rule, label in unproducible_labels(policy):
-            logger.warning(
-                "rule %r triggers on label %r, which no recogniser or declared label produces: "
-                "only chunk metadata can carry it",
-                rule,
-                label,
-            )
         self._vocabulary = frozenset(policy.vocabulary) if policy.declares_vocabulary else None
         self._reads_labels = self.combination is not None or self._vocabulary is not None
         stages = [c.name for c in self.checks] + (["combination"] if self.combination else [])
@@ -257,7 +246,7 @@ class Guard:
                 try:
                     reason = check(chunk, run.request)
                 except Exception as error:  # a broken check denies the chunk (fail closed)
-                    reason = _failure(check.name, error, [chunk.text])
+                    reason = _failure(check.name, error)
                 if reason is not None:
                     run.denied[index] = (check.name, reason)
                     break
@@ -266,7 +255,7 @@ class Guard:
                     try:
                         self._read_labels(run, index, chunk)
                     except Exception as error:
-                        run.denied[index] = ("labels", _failure("labels", error, [chunk.text]))
+                        run.denied[index] = ("labels", _failure("labels", error))
         return run
 
     def _decide_query(self, query: str, normalized: str, items: list[Chunk]) -> QueryDecision:
@@ -277,7 +266,9 @@ class Guard:
             decision = self.domain.decide(query, items)
         except Exception as error:  # a broken query stage rejects the query
             refusal = self.policy.domain.refusal if self.policy.domain else None
-            reason = _failure("query", error, [chunk.text for chunk in items])
+            # The query decision goes into every record whole: its reason names the error's type
+            # only, since the message may quote a retrieved chunk.
+            reason = f"query check failed ({type(error).__name__}); denied (fail closed)"
             return QueryDecision(False, "error", reason, refusal=refusal)
         return replace(decision, intents=intents)
 
@@ -303,30 +294,29 @@ class Guard:
         found: Sequence[Classification] | Exception,
         stage: str,
     ) -> None:
-        """Union each classification into its chunk's labels (cleaned like metadata labels). A
-        classifier's error becomes the chunk's note, scrubbed of the chunk's text."""
-        own = isinstance(found, Exception)
+        """Union each classification into its chunk's labels (cleaned like metadata labels); a
+        classifier's error becomes the chunk's note (no-text records leave its text out)."""
         if isinstance(found, Exception):  # a failing classifier must not let chunks through
-            reason = _failure(stage, found, [run.chunks[i].text for i in indices])
+            reason = _failure(stage, found)
             found = [Classification.failed(reason)] * len(indices)
         elif (
             not isinstance(found, list | tuple)
             or len(found) != len(indices)
             or not all(isinstance(item, Classification) for item in found)
         ):
-            own = True
             problem = "classifier returned a wrong number or kind of results"
             found = [Classification.failed(problem)] * len(indices)
         for index, classification in zip(indices, found, strict=True):
-            run.labels[index] = run.labels[index] | _clean_labels(classification.labels)
+            labels = _clean_labels(classification.labels)
+            run.labels[index] = run.labels[index] | labels
             run.findings[index] = run.findings.get(index, ()) + classification.findings
+            # A label given without a span cannot be masked away, like one metadata claims.
+            if unspanned := labels - {f.label for f in classification.findings}:
+                run.claimed[index] = run.claimed.get(index, frozenset()) | unspanned
             if dropped := _clean_labels(classification.dropped):
                 run.dropped[index] = run.dropped.get(index, frozenset()) | dropped
             if classification.error is not None:
-                error = str(classification.error)
-                if not own:
-                    error = without_chunk_text(error, [run.chunks[index].text])
-                run.notes[index] = f"classifier: {error}"
+                run.notes[index] = f"classifier: {classification.error}"
 
     def _conclude(self, run: _Run) -> GuardResult:
         """The applied result (with the whole evaluation alongside when parts are in shadow
@@ -373,8 +363,7 @@ class Guard:
             try:
                 outcome = combination(items)
             except Exception as error:  # a broken rule engine blocks the whole set
-                texts = [run.chunks[i].text for i in survivors]
-                reason = _failure("combination", error, texts)
+                reason = _failure("combination", error)
                 run.denied.update(dict.fromkeys(survivors, ("combination", reason)))
         rules: dict[int, str] = {}
         if outcome is not None and outcome.violations:
@@ -498,7 +487,5 @@ def _clean_labels(labels: frozenset[str]) -> frozenset[str]:
     return frozenset(cleaned)
 
 
-def _failure(stage: str, error: BaseException, texts: Sequence[str]) -> str:
-    """The reason a stage failed; the error's message is scrubbed of the chunks' text."""
-    detail = without_chunk_text(str(error), texts)
-    return f"{stage} check failed ({type(error).__name__}: {detail}); denied (fail closed)"
+def _failure(stage: str, error: BaseException) -> str:
+    return f"{stage} check failed ({type(error).__name__}: {error}); denied (fail closed)"
