@@ -9,6 +9,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
+from hypothesis import HealthCheck, settings
+
+# The hardening properties (tests/test_hardening_properties.py) run 300 examples each.
+settings.register_profile(
+    "hardening",
+    max_examples=300,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 
 if TYPE_CHECKING:
     from collections.abc import Callable

@@ -32,6 +32,7 @@ DEFAULT_CACHE_SIZE = 4096
 # that a large batch does not stall the event loop.
 _INLINE_CHARS = 65_536
 _LINE_BREAK = re.compile(r"[\n\r\v\f\x1c-\x1e\x85\u2028\u2029]")
+_SPACE_RUN = re.compile(r"  +")
 
 
 class _Matcher:
@@ -108,20 +109,38 @@ class _Matcher:
 
 
 def _fold(text: str) -> tuple[str, list[int]]:
-    """Normalise for matching, keeping line breaks: values do not run across lines, and text
-    on the ASCII fast path (lower-cased only) keeps them too, so all text matches alike."""
+    """Normalise for matching, keeping line breaks (values do not run across lines) and
+    squeezing runs of spaces and tabs to one space (``4111  1111``, ``078\t05\t1120`` read as
+    written with one space), with each character's offset into ``text``."""
     folded, offsets = normalize_with_offsets(text)
     breaks = []
     for match in _LINE_BREAK.finditer(text):
         index = bisect.bisect_left(offsets, match.start())
         if index < len(folded) and offsets[index] == match.start() and folded[index] == " ":
             breaks.append(index)
-    if not breaks:
+    if breaks:
+        chars = list(folded)
+        for index in breaks:
+            chars[index] = "\n"
+        folded = "".join(chars)
+    return _squeeze(folded, offsets)
+
+
+def _squeeze(folded: str, offsets: list[int]) -> tuple[str, list[int]]:
+    """Runs of spaces become their first space; the offsets follow."""
+    if "  " not in folded:
         return folded, offsets
-    chars = list(folded)
-    for index in breaks:
-        chars[index] = "\n"
-    return "".join(chars), offsets
+    parts: list[str] = []
+    kept: list[int] = []
+    position = 0
+    for match in _SPACE_RUN.finditer(folded):
+        keep = match.start() + 1
+        parts.append(folded[position:keep])
+        kept.extend(offsets[position:keep])
+        position = match.end()
+    parts.append(folded[position:])
+    kept.extend(offsets[position:])
+    return "".join(parts), kept
 
 
 def _spans(pattern: str | None, text: str) -> list[tuple[int, int]]:

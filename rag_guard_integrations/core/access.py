@@ -84,11 +84,23 @@ class AccessContext:
 
 
 def _allowlist(name: str, values: Iterable[Any] | str) -> frozenset[str]:
+    """The allowlist as strings. A mapping is not an allowlist (``{"MSA": False}`` would grant
+    MSA), nor are bytes (their items are numbers); items must be strings or numbers."""
     if isinstance(values, str):
         return frozenset({values})
-    if not isinstance(values, Iterable):
-        raise AccessError(f"access allowlist {name}={values!r} must be a value or a list of values")
-    return frozenset(str(v) for v in values)
+    if isinstance(values, Mapping | bytes | bytearray) or not isinstance(values, Iterable):
+        raise AccessError(
+            f"access allowlist {name} is a {type(values).__name__}; give a value or a list of "
+            "values, e.g. contract_type=['MSA']"
+        )
+    items = list(values)
+    for item in items:
+        if isinstance(item, bool) or not isinstance(item, str | int | float):
+            raise AccessError(
+                f"access allowlist {name} holds a {type(item).__name__}; list strings or "
+                "numbers only"
+            )
+    return frozenset(str(v) for v in items)
 
 
 AccessLike = AccessContext | Mapping[str, Iterable[Any] | str] | None

@@ -89,17 +89,47 @@ class ScoredLike(Protocol):
 
 
 _MAPPING_KEYS = frozenset({"text", "page_content", "meta", "metadata", "score", "id"})
+TEXT_KEYS = ("text", "page_content")
+METADATA_KEYS = ("meta", "metadata")
+
+
+def record_keys(item: Mapping[str, Any], where: str = "chunk") -> tuple[str, str]:
+    """The keys of a chunk dict that hold its text and its metadata: ``text`` or
+    ``page_content``, and ``meta`` or ``metadata`` (``metadata`` when there is none yet).
+
+    Example:
+        >>> record_keys({"page_content": "x", "meta": {}})
+        ('page_content', 'meta')
+
+    Raises:
+        ChunkError: both keys of a pair are present: the guard would judge one copy while the
+            other may reach the LLM.
+    """
+    text_key = _only(item, TEXT_KEYS, where) or "text"
+    metadata_key = _only(item, METADATA_KEYS, where) or "metadata"
+    return text_key, metadata_key
+
+
+def _only(item: Mapping[str, Any], keys: tuple[str, str], where: str) -> str | None:
+    present = [key for key in keys if key in item]
+    if len(present) > 1:
+        raise ChunkError(
+            f"{where} has both {present[0]!r} and {present[1]!r}; keep one, the guard would "
+            "check one copy while the other may reach the LLM"
+        )
+    return present[0] if present else None
 
 
 def _from_mapping(item: Mapping[str, Any], where: str) -> Chunk:
-    if "text" not in item and "page_content" not in item and (extra := set(item) - _MAPPING_KEYS):
+    text_key, metadata_key = record_keys(item, where)
+    if text_key not in item and (extra := set(item) - _MAPPING_KEYS):
         # Content under another key would pass unchecked to whoever maps results back.
         raise ChunkError(
             f"{where} has no 'text' or 'page_content' but has {sorted(map(str, extra))}; "
             "put the chunk text under 'text'"
         )
-    text = item.get("text", item.get("page_content", ""))
-    metadata = item.get("meta", item.get("metadata"))
+    text = item.get(text_key, "")
+    metadata = item.get(metadata_key)
     return _build(where, text, metadata, _score(item.get("score"), where), item.get("id"))
 
 

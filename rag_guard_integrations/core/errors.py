@@ -73,6 +73,10 @@ class PatternCompileError(RagGuardError, ValueError):
     """RE2 refused a pattern (a syntax error, or a feature such as a backreference)."""
 
 
+class PatternTooLargeError(PatternCompileError):
+    """An untrusted pattern is longer, or compiles to a larger RE2 program, than allowed."""
+
+
 class MissingExtraError(RagGuardError, ImportError):
     """An optional extra is not installed; the message names the ``pip install`` to run."""
 

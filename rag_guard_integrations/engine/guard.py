@@ -14,7 +14,7 @@ from rag_guard_integrations.core.chunk import Chunk, coerce_chunks
 from rag_guard_integrations.core.constraints import Allowed, Constraints
 from rag_guard_integrations.core.decisions import PASSED, ChunkDecision, GuardResult, QueryDecision
 from rag_guard_integrations.core.errors import ContextBlocked, InputError
-from rag_guard_integrations.core.labels import has_label_metadata, metadata_labels
+from rag_guard_integrations.core.labels import UNCLASSIFIED, clean_label, metadata_labels
 from rag_guard_integrations.core.normalize import normalize
 from rag_guard_integrations.core.stage import ChunkCheck, Request
 from rag_guard_integrations.engine.audit import policy_identity, publish
@@ -62,17 +62,13 @@ class _Run:
     labels: dict[int, frozenset[str]] = field(default_factory=dict)
     pending: list[int] = field(default_factory=list)
     notes: dict[int, str] = field(default_factory=dict)
+    dropped: dict[int, frozenset[str]] = field(default_factory=dict)
     started_ns: int = field(default_factory=time.time_ns)
     claimed: dict[int, frozenset[str]] = field(default_factory=dict)
     findings: dict[int, tuple[Finding, ...]] = field(default_factory=dict)
     masked: dict[int, Masked] = field(default_factory=dict)
     info: RequestInfo | None = None
     notices: tuple[str, ...] = ()
-
-    @property
-    def pending_texts(self) -> list[str]:
-        """The texts of the chunks waiting for a classifier."""
-        return [self.chunks[i].text for i in self.pending]
 
 
 class Guard:
@@ -85,8 +81,8 @@ class Guard:
 
     Args:
         policy: the merged policy (:func:`load_policy`).
-        classifier: labels untagged chunks for the combination rules; by default the policy's
-            pattern recognisers.
+        classifier: labels chunks for the combination rules as ``classify`` says; the policy's
+            pattern recognisers label every chunk anyway (``recognizers: always``).
         embedder: the domain guard's embedder; by default the offline MiniLM.
         checks: extra per-chunk checks.
 
@@ -114,6 +110,7 @@ class Guard:
         self.combination = CombinationGuard.from_policy(policy)
         self.checks: tuple[ChunkCheck, ...] = (*policy_checks(policy), *checks)
         self.clause = next((c for c in self.checks if isinstance(c, ClauseGuard)), None)
+        self.recognizers = self._recognizers()
         self.classifier = self._bind(classifier)
         self._vocabulary = frozenset(policy.vocabulary) if policy.declares_vocabulary else None
         self._reads_labels = self.combination is not None or self._vocabulary is not None
@@ -148,22 +145,42 @@ class Guard:
             identifiers=identifiers,
         )
 
+    def _recognizers(self) -> Classifier | None:
+        """The policy's pattern recognisers, run on every chunk that is labelled whatever its
+        metadata claims (``recognizers: always``): index metadata only adds labels."""
+        policy = self.policy
+        if self.combination is None or not (
+            policy.classifiers.patterns or policy.classifiers.builtin
+        ):
+            return None
+        from rag_guard_integrations.classify.pattern import PatternClassifier  # noqa: PLC0415
+
+        return PatternClassifier.from_policy(policy).bind(policy.vocabulary)
+
     def _bind(self, classifier: Classifier | None) -> Classifier | None:
         if self.policy.classify == "never" or self.combination is None:
             return None
         if classifier is None:
-            if not (self.policy.classifiers.patterns or self.policy.classifiers.builtin):
-                return None
-            from rag_guard_integrations.classify.pattern import PatternClassifier  # noqa: PLC0415
-
-            classifier = PatternClassifier.from_policy(self.policy)
+            # Under ``recognizers: always`` the recognisers already label every chunk.
+            return None if self.policy.recognizers == "always" else self.recognizers
         return classifier.bind(self.policy.vocabulary)
+
+    def _labellers(self, run: _Run) -> list[tuple[Classifier, list[int], str]]:
+        """Who labels which chunks: the recognisers every labelled chunk, whatever its metadata
+        claims (``recognizers: always``), then the classifier the chunks ``classify`` names."""
+        out: list[tuple[Classifier, list[int], str]] = []
+        if self.recognizers is not None and self.policy.recognizers == "always" and run.labels:
+            out.append((self.recognizers, list(run.labels), "recognizers"))
+        if self.classifier is not None and run.pending:
+            out.append((self.classifier, run.pending, "classifier"))
+        return out
 
     def check(self, query: str, chunks: Sequence[Any], access: AccessLike = None) -> GuardResult:
         """Decide which of ``chunks`` may reach the LLM for ``query`` and ``access``."""
         run = self._start(query, chunks, access)
-        if run.pending and self.classifier is not None:
-            self._take_labels(run, _attempt(self.classifier.classify_many, run.pending_texts))
+        for labeller, indices, stage in self._labellers(run):
+            texts = [run.chunks[i].text for i in indices]
+            self._take_labels(run, indices, _attempt(labeller.classify_many, texts), stage)
         return self._conclude(run)
 
     async def acheck(
@@ -171,9 +188,10 @@ class Guard:
     ) -> GuardResult:
         """Async twin of :meth:`check`: classification awaits the classifier's async path."""
         run = self._start(query, chunks, access)
-        if run.pending and self.classifier is not None:
-            found = await _aattempt(self.classifier.aclassify_many, run.pending_texts)
-            self._take_labels(run, found)
+        for labeller, indices, stage in self._labellers(run):
+            texts = [run.chunks[i].text for i in indices]
+            found = await _aattempt(labeller.aclassify_many, texts)
+            self._take_labels(run, indices, found, stage)
         return self._conclude(run)
 
     def prefilter(self, query: str, access: AccessLike = None) -> Constraints | None:
@@ -248,34 +266,55 @@ class Guard:
             decision = self.domain.decide(query, items)
         except Exception as error:  # a broken query stage rejects the query
             refusal = self.policy.domain.refusal if self.policy.domain else None
-            return QueryDecision(False, "error", _failure("query", error), refusal=refusal)
+            # The query decision goes into every record whole: its reason names the error's type
+            # only, since the message may quote a retrieved chunk.
+            reason = f"query check failed ({type(error).__name__}); denied (fail closed)"
+            return QueryDecision(False, "error", reason, refusal=refusal)
         return replace(decision, intents=intents)
 
     def _read_labels(self, run: _Run, index: int, chunk: Chunk) -> None:
+        if self.combination is not None and (
+            broken := self.combination.unreadable_links(chunk.metadata)
+        ):
+            run.denied[index] = ("linking", broken)
+            return
         labels, problem = metadata_labels(chunk.metadata)
         if problem is not None:
             run.notes[index] = problem
         run.labels[index] = labels
         run.claimed[index] = labels
-        mode = self.policy.classify
-        if self.classifier is not None and (
-            mode == "always" or not has_label_metadata(chunk.metadata)
-        ):
+        # Blank labels were dropped by metadata_labels: a chunk left with none is unlabelled.
+        if self.classifier is not None and (self.policy.classify == "always" or not labels):
             run.pending.append(index)
 
-    def _take_labels(self, run: _Run, found: Sequence[Classification] | Exception) -> None:
+    def _take_labels(
+        self,
+        run: _Run,
+        indices: Sequence[int],
+        found: Sequence[Classification] | Exception,
+        stage: str,
+    ) -> None:
+        """Union each classification into its chunk's labels (cleaned like metadata labels); a
+        classifier's error becomes the chunk's note (no-text records leave its text out)."""
         if isinstance(found, Exception):  # a failing classifier must not let chunks through
-            found = [Classification.failed(_failure("classifier", found))] * len(run.pending)
+            reason = _failure(stage, found)
+            found = [Classification.failed(reason)] * len(indices)
         elif (
             not isinstance(found, list | tuple)
-            or len(found) != len(run.pending)
+            or len(found) != len(indices)
             or not all(isinstance(item, Classification) for item in found)
         ):
             problem = "classifier returned a wrong number or kind of results"
-            found = [Classification.failed(problem)] * len(run.pending)
-        for index, classification in zip(run.pending, found, strict=True):
-            run.labels[index] = run.labels[index] | classification.labels
-            run.findings[index] = classification.findings
+            found = [Classification.failed(problem)] * len(indices)
+        for index, classification in zip(indices, found, strict=True):
+            labels = _clean_labels(classification.labels)
+            run.labels[index] = run.labels[index] | labels
+            run.findings[index] = run.findings.get(index, ()) + classification.findings
+            # A label given without a span cannot be masked away, like one metadata claims.
+            if unspanned := labels - {f.label for f in classification.findings}:
+                run.claimed[index] = run.claimed.get(index, frozenset()) | unspanned
+            if dropped := _clean_labels(classification.dropped):
+                run.dropped[index] = run.dropped.get(index, frozenset()) | dropped
             if classification.error is not None:
                 run.notes[index] = f"classifier: {classification.error}"
 
@@ -404,6 +443,7 @@ class Guard:
                 tuple(decisions),
                 unknown_labels=unknown,
                 refusal=refusal,
+                dropped_labels=run.dropped,
                 request=info,
                 notices=notices,
             )
@@ -415,6 +455,7 @@ class Guard:
             outcome.bridges,
             unknown,
             refusal,
+            dropped_labels=run.dropped,
             request=info,
             notices=notices,
         )
@@ -436,6 +477,14 @@ async def _aattempt(
         return await classify(texts)
     except Exception as error:  # as in _attempt
         return error
+
+
+def _clean_labels(labels: frozenset[str]) -> frozenset[str]:
+    """A classifier's labels cleaned like metadata labels (blank ones dropped); a label that is
+    not a string makes the chunk ``unclassified``."""
+    cleaned = {clean_label(label) if isinstance(label, str) else UNCLASSIFIED for label in labels}
+    cleaned.discard("")
+    return frozenset(cleaned)
 
 
 def _failure(stage: str, error: BaseException) -> str:

@@ -5,8 +5,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from rag_guard_integrations.core.constraints import MATCH_ALL, MATCH_ANY, Allowed, Constraints
-from rag_guard_integrations.core.errors import PatternCompileError
-from rag_guard_integrations.core.patterns import matches
+from rag_guard_integrations.core.errors import PatternCompileError, PatternTooLargeError
+from rag_guard_integrations.core.normalize import CACHED_CHARS, normalize
+from rag_guard_integrations.core.patterns import compile_untrusted, matches
 from rag_guard_integrations.guards.registry import Stage
 from rag_guard_integrations.policy.loader import load_policy
 
@@ -21,6 +22,10 @@ if TYPE_CHECKING:
 __all__ = ["AccessGuard", "Constraints", "HintGuard"]  # Constraints: its former home
 
 HINT_SUFFIX = "_regex_hint"
+# The hints of one chunk together compile to at most this many RE2 instructions: each runs over
+# the whole text, so this bounds the hint work per character of the chunk.
+MAX_HINT_PROGRAM_PER_CHUNK = 2000
+MAX_HINTS_PER_CHUNK = 8
 
 
 class AccessGuard:
@@ -74,24 +79,58 @@ class AccessGuard:
 class HintGuard:
     """Every metadata ``*_regex_hint`` is untrusted index data: the text must match it too.
 
-    A hint can only add a restriction; one that RE2 cannot compile within the small budget of
-    untrusted patterns denies the chunk.
+    A hint can only add a restriction. One that RE2 cannot compile within the small budget of
+    untrusted patterns, or that is too large (see :func:`compile_untrusted`), denies the chunk,
+    and so do more than ``MAX_HINTS_PER_CHUNK`` hints or hints that together exceed
+    ``MAX_HINT_PROGRAM_PER_CHUNK`` instructions: the work per chunk stays linear in its text
+    with a bounded factor.
     """
 
     name = "hint"
 
     def __call__(self, chunk: Chunk, request: Request) -> str | None:
-        for key, hint in chunk.metadata.items():
-            if not isinstance(key, str) or not key.endswith(HINT_SUFFIX):
-                continue
-            if not isinstance(hint, str):
-                return f"untrusted {key} is a {type(hint).__name__}, not a pattern (denied)"
-            try:
-                if not matches(hint, chunk.text, untrusted=True):
-                    return f"the text does not match its own {key}"
-            except PatternCompileError:
-                return f"untrusted {key} cannot be compiled by RE2 (denied)"
+        hints = [(key, hint) for key, hint in chunk.metadata.items() if _is_hint(key)]
+        if not hints:
+            return None
+        problem = _over_budget(hints)
+        if problem is not None:
+            return problem
+        # A long text is normalised once for all its hints (short ones hit matches' cache).
+        folded = normalize(chunk.text) if len(chunk.text) > CACHED_CHARS else None
+        for key, hint in hints:
+            if folded is not None:
+                found = compile_untrusted(hint).search(folded) is not None
+            else:
+                found = matches(hint, chunk.text, untrusted=True)
+            if not found:
+                return f"the text does not match its own {key}"
         return None
+
+
+def _over_budget(hints: list[tuple[str, object]]) -> str | None:
+    """Why the hints may not run (not patterns, too many, too large), or None."""
+    if len(hints) > MAX_HINTS_PER_CHUNK:
+        return f"the chunk brings {len(hints)} untrusted hints, more than {MAX_HINTS_PER_CHUNK}"
+    program = 0
+    for key, hint in hints:
+        if not isinstance(hint, str):
+            return f"untrusted {key} is a {type(hint).__name__}, not a pattern (denied)"
+        try:
+            program += compile_untrusted(hint).programsize
+        except PatternTooLargeError as error:
+            return f"untrusted {key} is too large: {error} (denied)"
+        except PatternCompileError:
+            return f"untrusted {key} cannot be compiled by RE2 (denied)"
+    if program > MAX_HINT_PROGRAM_PER_CHUNK:
+        return (
+            f"untrusted hints compile to {program} RE2 instructions together, more than "
+            f"{MAX_HINT_PROGRAM_PER_CHUNK} (denied)"
+        )
+    return None
+
+
+def _is_hint(key: object) -> bool:
+    return isinstance(key, str) and key.endswith(HINT_SUFFIX)
 
 
 # Hints scan every metadata key, so they run last, on the chunks nothing else denied.

@@ -99,6 +99,11 @@ class DomainSpec(_Strict):
     )
     root_min_similarity: Threshold = Field(0.20, description="similarity floor for tier 3")
     min_similarity: Threshold = Field(0.45, description="dense threshold (tier 4)")
+    retriever_scores: Literal["embed", "cosine"] = Field(
+        "embed",
+        description="cosine: the retriever's scores are cosine similarities, used as the "
+        "similarity when every chunk has one in [-1, 1]; embed: the guard embeds query and chunks",
+    )
     refusal: str = Field(DEFAULT_REFUSAL, description="text shown when a query is rejected")
 
 
@@ -155,7 +160,12 @@ class TriggerSpec(_Strict):
     @field_validator("all_present")
     @classmethod
     def _labels_clean(cls, value: list[str]) -> list[str]:
-        return list(dict.fromkeys(clean_label(label) for label in value))
+        cleaned = [clean_label(label) for label in value]
+        if blank := [label for label, clean in zip(value, cleaned, strict=True) if not clean]:
+            raise ValueError(
+                f"holds the blank label {blank[0]!r}; name a label with letters or digits"
+            )
+        return list(dict.fromkeys(cleaned))
 
 
 Mode = Literal["enforce", "shadow"]
@@ -194,7 +204,14 @@ class Policy(_Strict):
     labels: dict[str, LabelSpec] = Field(default_factory=dict)
     on_unknown_label: Literal["report", "block"] = "report"
     on_block: Literal["drop_chunks", "empty", "raise"] = "drop_chunks"
-    classify: Literal["fill_missing", "always", "never"] = "fill_missing"
+    classify: Literal["fill_missing", "always", "never"] = Field(
+        "fill_missing", description="when the attached classifier labels a chunk"
+    )
+    recognizers: Literal["always", "with_classify"] = Field(
+        "always",
+        description="always: the policy's pattern recognisers label every chunk, whatever "
+        "labels its metadata claims; with_classify: they follow `classify`",
+    )
     no_context_refusal: str = "No authorized matching clause found."
     on_no_intent: OnNoIntent = Field(
         "refuse",
