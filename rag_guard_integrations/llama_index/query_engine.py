@@ -3,7 +3,6 @@ query is rejected or no node passes; plus helpers that run one query under one a
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any, cast
 
 from llama_index.core.base.response.schema import (
@@ -15,6 +14,7 @@ from llama_index.core.callbacks.schema import CBEventType, EventPayload
 from llama_index.core.instrumentation import get_dispatcher  # type: ignore[attr-defined]
 from llama_index.core.query_engine import RetrieverQueryEngine
 
+from rag_guard_integrations.llama_index.errors import AdapterConfigError
 from rag_guard_integrations.llama_index.access import guard_access
 from rag_guard_integrations.llama_index.postprocessor import GuardPostprocessor
 from rag_guard_integrations.llama_index.retriever import GuardedRetriever
@@ -40,13 +40,20 @@ dispatcher = get_dispatcher(__name__)
 
 
 class GuardedQueryEngine(RetrieverQueryEngine):
-    """A ``RetrieverQueryEngine`` that never sends the LLM a query the guard refused.
+    """A ``RetrieverQueryEngine`` that never sends the LLM a query the guard refused, nor a node
+    whose final content the guard has not judged.
 
-    The guard is the ``GuardedRetriever`` passed as ``retriever``, else the first
-    ``GuardPostprocessor`` in ``node_postprocessors``, which then runs before every other
-    postprocessor. When the domain guard rejects the query, or no node is left, the answer is
-    the refusal text (``GuardResult.refusal``, e.g. "No authorized matching clause found.") and
-    neither the response synthesizer nor any later postprocessor runs.
+    The guard is the ``GuardedRetriever`` passed as ``retriever``; or the first
+    ``GuardPostprocessor`` in ``node_postprocessors``, in which case the engine wraps the
+    retriever in a ``GuardedRetriever`` with that postprocessor's guard and access (pushdown,
+    over-fetch, and the inner retriever's events kept inside the guard). The guard runs first,
+    so no other postprocessor (a reranker calling an LLM, say) sees a denied node; then the
+    other postprocessors run in their order; then, when there were any, the guard judges the
+    result once more, because a postprocessor can change what the LLM will read
+    (``MetadataReplacementPostProcessor`` swaps a sentence for its window). When the domain
+    guard rejects the query, or no node is left, the answer is the refusal text
+    (``GuardResult.refusal``, e.g. "No authorized matching clause found.") and the response
+    synthesizer does not run.
 
     Instantiate:
         ```python
@@ -74,39 +81,38 @@ class GuardedQueryEngine(RetrieverQueryEngine):
         if not isinstance(retriever, GuardedRetriever):
             stage = next((p for p in postprocessors if isinstance(p, GuardPostprocessor)), None)
             if stage is None:
-                raise ValueError(
+                raise AdapterConfigError(
                     "GuardedQueryEngine needs a guard: pass a GuardedRetriever as retriever or "
                     "a GuardPostprocessor in node_postprocessors"
                 )
         super().__init__(retriever, response_synthesizer, postprocessors, callback_manager)
         self._guard_stage = stage
+        self._guarded = (
+            retriever
+            if isinstance(retriever, GuardedRetriever)
+            else GuardedRetriever(retriever, stage.guard, stage.access)  # type: ignore[union-attr]
+        )
+        self._after_guard = [p for p in postprocessors if p is not stage]
 
     def guarded_retrieve(self, query_bundle: QueryBundle) -> GuardedNodes:
-        """Retrieve, check, then run the other postprocessors on what passed."""
-        if self._guard_stage is None:
-            checked = cast("GuardedRetriever", self._retriever).guarded_retrieve(query_bundle)
-        else:
-            nodes = self._retriever.retrieve(query_bundle)
-            checked = self._guard_stage.guard_nodes(nodes, query_bundle)
+        """Retrieve and check, run the other postprocessors on what passed, judge the result."""
+        checked = self._guarded.guarded_retrieve(query_bundle)
+        if not checked.nodes or not self._after_guard:
+            return checked
         kept = checked.nodes
-        for postprocessor in self._node_postprocessors:
-            if kept and postprocessor is not self._guard_stage:
-                kept = postprocessor.postprocess_nodes(kept, query_bundle=query_bundle)
-        return replace(checked, nodes=kept)
+        for postprocessor in self._after_guard:
+            kept = postprocessor.postprocess_nodes(kept, query_bundle=query_bundle)
+        return self._guarded.check(kept, query_bundle, source="GuardedQueryEngine")
 
     async def aguarded_retrieve(self, query_bundle: QueryBundle) -> GuardedNodes:
         """Async twin of :meth:`guarded_retrieve`."""
-        if self._guard_stage is None:
-            retriever = cast("GuardedRetriever", self._retriever)
-            checked = await retriever.aguarded_retrieve(query_bundle)
-        else:
-            nodes = await self._retriever.aretrieve(query_bundle)
-            checked = await self._guard_stage.aguard_nodes(nodes, query_bundle)
+        checked = await self._guarded.aguarded_retrieve(query_bundle)
+        if not checked.nodes or not self._after_guard:
+            return checked
         kept = checked.nodes
-        for postprocessor in self._node_postprocessors:
-            if kept and postprocessor is not self._guard_stage:
-                kept = await postprocessor.apostprocess_nodes(kept, query_bundle=query_bundle)
-        return replace(checked, nodes=kept)
+        for postprocessor in self._after_guard:
+            kept = await postprocessor.apostprocess_nodes(kept, query_bundle=query_bundle)
+        return await self._guarded.acheck(kept, query_bundle, source="GuardedQueryEngine")
 
     def retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
         """The nodes that would reach the LLM."""

@@ -145,6 +145,11 @@ class Policy(_Strict):
     on_block: Literal["drop_chunks", "empty", "raise"] = "drop_chunks"
     classify: Literal["fill_missing", "always", "never"] = "fill_missing"
     no_context_refusal: str = "No authorized matching clause found."
+    allow_non_text: bool = Field(
+        False,
+        description="let nodes with no text (image, audio, video, empty) through; no content "
+        "check can judge them",
+    )
     rules: list[RuleSpec] = Field(default_factory=list)
     sources: tuple[str, ...] = Field(default=(), exclude=True)
 
