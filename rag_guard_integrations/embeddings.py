@@ -44,6 +44,10 @@ class MiniLMEmbedder:
         self._cache: BoundedCache[str, list[float]] = BoundedCache(cache_size)
         self.dimension: int = int(model.get_embedding_dimension())
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickle and copy as a reference to the process-wide model, never as its weights."""
+        return (default_embedder, ())
+
     def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
         """Embed several texts (normalised vectors), in order; repeated texts come from a cache."""
         found = {text: vector for text in texts if (vector := self._cache.get(text)) is not None}

@@ -73,6 +73,10 @@ class AccessContext:
         out.update({k: sorted(v) for k, v in sorted(self._allowlists.items())})
         return out
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickle and copy as the principal and allowlists (``__setattr__`` refuses the default)."""
+        return (_restore, (self.principal, self.to_dict()))
+
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, AccessContext):
             return NotImplemented
@@ -88,6 +92,11 @@ class AccessContext:
 
 class AccessError(InputError):
     """An access context of the wrong shape was passed."""
+
+
+def _restore(principal: str | None, fields: dict[str, Any]) -> AccessContext:
+    allowlists = {k: v for k, v in fields.items() if k != "principal"}
+    return AccessContext(principal, **allowlists)
 
 
 def _values(name: str, values: Iterable[Any] | str) -> frozenset[str]:

@@ -105,6 +105,13 @@ class Guard:
         """A guard for built-in policy names or paths (several are merged in order)."""
         return cls(load_policy(*refs), classifier=classifier, embedder=embedder)
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickle and copy as the policy, classifier and embedder; the compiled (RE2) state is
+        rebuilt. The process-wide MiniLM embedder pickles as a reference, not as weights."""
+        # DomainGuard keeps the embedder it was given (None: loaded on first use).
+        embedder = getattr(self.domain, "_embedder", None)
+        return (type(self), (self.policy, self.classifier, embedder))
+
     def _bind(self, classifier: Classifier | None) -> Classifier | None:
         if self.policy.classify == "never" or self.combination is None:
             return None

@@ -1,7 +1,7 @@
 """LlamaIndex adapters: a node postprocessor, a retriever and query engines that let only what the
 Guard allows reach the LLM; the only place in the package that imports ``llama_index``."""
 
-from rag_guard_integrations.llama_index.access import current_access, guard_access
+from rag_guard_integrations.llama_index.access import NO_ACCESS, current_access, guard_access
 from rag_guard_integrations.llama_index.check import GuardedNodes
 from rag_guard_integrations.llama_index.embedding import MiniLMEmbedding
 from rag_guard_integrations.llama_index.events import GuardDecisionEvent
@@ -15,6 +15,7 @@ from rag_guard_integrations.llama_index.query_engine import (
 from rag_guard_integrations.llama_index.retriever import GuardedRetriever
 
 __all__ = [
+    "NO_ACCESS",
     "GuardDecisionEvent",
     "GuardPostprocessor",
     "GuardedNodes",
