@@ -2,6 +2,7 @@
 Guard allows reach the LLM; the only place in the package that imports ``llama_index``."""
 
 from rag_guard_integrations.llama_index.access import NO_ACCESS, current_access, guard_access
+from rag_guard_integrations.llama_index.chat import GuardedChatEngine, guarded_chat_engine
 from rag_guard_integrations.llama_index.check import GuardedNodes
 from rag_guard_integrations.llama_index.embedding import MiniLMEmbedding
 from rag_guard_integrations.llama_index.events import GuardDecisionEvent
@@ -18,6 +19,7 @@ __all__ = [
     "NO_ACCESS",
     "GuardDecisionEvent",
     "GuardPostprocessor",
+    "GuardedChatEngine",
     "GuardedNodes",
     "GuardedQueryEngine",
     "GuardedRetriever",
@@ -25,6 +27,7 @@ __all__ = [
     "aquery_with_access",
     "current_access",
     "guard_access",
+    "guarded_chat_engine",
     "guarded_query_engine",
     "query_with_access",
 ]

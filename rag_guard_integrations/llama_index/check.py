@@ -61,7 +61,9 @@ def has_text_content(node: BaseNode) -> bool:
     """True when ``node`` is text only: a non-blank body and no image, audio or video."""
     if isinstance(node, ImageNode) and (node.image or node.image_path or node.image_url):
         return False
-    if isinstance(node, Node) and (node.image_resource or node.audio_resource or node.video_resource):
+    if isinstance(node, Node) and (
+        node.image_resource or node.audio_resource or node.video_resource
+    ):
         return False
     return bool(node.get_content(metadata_mode=MetadataMode.NONE).strip())
 
@@ -76,7 +78,7 @@ def check_nodes(
     """Run ``guard`` on ``nodes`` and report the decision as a :class:`GuardDecisionEvent`."""
     judged, withheld = _split(guard, nodes)
     result = guard.check(query, _chunks(judged), access=access)
-    return _conclude(guard, judged, withheld, result, access, source)
+    return _conclude(guard, (judged, withheld), result, access, source)
 
 
 async def acheck_nodes(
@@ -89,7 +91,7 @@ async def acheck_nodes(
     """Async twin of :func:`check_nodes`: awaits ``guard.acheck``."""
     judged, withheld = _split(guard, nodes)
     result = await guard.acheck(query, _chunks(judged), access=access)
-    return _conclude(guard, judged, withheld, result, access, source)
+    return _conclude(guard, (judged, withheld), result, access, source)
 
 
 def _split(
@@ -124,12 +126,12 @@ def _chunk(item: object, position: int) -> Chunk:
 
 def _conclude(
     guard: Guard,
-    nodes: Sequence[NodeWithScore],
-    withheld: tuple[str, ...],
+    split: tuple[Sequence[NodeWithScore], tuple[str, ...]],
     result: GuardResult,
     access: AccessContext | None,
     source: str,
 ) -> GuardedNodes:
+    nodes, withheld = split
     allowed = result.allowed_indices
     kept = [nodes[i] for i in allowed]
 

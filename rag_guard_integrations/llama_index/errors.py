@@ -3,11 +3,13 @@ argument): a ``RagGuardError`` that is also the ``TypeError``/``ValueError`` Pyt
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
 from difflib import get_close_matches
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rag_guard_integrations.core.errors import RagGuardError
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Mapping
 
 
 class AdapterConfigError(RagGuardError, TypeError, ValueError):
@@ -18,10 +20,11 @@ def refuse_unknown(component: str, given: Mapping[str, Any], known: Iterable[str
     """Raise :class:`AdapterConfigError` for the first key of ``given`` not in ``known``.
 
     Example:
-        >>> refuse_unknown("GuardTagger", {"polcy": "default"}, ["policy", "guard"])
-        Traceback (most recent call last):
-        ...
-        rag_guard_integrations.llama_index.errors.AdapterConfigError: GuardTagger got an unknown argument 'polcy'; did you mean 'policy'?
+        >>> try:
+        ...     refuse_unknown("GuardTagger", {"polcy": "default"}, ["policy", "guard"])
+        ... except AdapterConfigError as error:
+        ...     print(error)
+        GuardTagger got an unknown argument 'polcy'; did you mean 'policy'?
     """
     names = sorted(set(known))
     for key in given:

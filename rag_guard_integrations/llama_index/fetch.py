@@ -49,7 +49,9 @@ def plan(
     return pushed, fetching_retriever(inner, size, None)
 
 
-def fetch(primary: BaseRetriever, fallback: BaseRetriever | None, bundle: QueryBundle) -> list[NodeWithScore]:
+def fetch(
+    primary: BaseRetriever, fallback: BaseRetriever | None, bundle: QueryBundle
+) -> list[NodeWithScore]:
     """Nodes from ``primary``, or from ``fallback`` when the store refuses ``primary``'s filters."""
     if fallback is None:
         return quiet_retrieve(primary, bundle)
@@ -85,7 +87,7 @@ async def aquiet_retrieve(retriever: BaseRetriever, bundle: QueryBundle) -> list
 
 def _unwrapped(method: Callable[..., Any]) -> Callable[..., Any]:
     inner = getattr(method, "__wrapped__", None)
-    return inner if getattr(inner, _SPAN_MARK, False) else method
+    return inner if callable(inner) and getattr(inner, _SPAN_MARK, False) else method
 
 
 def _nested(filters: MetadataFilters) -> bool:

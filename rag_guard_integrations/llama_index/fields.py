@@ -43,7 +43,11 @@ def coerce_guard(value: object) -> Guard:
     if isinstance(value, Mapping) and "policy" in value:
         name, value = value.get("name"), value["policy"]
     refs = [value] if isinstance(value, str | Path) else value
-    if not isinstance(refs, Sequence) or not refs or not all(isinstance(r, str | Path) for r in refs):
+    if (
+        not isinstance(refs, Sequence)
+        or not refs
+        or not all(isinstance(r, str | Path) for r in refs)
+    ):
         raise AdapterConfigError(
             f"guard must be a Guard or policy names/paths, got {type(value).__name__}; "
             "pass Guard.from_policy('contracts') or 'contracts'"

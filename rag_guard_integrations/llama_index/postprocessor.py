@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from llama_index.core.bridge.pydantic import ConfigDict, Field
 from llama_index.core.postprocessor.types import BaseNodePostprocessor
 
-# Runtime imports: pydantic resolves these field annotations when the class is built.
-from rag_guard_integrations.llama_index.fields import AccessDefault, GuardField  # noqa: TC001
 from rag_guard_integrations.llama_index.access import current_access
 from rag_guard_integrations.llama_index.check import (
     GuardedNodes,
@@ -16,6 +14,9 @@ from rag_guard_integrations.llama_index.check import (
     check_nodes,
     query_text,
 )
+
+# Runtime imports: pydantic resolves these field annotations when the class is built.
+from rag_guard_integrations.llama_index.fields import AccessDefault, GuardField  # noqa: TC001
 
 if TYPE_CHECKING:
     from llama_index.core.schema import NodeWithScore, QueryBundle

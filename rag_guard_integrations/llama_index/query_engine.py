@@ -5,22 +5,18 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, cast
 
-from llama_index.core.base.response.schema import (
-    AsyncStreamingResponse,
-    Response,
-    StreamingResponse,
-)
 from llama_index.core.callbacks.schema import CBEventType, EventPayload
 from llama_index.core.instrumentation import get_dispatcher  # type: ignore[attr-defined]
 from llama_index.core.query_engine import RetrieverQueryEngine
 
-from rag_guard_integrations.llama_index.errors import AdapterConfigError
 from rag_guard_integrations.llama_index.access import guard_access
+from rag_guard_integrations.llama_index.errors import AdapterConfigError
 from rag_guard_integrations.llama_index.postprocessor import GuardPostprocessor
+from rag_guard_integrations.llama_index.refusal import refusal_response
 from rag_guard_integrations.llama_index.retriever import GuardedRetriever
 
 if TYPE_CHECKING:
-    from collections.abc import AsyncGenerator, Generator
+    from collections.abc import Sequence
 
     from llama_index.core.base.base_query_engine import BaseQueryEngine
     from llama_index.core.base.base_retriever import BaseRetriever
@@ -96,23 +92,11 @@ class GuardedQueryEngine(RetrieverQueryEngine):
 
     def guarded_retrieve(self, query_bundle: QueryBundle) -> GuardedNodes:
         """Retrieve and check, run the other postprocessors on what passed, judge the result."""
-        checked = self._guarded.guarded_retrieve(query_bundle)
-        if not checked.nodes or not self._after_guard:
-            return checked
-        kept = checked.nodes
-        for postprocessor in self._after_guard:
-            kept = postprocessor.postprocess_nodes(kept, query_bundle=query_bundle)
-        return self._guarded.check(kept, query_bundle, source="GuardedQueryEngine")
+        return guard_and_postprocess(self._guarded, self._after_guard, query_bundle)
 
     async def aguarded_retrieve(self, query_bundle: QueryBundle) -> GuardedNodes:
         """Async twin of :meth:`guarded_retrieve`."""
-        checked = await self._guarded.aguarded_retrieve(query_bundle)
-        if not checked.nodes or not self._after_guard:
-            return checked
-        kept = checked.nodes
-        for postprocessor in self._after_guard:
-            kept = await postprocessor.apostprocess_nodes(kept, query_bundle=query_bundle)
-        return await self._guarded.acheck(kept, query_bundle, source="GuardedQueryEngine")
+        return await aguard_and_postprocess(self._guarded, self._after_guard, query_bundle)
 
     def retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
         """The nodes that would reach the LLM."""
@@ -140,10 +124,8 @@ class GuardedQueryEngine(RetrieverQueryEngine):
                 response = self._response_synthesizer.synthesize(
                     query=query_bundle, nodes=checked.nodes
                 )
-            elif self._streaming:
-                response = StreamingResponse(response_gen=_once(checked.refusal))
             else:
-                response = Response(checked.refusal)
+                response = refusal_response(checked.refusal, streaming=self._streaming)
             query_event.on_end(payload={EventPayload.RESPONSE: response})
         return response
 
@@ -156,10 +138,10 @@ class GuardedQueryEngine(RetrieverQueryEngine):
                 response = await self._response_synthesizer.asynthesize(
                     query=query_bundle, nodes=checked.nodes
                 )
-            elif self._streaming:
-                response = AsyncStreamingResponse(response_gen=_aonce(checked.refusal))
             else:
-                response = Response(checked.refusal)
+                response = refusal_response(
+                    checked.refusal, streaming=self._streaming, is_async=True
+                )
             query_event.on_end(payload={EventPayload.RESPONSE: response})
         return response
 
@@ -167,6 +149,37 @@ class GuardedQueryEngine(RetrieverQueryEngine):
     def _streaming(self) -> bool:
         # The synthesizer keeps its streaming flag private; a refusal must take the same shape.
         return bool(getattr(self._response_synthesizer, "_streaming", False))
+
+
+def guard_and_postprocess(
+    guarded: GuardedRetriever,
+    postprocessors: Sequence[BaseNodePostprocessor],
+    query_bundle: QueryBundle,
+) -> GuardedNodes:
+    """Guarded retrieval, then ``postprocessors`` on what passed, then (when any ran) the guard
+    again on the result: the nodes the LLM may be sent, judged as it will read them."""
+    checked = guarded.guarded_retrieve(query_bundle)
+    if not checked.nodes or not postprocessors:
+        return checked
+    kept = checked.nodes
+    for postprocessor in postprocessors:
+        kept = postprocessor.postprocess_nodes(kept, query_bundle=query_bundle)
+    return guarded.check(kept, query_bundle, source="GuardedQueryEngine")
+
+
+async def aguard_and_postprocess(
+    guarded: GuardedRetriever,
+    postprocessors: Sequence[BaseNodePostprocessor],
+    query_bundle: QueryBundle,
+) -> GuardedNodes:
+    """Async twin of :func:`guard_and_postprocess`."""
+    checked = await guarded.aguarded_retrieve(query_bundle)
+    if not checked.nodes or not postprocessors:
+        return checked
+    kept = checked.nodes
+    for postprocessor in postprocessors:
+        kept = await postprocessor.apostprocess_nodes(kept, query_bundle=query_bundle)
+    return await guarded.acheck(kept, query_bundle, source="GuardedQueryEngine")
 
 
 def guarded_query_engine(
@@ -205,11 +218,3 @@ async def aquery_with_access(
     """Async twin of :func:`query_with_access`."""
     async with guard_access(access):
         return await engine.aquery(query)
-
-
-def _once(text: str) -> Generator[str, None, None]:
-    yield text
-
-
-async def _aonce(text: str) -> AsyncGenerator[str, None]:
-    yield text
