@@ -14,11 +14,13 @@ from rag_guard_integrations.llama_index.query_engine import (
     query_with_access,
 )
 from rag_guard_integrations.llama_index.retriever import GuardedRetriever
+from rag_guard_integrations.llama_index.tagger import GuardTagger
 
 __all__ = [
     "NO_ACCESS",
     "GuardDecisionEvent",
     "GuardPostprocessor",
+    "GuardTagger",
     "GuardedChatEngine",
     "GuardedNodes",
     "GuardedQueryEngine",
