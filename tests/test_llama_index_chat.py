@@ -57,7 +57,7 @@ def test_two_callers_on_one_engine_keep_their_own_memory(
     llm.prompts.clear()
     with guard_access(BOB):
         chat.chat(GOVERNING_LAW)
-        assert [str(m.content) for m in chat.chat_history][0] == GOVERNING_LAW
+        assert next(str(m.content) for m in chat.chat_history) == GOVERNING_LAW
     assert llm.prompts
     assert all(QUERY not in p and MSA_CLAUSE not in p for p in llm.prompts)
 

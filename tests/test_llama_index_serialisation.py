@@ -70,7 +70,7 @@ class _Keeper(Workflow):
 
 
 async def test_a_workflow_context_holding_guard_and_access_round_trips() -> None:
-    """``Context.to_dict()`` of a Workflow that stored a Guard and an AccessContext restores both."""
+    """A Workflow ``Context.to_dict()`` holding a Guard and an AccessContext restores both."""
     workflow = _Keeper()
     handler = workflow.run()
     await handler
@@ -146,5 +146,5 @@ def test_unknown_constructor_arguments_are_refused(build: Any, name: str) -> Non
 @pytest.mark.parametrize("bad", [42, [], [1], {"policy": 3}])
 def test_a_guard_given_as_something_else_is_refused(bad: object) -> None:
     """Anything but a Guard or policy references is a one-line error naming the fix."""
-    with pytest.raises(ValueError, match="Guard.from_policy"):
+    with pytest.raises(ValueError, match=r"Guard\.from_policy"):
         coerce_guard(bad)
