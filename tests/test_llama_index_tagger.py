@@ -22,7 +22,6 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from rag_guard_integrations.classify.base import Classification
-
     from rag_guard_integrations.embeddings import MiniLMEmbedder
 
 TEXTS = [
