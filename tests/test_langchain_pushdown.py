@@ -62,6 +62,8 @@ def fetched_and_returned(
 ) -> tuple[list[Document], list[Document], dict[str, Any]]:
     """What the inner retriever run returned, what the wrapper returned, and the event."""
     recorder = Recorder()
+    # The debugging opt-in shows the inner fetch to handlers; by default it stays hidden.
+    retriever = retriever.model_copy(update={"expose_unchecked_documents_to_callbacks": True})
     out = retriever.invoke(QUERY, config={"callbacks": [recorder]}, access=access, **kwargs)
     fetches = recorder.inner_fetches()
     return (fetches[0] if fetches else []), out, recorder.events[0][1]
