@@ -50,7 +50,8 @@ _ELLIPTIC = re.compile(r"^\s*(and\b|what about\b|how about\b)", re.I)
 
 
 class RecordingLLM(CustomLLM):
-    """A completion model that keeps every prompt and answers with ``answer``.
+    """A completion model that keeps every prompt and answers with ``answer`` (with
+    ``echo=True``, with the prompt itself, so the answer repeats whatever context it was given).
 
     Asked to condense a conversation (LlamaIndex's condense prompt), it rephrases like a
     careful model: an elliptical follow-up ("And for the SOW?") is joined to the caller's
@@ -58,6 +59,7 @@ class RecordingLLM(CustomLLM):
     """
 
     answer: str = "Answered from the context."
+    echo: bool = False
     prompts: list[str] = Field(default_factory=list)
     _lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
 
@@ -71,7 +73,10 @@ class RecordingLLM(CustomLLM):
         """Record ``prompt``; answer it (or condense it)."""
         with self._lock:
             self.prompts.append(prompt)
-        return CompletionResponse(text=_condensed(prompt) or self.answer)
+        condensed = _condensed(prompt)
+        if condensed is not None:
+            return CompletionResponse(text=condensed)
+        return CompletionResponse(text=prompt if self.echo else self.answer)
 
     @llm_completion_callback()
     def stream_complete(
