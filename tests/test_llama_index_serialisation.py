@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import copy
 import pickle
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from llama_index.core.workflow import (
@@ -17,11 +17,16 @@ from llama_index.core.workflow import (
     Workflow,
     step,
 )
+from llama_index_support import contracts_index
 from pydantic import ValidationError
 
 from rag_guard_integrations import AccessContext, Guard
-from rag_guard_integrations.llama_index import GuardPostprocessor, GuardTagger
+from rag_guard_integrations.llama_index import GuardPostprocessor, GuardTagger, guarded_query_engine
+from rag_guard_integrations.llama_index.errors import AdapterConfigError
 from rag_guard_integrations.llama_index.fields import coerce_guard
+
+if TYPE_CHECKING:
+    from rag_guard_integrations.embeddings import MiniLMEmbedder
 
 CLAUSE = "Either party may terminate this Agreement on thirty (30) days' written notice."
 META = {"contract_type": "MSA", "clause_id": "TERMINATION_NOTICE"}
@@ -148,3 +153,11 @@ def test_a_guard_given_as_something_else_is_refused(bad: object) -> None:
     """Anything but a Guard or policy references is a one-line error naming the fix."""
     with pytest.raises(ValueError, match=r"Guard\.from_policy"):
         coerce_guard(bad)
+
+
+def test_guarded_query_engine_refuses_a_misspelt_argument(embedder: MiniLMEmbedder) -> None:
+    """``fetchk=`` (for ``fetch_k``) or ``similarity_topk=`` is an error, not silently dropped."""
+    index = contracts_index(embedder)
+    for wrong, right in (("fetchk", "fetch_k"), ("similarity_topk", "similarity_top_k")):
+        with pytest.raises(AdapterConfigError, match=f"'{wrong}'.*'{right}'"):
+            guarded_query_engine(index, Guard.from_policy("contracts"), **{wrong: 3})

@@ -3,14 +3,17 @@ query is rejected or no node passes; plus helpers that run one query under one a
 
 from __future__ import annotations
 
+import inspect
 from typing import TYPE_CHECKING, Any, cast
 
 from llama_index.core.callbacks.schema import CBEventType, EventPayload
+from llama_index.core.indices.vector_store import VectorStoreIndex
+from llama_index.core.indices.vector_store.retrievers import VectorIndexRetriever
 from llama_index.core.instrumentation import get_dispatcher  # type: ignore[attr-defined]
 from llama_index.core.query_engine import RetrieverQueryEngine
 
 from rag_guard_integrations.llama_index.access import guard_access
-from rag_guard_integrations.llama_index.errors import AdapterConfigError
+from rag_guard_integrations.llama_index.errors import AdapterConfigError, refuse_unknown
 from rag_guard_integrations.llama_index.postprocessor import GuardPostprocessor
 from rag_guard_integrations.llama_index.refusal import refusal_response
 from rag_guard_integrations.llama_index.retriever import GuardedRetriever
@@ -193,6 +196,10 @@ def guarded_query_engine(
 ) -> GuardedQueryEngine:
     """Like ``index.as_query_engine(llm=llm, **kwargs)``, behind a :class:`GuardedRetriever`.
 
+    Over a ``VectorStoreIndex`` the ``kwargs`` are the retriever's (``similarity_top_k``,
+    ``filters``, ...) and the engine's (``response_mode``, ``node_postprocessors``, ...); any
+    other name is refused rather than silently dropped.
+
     Example:
         ```python
         engine = guarded_query_engine(index, Guard.from_policy("contracts"), llm=llm,
@@ -200,8 +207,30 @@ def guarded_query_engine(
         answer = query_with_access(engine, "termination notice period?", {"contract_type": "MSA"})
         ```
     """
-    retriever = GuardedRetriever(index.as_retriever(**kwargs), guard, access, fetch_k=fetch_k)
-    return cast("GuardedQueryEngine", GuardedQueryEngine.from_args(retriever, llm=llm, **kwargs))
+    engine_names = _parameters(RetrieverQueryEngine.from_args) - {"retriever", "llm"}
+    engine_kwargs = {k: v for k, v in kwargs.items() if k in engine_names}
+    retriever_kwargs = {k: v for k, v in kwargs.items() if k not in engine_names}
+    if isinstance(index, VectorStoreIndex):
+        # fetch_k and access are this function's own: named so a misspelling finds them.
+        known = _parameters(VectorIndexRetriever.__init__) | {
+            "vector_store_kwargs",
+            "fetch_k",
+            "access",
+        }
+        refuse_unknown("guarded_query_engine", kwargs, known | engine_names)
+    inner = index.as_retriever(**retriever_kwargs)
+    retriever = GuardedRetriever(inner, guard, access, fetch_k=fetch_k)
+    engine = GuardedQueryEngine.from_args(retriever, llm=llm, **engine_kwargs)
+    return cast("GuardedQueryEngine", engine)
+
+
+def _parameters(function: Any) -> set[str]:
+    """Named parameters of ``function`` (not ``self``, ``cls``, ``*args`` or ``**kwargs``)."""
+    return {
+        name
+        for name, p in inspect.signature(function).parameters.items()
+        if name not in {"self", "cls", "index"} and p.kind not in (p.VAR_KEYWORD, p.VAR_POSITIONAL)
+    }
 
 
 def query_with_access(
