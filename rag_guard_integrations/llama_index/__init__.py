@@ -1,5 +1,6 @@
-"""LlamaIndex adapters: a node postprocessor, a retriever and query engines that let only what the
-Guard allows reach the LLM; the only place in the package that imports ``llama_index``."""
+"""LlamaIndex adapters that let only what the Guard allows reach the LLM: a retriever, query and
+chat engines, a node postprocessor, an ingestion tagger and per-request access; the only place
+in the package that imports ``llama_index``."""
 
 from rag_guard_integrations.llama_index.access import NO_ACCESS, current_access, guard_access
 from rag_guard_integrations.llama_index.chat import GuardedChatEngine, guarded_chat_engine

@@ -15,6 +15,7 @@ from llama_index.core.chat_engine import CondensePlusContextChatEngine, ContextC
 from llama_index.core.chat_engine.types import BaseChatEngine
 from llama_index.core.indices.base import BaseIndex
 from llama_index.core.llms import MessageRole
+from llama_index.core.schema import QueryBundle
 
 from rag_guard_integrations.llama_index.access import current_access
 from rag_guard_integrations.llama_index.errors import AdapterConfigError, refuse_unknown
@@ -70,9 +71,7 @@ class _GuardedTurns:
         _TURN.set(checked)
         return checked.nodes
 
-    def _bundle(self, message: str) -> Any:
-        from llama_index.core.schema import QueryBundle  # noqa: PLC0415 - keep the top light
-
+    def _bundle(self, message: str) -> QueryBundle:
         return QueryBundle(self._guard_query(message))
 
     def _get_response_synthesizer(

@@ -25,17 +25,26 @@ class GuardedRetriever(BaseRetriever):
 
     It has no ``k`` of its own: ``k`` is the inner retriever's ``similarity_top_k``. Over a
     ``VectorIndexRetriever`` each request fetches ``fetch_k`` candidates (default ``4 * k``)
-    through a fresh retriever over the same index, with the caller's allowlists pushed into its
-    ``MetadataFilters`` as ``FilterOperator.IN`` (ANDed with the inner retriever's own filters),
-    so the shared retriever is never changed. The guard re-checks whatever comes back and at
-    most ``k`` allowed nodes are returned: the store's own ``NodeWithScore`` objects, in score
-    order. Any other retriever is called as it is and its results are checked.
+    through a fresh retriever over the same index, with the caller's allowlists and the query's
+    clause ids pushed into its ``MetadataFilters`` as ``FilterOperator.IN``, ANDed with the
+    inner retriever's own filters, so the shared retriever is never changed. A caller's OR or
+    nested filters are kept: nested under the AND where the store supports it, else (the store
+    refuses, like ``SimpleVectorStore``) the fetch runs with the caller's filters only. The
+    guard re-checks whatever comes back and at most ``k`` allowed nodes are returned: the
+    store's own ``NodeWithScore`` objects, in score order. Any other retriever is called as it
+    is and its results are checked.
 
-    Access is, in order: the innermost ``guard_access(...)`` block, then ``access``; with
-    neither, access-controlled nodes are denied and nothing is fetched. The store matches
-    pushed-down strings against single metadata values, so nodes whose access metadata holds
-    numbers or lists are not fetched, although the guard (comparing strings, element-wise)
-    would allow them: pushdown can cost recall there, never safety.
+    The inner retriever runs without its own instrumentation and callbacks: its
+    ``RetrievalEndEvent``, span result and ``RETRIEVE`` payload would carry every node it found,
+    denied ones included. This retriever's own events carry the allowed nodes only. (A custom
+    retriever that calls other retrievers itself still reports what those return.)
+
+    Access is, in order: the innermost ``guard_access(...)`` block (``{}`` or ``NO_ACCESS``:
+    no access), then ``access``; with neither, access-controlled nodes are denied. A request
+    that can see nothing fetches nothing. The store matches pushed-down strings against single
+    metadata values, so nodes whose access metadata holds numbers or lists are not fetched,
+    although the guard (comparing strings, element-wise) would allow them: pushdown can cost
+    recall there, never safety.
 
     Setup:
         ```bash
