@@ -9,9 +9,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rag_guard_integrations import Chunk, load_policy, parse_policy
+from rag_guard_integrations import embeddings as embeddings_module
 from rag_guard_integrations.data import load_corpus, load_queries
 from rag_guard_integrations.embeddings import cosine
-from rag_guard_integrations.guards import domain as domain_module
 from rag_guard_integrations.guards.domain import TIERS, DomainGuard
 from rag_guard_integrations.policy.schema import DomainSpec
 from rag_guard_integrations.vector_index import VectorIndex
@@ -281,7 +281,7 @@ def test_pure_python_cosine_matches_numpy(
     chunks = [Chunk(c.text) for c in load_corpus("bis")[:4]]
     query = "white cement whiteness"
     with_numpy = DomainGuard(SPEC, embedder).decide(query, chunks).similarity
-    monkeypatch.setattr(domain_module, "_numpy", lambda: None)
+    monkeypatch.setattr(embeddings_module, "_numpy", lambda: None)
     without = DomainGuard(SPEC, embedder).decide(query, chunks)
     assert without.similarity == pytest.approx(with_numpy, abs=1e-5)
     assert without.similarity_source == "embedder"

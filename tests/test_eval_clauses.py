@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -17,7 +17,11 @@ from rag_guard_integrations.evaluation.clauses import (
     load_records,
 )
 
-CUAD = Path(__file__).parents[2] / "shared" / "data" / "cuad_clauses.jsonl"
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from pathlib import Path
+
+CUAD = "cuad_clauses.jsonl"
 POLICY = load_policy("contracts")
 # Clauses whose CUAD excerpts are, in a few cases, about something else (an acceptance test
 # filed under Warranty Duration, a licence grant filed under Change Of Control...); they are
@@ -26,10 +30,15 @@ BELOW_TARGET_FLOOR = {"EXCLUSIVITY": 0.8, "CHANGE_OF_CONTROL": 0.8, "WARRANTY": 
 
 
 @pytest.fixture(scope="module")
-def cuad_records() -> list[dict[str, object]]:
+def cuad_path(shared_data: Callable[[str], Path]) -> Path:
     """The real CUAD excerpts kept beside the repository."""
-    assert CUAD.is_file(), f"{CUAD} is missing; the shared evaluation data must be checked out"
-    return load_records(CUAD)
+    return shared_data(CUAD)
+
+
+@pytest.fixture(scope="module")
+def cuad_records(cuad_path: Path) -> list[dict[str, object]]:
+    """The CUAD excerpts as records."""
+    return load_records(cuad_path)
 
 
 @pytest.fixture(scope="module")
@@ -110,16 +119,16 @@ def test_record_without_text_or_category_is_a_clear_error() -> None:
 
 
 def test_cli_json_prints_the_evaluation(
-    capsys: pytest.CaptureFixture[str], cuad_result: dict[str, object]
+    capsys: pytest.CaptureFixture[str], cuad_path: Path, cuad_result: dict[str, object]
 ) -> None:
     """``eval clauses --json`` prints exactly what evaluate_clauses returns."""
-    assert main(["eval", "clauses", "--data", str(CUAD), "--json"]) == 0
+    assert main(["eval", "clauses", "--data", str(cuad_path), "--json"]) == 0
     assert json.loads(capsys.readouterr().out) == cuad_result
 
 
-def test_cli_table_lists_every_clause(capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_table_lists_every_clause(capsys: pytest.CaptureFixture[str], cuad_path: Path) -> None:
     """Without --json the command prints a table with one row per clause and the target."""
-    assert main(["eval", "clauses", "--data", str(CUAD), "--policy", "contracts"]) == 0
+    assert main(["eval", "clauses", "--data", str(cuad_path), "--policy", "contracts"]) == 0
     out = capsys.readouterr().out
     assert out.splitlines()[0].split() == ["clause", "CUAD", "categories", "recall", "false",
                                            "match", "on", "target"]  # fmt: skip

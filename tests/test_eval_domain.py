@@ -3,20 +3,24 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 from rag_guard_integrations.cli import main
+from rag_guard_integrations.evaluation.datasets import read_clinc, read_labelled
 from rag_guard_integrations.evaluation.domain import (
     TARGET_BLOCK_RATE,
     TARGET_PASS_RATE,
     evaluate,
 )
-from rag_guard_integrations.evaluation.retrieval import read_clinc, read_labelled
 from rag_guard_integrations.guards.domain import TIERS
 
-CLINC = Path(__file__).parents[2] / "shared" / "data" / "clinc_oos.json"
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from pathlib import Path
+
+CLINC = "clinc_oos.json"
 
 
 @pytest.fixture(scope="module")
@@ -26,10 +30,9 @@ def bundled() -> dict[str, object]:
 
 
 @pytest.fixture(scope="module")
-def clinc() -> dict[str, object]:
+def clinc(shared_data: Callable[[str], Path]) -> dict[str, object]:
     """The evaluation with CLINC150 as the out-of-domain set."""
-    assert CLINC.is_file(), f"{CLINC} is missing; the shared evaluation data must be checked out"
-    return evaluate("bis", clinc_path=str(CLINC))
+    return evaluate("bis", clinc_path=str(shared_data(CLINC)))
 
 
 def test_bundled_queries_meet_the_targets(bundled: dict[str, object]) -> None:
@@ -98,7 +101,7 @@ def test_cli_table_and_custom_queries(tmp_path: Path, capsys: pytest.CaptureFixt
     [
         ('{"query": "x"}\n', "'in_domain' must be true or false"),
         ('{"query": "", "in_domain": true}\n', "'query' must be a non-empty string"),
-        ("not json\n", "not JSON"),
+        ("not json\n", "not valid JSON"),
         ("\n", "no queries"),
     ],
 )

@@ -10,10 +10,10 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from types import ModuleType
 
 ROOT = Path(__file__).resolve().parents[1]
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "pii_samples.jsonl"
 
 
 def _benchmark() -> ModuleType:
@@ -33,9 +33,9 @@ BENCHMARK = _benchmark()
 
 
 @pytest.fixture(scope="module")
-def scored() -> dict[str, Any]:
+def scored(shared_data: Callable[[str], Path]) -> dict[str, Any]:
     """Precision and recall per entity type over the whole annotated file."""
-    result: dict[str, Any] = BENCHMARK.score(BENCHMARK.load(DATA))
+    result: dict[str, Any] = BENCHMARK.score(BENCHMARK.load(shared_data("pii_samples.jsonl")))
     return result
 
 

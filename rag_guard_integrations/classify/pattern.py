@@ -13,17 +13,19 @@ from rag_guard_integrations.classify.recognizers import (
     VALIDATORS,
     Recognizer,
 )
-from rag_guard_integrations.classify.support import VocabularyBound, label_specs, text_key
-from rag_guard_integrations.core.cache import BoundedCache
-from rag_guard_integrations.core.errors import PolicyError
+from rag_guard_integrations.classify.vocabulary import VocabularyBound, label_specs
+from rag_guard_integrations.core.cache import BoundedCache, text_key
+from rag_guard_integrations.core.errors import ArgumentError, PolicyError
 from rag_guard_integrations.core.normalize import normalize_with_offsets
 from rag_guard_integrations.core.patterns import PatternSet, compile_pattern
+from rag_guard_integrations.policy.loader import load_policy
 
 if TYPE_CHECKING:
     from collections.abc import Hashable, Iterable, Sequence
 
-    from rag_guard_integrations.classify.support import LabelsArg
-    from rag_guard_integrations.policy.schema import LabelSpec, Policy
+    from rag_guard_integrations.classify.vocabulary import LabelsArg
+    from rag_guard_integrations.policy.loader import PolicyRef
+    from rag_guard_integrations.policy.schema import LabelSpec
 
 DEFAULT_CACHE_SIZE = 4096
 # Below this many characters a batch is classified inline; above it, in a worker thread so
@@ -156,7 +158,7 @@ class PatternClassifier(VocabularyBound):
 
     @classmethod
     def from_policy(
-        cls, policy: Policy, *, cache_size: int = DEFAULT_CACHE_SIZE
+        cls, policy: PolicyRef, *, cache_size: int = DEFAULT_CACHE_SIZE
     ) -> PatternClassifier:
         """The policy's ``classifiers.patterns`` plus the built-ins ``classifiers.builtin`` maps
         to its labels (only the patterns when ``builtin`` is empty).
@@ -164,6 +166,7 @@ class PatternClassifier(VocabularyBound):
         Raises:
             PolicyError: an unknown built-in name, or a recogniser name used twice.
         """
+        policy = load_policy(policy)
         where = ", ".join(policy.sources) or "policy"
         chosen: list[Recognizer] = []
         for index, spec in enumerate(policy.classifiers.patterns):
@@ -252,7 +255,7 @@ def _recognizers(items: Iterable[Recognizer | str] | None) -> tuple[Recognizer, 
     for item in items:
         recognizer = _recognizer(item)
         if recognizer.name in seen:
-            raise ValueError(f"recognizer name {recognizer.name!r} is given twice; rename one")
+            raise ArgumentError(f"recognizer name {recognizer.name!r} is given twice; rename one")
         seen.add(recognizer.name)
         chosen.append(recognizer)
     return tuple(chosen)
@@ -264,7 +267,9 @@ def _recognizer(item: Any) -> Recognizer:
     if isinstance(item, str) and item in BUILTIN_RECOGNIZERS:
         return BUILTIN_RECOGNIZERS[item]
     choices = ", ".join(BUILTIN_RECOGNIZERS)
-    raise ValueError(f"{item!r} is not a built-in recognizer or a Recognizer; use one of {choices}")
+    raise ArgumentError(
+        f"{item!r} is not a built-in recognizer or a Recognizer; use one of {choices}"
+    )
 
 
 def _restore(

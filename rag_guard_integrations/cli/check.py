@@ -5,7 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rag_guard_integrations.cli.output import print_json, read_jsonl
+from rag_guard_integrations.console import print_json
+from rag_guard_integrations.core.errors import ArgumentError
+from rag_guard_integrations.data.jsonl import read_jsonl
 
 if TYPE_CHECKING:
     import argparse
@@ -35,7 +37,7 @@ def parse_allow(values: list[str]) -> dict[str, list[str]]:
     for value in values:
         name, sep, items = value.partition("=")
         if not sep or not name.strip():
-            raise ValueError(f"--allow {value!r} must look like attribute=value1,value2")
+            raise ArgumentError(f"--allow {value!r} must look like attribute=value1,value2")
         allow.setdefault(name.strip(), []).extend(v.strip() for v in items.split(",") if v.strip())
     return allow
 

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any
+
+from rag_guard_integrations.core.display import result_html
 
 if TYPE_CHECKING:
     from rag_guard_integrations.core.chunk import Chunk
@@ -63,17 +65,8 @@ class QueryDecision:
     refusal: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready record."""
-        return {
-            "allowed": self.allowed,
-            "tier": self.tier,
-            "reason": self.reason,
-            "intents": list(self.intents),
-            "evidence": _jsonable(self.evidence),
-            "similarity": self.similarity,
-            "similarity_source": self.similarity_source,
-            "refusal": self.refusal,
-        }
+        """JSON-ready record: every field, by name."""
+        return {item.name: _jsonable(getattr(self, item.name)) for item in fields(self)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,6 +77,9 @@ class Link:
     b: int
     key: str
     value: str
+
+    def __str__(self) -> str:
+        return f"#{self.a}~#{self.b} ({self.key}={self.value})"
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,9 +120,14 @@ class GuardResult:
     """Everything one check decided; ``allowed`` is what may reach the LLM, in input order.
 
     Example:
-        >>> result = guard.check("termination notice period?", chunks, access=ctx)  # doctest: +SKIP
-        >>> [c.metadata["contract_type"] for c in result.allowed]  # doctest: +SKIP
-        ['MSA']
+        >>> from rag_guard_integrations import AccessContext, Guard
+        >>> chunks = [{"text": "Either party may terminate on 30 days' written notice.",
+        ...            "meta": {"contract_type": t, "clause_id": "TERMINATION_NOTICE"}}
+        ...           for t in ("MSA", "SOW")]
+        >>> result = Guard.from_policy("contracts").check(
+        ...     "termination notice period?", chunks, access=AccessContext(contract_type={"MSA"}))
+        >>> [c.metadata["contract_type"] for c in result.allowed], result.denied[0].stage
+        (['MSA'], 'access')
     """
 
     query: QueryDecision
@@ -191,8 +192,6 @@ class GuardResult:
         }
 
     def _repr_html_(self) -> str:
-        from rag_guard_integrations.notebook import result_html  # noqa: PLC0415 - notebooks only
-
         return result_html(self)
 
 

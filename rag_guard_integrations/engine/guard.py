@@ -7,25 +7,26 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from rag_guard_integrations.classify.base import Classification
-from rag_guard_integrations.core.access import AccessContext
+from rag_guard_integrations.core.access import AccessContext, AccessLike
 from rag_guard_integrations.core.chunk import Chunk, coerce_chunks
 from rag_guard_integrations.core.decisions import PASSED, ChunkDecision, GuardResult, QueryDecision
 from rag_guard_integrations.core.errors import ContextBlocked, InputError
 from rag_guard_integrations.core.labels import has_label_metadata, metadata_labels
 from rag_guard_integrations.core.normalize import normalize
-from rag_guard_integrations.core.request import ChunkCheck, Request
-from rag_guard_integrations.guards.access import AccessGuard, Constraints, HintGuard
+from rag_guard_integrations.core.stage import ChunkCheck, Request
 from rag_guard_integrations.guards.clause import ClauseGuard
 from rag_guard_integrations.guards.combination import CombinationGuard, Labelled
 from rag_guard_integrations.guards.domain import DomainGuard
+from rag_guard_integrations.guards.registry import policy_checks
 from rag_guard_integrations.policy.loader import load_policy
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
-    from pathlib import Path
+    from collections.abc import Awaitable, Callable, Iterable, Sequence
 
     from rag_guard_integrations.classify.base import Classifier
     from rag_guard_integrations.embeddings import Embedder
+    from rag_guard_integrations.guards.access import Constraints
+    from rag_guard_integrations.policy.loader import PolicyRef
     from rag_guard_integrations.policy.schema import Policy
 
 
@@ -56,9 +57,26 @@ class _Run:
     pending: list[int] = field(default_factory=list)
     notes: dict[int, str] = field(default_factory=dict)
 
+    @property
+    def pending_texts(self) -> list[str]:
+        """The texts of the chunks waiting for a classifier."""
+        return [self.chunks[i].text for i in self.pending]
+
 
 class Guard:
     """Checks retrieved chunks against one policy before they can become prompt context.
+
+    The per-chunk stages come from one registry (:mod:`rag_guard_integrations.guards.registry`):
+    each stage whose section the policy configures runs, in order; ``checks`` adds your own
+    (objects with a ``name`` and ``__call__(chunk, request) -> reason | None``), run after the
+    policy's. A check can only deny; one that raises denies the chunk.
+
+    Args:
+        policy: the merged policy (:func:`load_policy`).
+        classifier: labels untagged chunks for the combination rules; by default the policy's
+            pattern recognisers.
+        embedder: the domain guard's embedder; by default the offline MiniLM.
+        checks: extra per-chunk checks.
 
     Example:
         >>> from rag_guard_integrations import AccessContext, Guard
@@ -76,19 +94,13 @@ class Guard:
         policy: Policy,
         classifier: Classifier | None = None,
         embedder: Embedder | None = None,
+        checks: Iterable[ChunkCheck] = (),
     ) -> None:
         self.policy = policy
         self.domain = DomainGuard.from_policy(policy, embedder)
-        self.clause = ClauseGuard.from_policy(policy)
         self.combination = CombinationGuard.from_policy(policy)
-        checks: list[ChunkCheck] = []
-        if policy.access.attributes:
-            checks.append(AccessGuard(policy.access.attributes))
-        if self.clause is not None:
-            checks.append(self.clause)
-        # Hints scan every metadata key, so they run last, on the chunks nothing else denied.
-        checks.append(HintGuard())
-        self.checks = tuple(checks)
+        self.checks: tuple[ChunkCheck, ...] = (*policy_checks(policy), *checks)
+        self.clause = next((c for c in self.checks if isinstance(c, ClauseGuard)), None)
         self.classifier = self._bind(classifier)
         self._vocabulary = frozenset(policy.vocabulary) if policy.declares_vocabulary else None
         self._reads_labels = self.combination is not None or self._vocabulary is not None
@@ -98,19 +110,22 @@ class Guard:
     @classmethod
     def from_policy(
         cls,
-        *refs: str | Path,
+        *refs: PolicyRef,
         classifier: Classifier | None = None,
         embedder: Embedder | None = None,
+        checks: Iterable[ChunkCheck] = (),
     ) -> Guard:
-        """A guard for built-in policy names or paths (several are merged in order)."""
-        return cls(load_policy(*refs), classifier=classifier, embedder=embedder)
+        """A guard for policies, built-in names or paths (several are merged in order): every
+        ``from_policy`` of the package takes what :func:`load_policy` takes."""
+        return cls(load_policy(*refs), classifier=classifier, embedder=embedder, checks=checks)
 
     def __reduce__(self) -> tuple[Any, ...]:
-        """Pickle and copy as the policy, classifier and embedder; the compiled (RE2) state is
-        rebuilt. The process-wide MiniLM embedder pickles as a reference, not as weights."""
+        """Pickle and copy as the policy, classifier, embedder and extra checks; the compiled
+        (RE2) state is rebuilt. The process-wide MiniLM embedder pickles as a reference."""
         # DomainGuard keeps the embedder it was given (None: loaded on first use).
         embedder = getattr(self.domain, "_embedder", None)
-        return (type(self), (self.policy, self.classifier, embedder))
+        extra = self.checks[len(policy_checks(self.policy)) :]
+        return (type(self), (self.policy, self.classifier, embedder, extra))
 
     def _bind(self, classifier: Classifier | None) -> Classifier | None:
         if self.policy.classify == "never" or self.combination is None:
@@ -123,35 +138,24 @@ class Guard:
             classifier = PatternClassifier.from_policy(self.policy)
         return classifier.bind(self.policy.vocabulary)
 
-    def check(
-        self, query: str, chunks: Sequence[Any], access: AccessContext | Any = None
-    ) -> GuardResult:
+    def check(self, query: str, chunks: Sequence[Any], access: AccessLike = None) -> GuardResult:
         """Decide which of ``chunks`` may reach the LLM for ``query`` and ``access``."""
         run = self._start(query, chunks, access)
-        if run.pending:
-            texts = [run.chunks[i].text for i in run.pending]
-            try:
-                found = self.classifier.classify_many(texts) if self.classifier else []
-            except Exception as error:  # a failing classifier must not let chunks through
-                found = [Classification.failed(_failure("classifier", error))] * len(texts)
-            self._take_labels(run, found)
+        if run.pending and self.classifier is not None:
+            self._take_labels(run, _attempt(self.classifier.classify_many, run.pending_texts))
         return self._finish(run)
 
     async def acheck(
-        self, query: str, chunks: Sequence[Any], access: AccessContext | Any = None
+        self, query: str, chunks: Sequence[Any], access: AccessLike = None
     ) -> GuardResult:
         """Async twin of :meth:`check`: classification awaits the classifier's async path."""
         run = self._start(query, chunks, access)
-        if run.pending:
-            texts = [run.chunks[i].text for i in run.pending]
-            try:
-                found = await self.classifier.aclassify_many(texts) if self.classifier else []
-            except Exception as error:  # fail closed, as in check()
-                found = [Classification.failed(_failure("classifier", error))] * len(texts)
+        if run.pending and self.classifier is not None:
+            found = await _aattempt(self.classifier.aclassify_many, run.pending_texts)
             self._take_labels(run, found)
         return self._finish(run)
 
-    def prefilter(self, query: str, access: AccessContext | Any = None) -> Constraints | None:
+    def prefilter(self, query: str, access: AccessLike = None) -> Constraints | None:
         """Metadata values every chunk this guard could allow must carry, for a retriever to
         push into its store: each access attribute -> the caller's allowlist, and ``clause_id``
         -> the clause ids the query asks for.
@@ -232,8 +236,10 @@ class Guard:
         ):
             run.pending.append(index)
 
-    def _take_labels(self, run: _Run, found: Sequence[Classification]) -> None:
-        if (
+    def _take_labels(self, run: _Run, found: Sequence[Classification] | Exception) -> None:
+        if isinstance(found, Exception):  # a failing classifier must not let chunks through
+            found = [Classification.failed(_failure("classifier", found))] * len(run.pending)
+        elif (
             not isinstance(found, list | tuple)
             or len(found) != len(run.pending)
             or not all(isinstance(item, Classification) for item in found)
@@ -327,6 +333,24 @@ class Guard:
             unknown,
             refusal,
         )
+
+
+def _attempt(
+    classify: Callable[[list[str]], Sequence[Classification]], texts: list[str]
+) -> Sequence[Classification] | Exception:
+    try:
+        return classify(texts)
+    except Exception as error:  # recorded, and the chunks denied, by _take_labels
+        return error
+
+
+async def _aattempt(
+    classify: Callable[[list[str]], Awaitable[Sequence[Classification]]], texts: list[str]
+) -> Sequence[Classification] | Exception:
+    try:
+        return await classify(texts)
+    except Exception as error:  # as in _attempt
+        return error
 
 
 def _failure(stage: str, error: BaseException) -> str:

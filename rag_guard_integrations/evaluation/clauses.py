@@ -11,9 +11,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rag_guard_integrations.cli.output import print_json, read_jsonl, table
+from rag_guard_integrations.console import print_json, table
+from rag_guard_integrations.core.errors import DataError
 from rag_guard_integrations.core.normalize import normalize
 from rag_guard_integrations.core.patterns import compile_pattern
+from rag_guard_integrations.data.jsonl import read_jsonl
 from rag_guard_integrations.policy.loader import load_policy
 
 if TYPE_CHECKING:
@@ -91,15 +93,9 @@ def evaluate_clauses(records: Iterable[Mapping[str, Any]], policy: Policy) -> di
 
 def load_records(path: Path) -> list[dict[str, Any]]:
     """Read labelled excerpts from a JSONL file (one object with ``text`` and ``category``)."""
-    records: list[dict[str, Any]] = []
-    for number, record in read_jsonl(path):
-        if not isinstance(record, dict):
-            raise ValueError(
-                f"{path} line {number}: expected a JSON object, got {type(record).__name__}"
-            )
-        records.append(record)
+    records = [record for _, record in read_jsonl(path)]
     if not records:
-        raise ValueError(f"{path}: no records; give a JSONL file of {{'text', 'category'}} lines")
+        raise DataError(f"{path}: no records; give a JSONL file of {{'text', 'category'}} lines")
     return records
 
 
@@ -148,7 +144,7 @@ def _checked(records: Iterable[Mapping[str, Any]]) -> Iterable[tuple[str, str]]:
     for index, record in enumerate(records):
         text, category = record.get("text"), record.get("category")
         if not isinstance(text, str) or not isinstance(category, str):
-            raise ValueError(
+            raise DataError(
                 f"record {index} needs string fields 'text' and 'category'; "
                 f"got keys {sorted(record)}"
             )

@@ -11,7 +11,8 @@ from __future__ import annotations
 from collections import Counter
 from typing import TYPE_CHECKING, Any
 
-from rag_guard_integrations.cli.output import print_json, progress, table
+from rag_guard_integrations.console import print_json, progress, table
+from rag_guard_integrations.core.errors import ArgumentError
 
 if TYPE_CHECKING:
     import argparse
@@ -54,7 +55,9 @@ def guard_for(policy: Policy, embedder: Embedder | None = None) -> DomainGuard:
 
     guard = DomainGuard.from_policy(policy, embedder)
     if guard is None:
-        raise ValueError(f"policy {policy.name!r} has no domain: section; use one that has (bis)")
+        raise ArgumentError(
+            f"policy {policy.name!r} has no domain: section; use one that has (bis)"
+        )
     return guard
 
 
@@ -62,11 +65,11 @@ def collect_signals(
     guard: DomainGuard, corpus: str, queries: Sequence[str], k: int
 ) -> list[DomainSignals]:
     """Retrieve the top ``k`` chunks of ``corpus`` for each query and read the guard's signals."""
-    from rag_guard_integrations.evaluation.retrieval import load_chunks  # noqa: PLC0415
+    from rag_guard_integrations.evaluation.datasets import load_chunks  # noqa: PLC0415
     from rag_guard_integrations.vector_index import VectorIndex  # noqa: PLC0415
 
     if k < 1:
-        raise ValueError(f"--k must be at least 1, got {k}")
+        raise ArgumentError(f"k={k!r} must be at least 1")
     index = VectorIndex(load_chunks(corpus), guard.embedder)
     batches = [queries[i : i + BATCH] for i in range(0, len(queries), BATCH)]
     return [
@@ -112,22 +115,20 @@ def evaluate(
     k: int = K,
 ) -> dict[str, Any]:
     """The whole evaluation as a JSON-ready dict (the ``--json`` output)."""
-    from rag_guard_integrations.evaluation import retrieval  # noqa: PLC0415
+    from rag_guard_integrations.evaluation import datasets  # noqa: PLC0415
     from rag_guard_integrations.policy.loader import load_policy  # noqa: PLC0415
 
     policy = load_policy(policy_ref)
     guard = guard_for(policy)
-    corpus = corpus or retrieval.default_corpus(policy.name)
+    corpus = corpus or datasets.default_corpus(policy.name)
     labelled = (
-        retrieval.read_labelled(queries_path)
-        if queries_path
-        else retrieval.bundled_labelled(corpus)
+        datasets.read_labelled(queries_path) if queries_path else datasets.bundled_labelled(corpus)
     )
     inside = [q.query for q in labelled if q.in_domain]
     outside = [q.query for q in labelled if not q.in_domain]
     subsets: dict[str, int] = {}
     if clinc_path:
-        splits = retrieval.read_clinc(clinc_path)
+        splits = datasets.read_clinc(clinc_path)
         outside = [q for split in splits.values() for q in split]
         subsets = {name: len(items) for name, items in splits.items()}
     signals = collect_signals(guard, corpus, inside + outside, k)

@@ -5,13 +5,16 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from rag_guard_integrations.core.patterns import PatternSet, matches
+from rag_guard_integrations.guards.registry import Stage
+from rag_guard_integrations.policy.loader import load_policy
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
     from rag_guard_integrations.core.chunk import Chunk
-    from rag_guard_integrations.core.request import Request
-    from rag_guard_integrations.policy.schema import ClauseSpec, Policy
+    from rag_guard_integrations.core.stage import Request
+    from rag_guard_integrations.policy.loader import PolicyRef
+    from rag_guard_integrations.policy.schema import ClauseSpec
 
 
 class ClauseGuard:
@@ -43,8 +46,9 @@ class ClauseGuard:
         }
 
     @classmethod
-    def from_policy(cls, policy: Policy) -> ClauseGuard | None:
+    def from_policy(cls, policy: PolicyRef) -> ClauseGuard | None:
         """The clause guard of ``policy``, or None when it defines no clauses."""
+        policy = load_policy(policy)
         return cls(policy.clauses) if policy.clauses else None
 
     def detect(self, normalized_query: str) -> tuple[str, ...]:
@@ -66,3 +70,6 @@ class ClauseGuard:
         if fingerprint is not None and not matches(fingerprint, chunk.text):
             return f"the text does not match the {clause_id} fingerprint"
         return None
+
+
+STAGES = (Stage("clause", 20, ClauseGuard.from_policy),)

@@ -7,11 +7,13 @@ from typing import TYPE_CHECKING, Any
 
 from rag_guard_integrations.core.decisions import Bridge, Violation
 from rag_guard_integrations.guards.linking import Group, connecting_links, link_groups
+from rag_guard_integrations.policy.loader import load_policy
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping, Sequence
 
-    from rag_guard_integrations.policy.schema import Policy, RuleSpec
+    from rag_guard_integrations.policy.loader import PolicyRef
+    from rag_guard_integrations.policy.schema import RuleSpec
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,14 +52,12 @@ class CombinationGuard:
     times every chunk.
 
     Example:
-        >>> guard = CombinationGuard.from_policy(load_policy("default"))  # doctest: +SKIP
+        >>> guard = CombinationGuard.from_policy("default")
         >>> outcome = guard([Labelled(0, frozenset({"financial"})),
-        ...                  Labelled(1, frozenset({"entity_identifier"}))])  # doctest: +SKIP
-        >>> [v.rule for v in outcome.violations]  # doctest: +SKIP
-        ['financial_entity_reveal']
+        ...                  Labelled(1, frozenset({"entity_identifier"}))])
+        >>> [v.rule for v in outcome.violations]
+        ['default_financials_client']
     """
-
-    name = "combination"
 
     def __init__(self, rules: Sequence[RuleSpec], linking_keys: Sequence[str] = ()) -> None:
         self.rules = tuple(rules)
@@ -69,8 +69,9 @@ class CombinationGuard:
         self._needs_groups = any(r.trigger.scope == "linked" for r in self.rules)
 
     @classmethod
-    def from_policy(cls, policy: Policy) -> CombinationGuard | None:
+    def from_policy(cls, policy: PolicyRef) -> CombinationGuard | None:
         """The combination guard of ``policy``, or None when it has no rules."""
+        policy = load_policy(policy)
         return cls(policy.rules, policy.linking.keys) if policy.rules else None
 
     @property

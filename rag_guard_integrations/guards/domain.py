@@ -14,21 +14,24 @@ decides on the normalised query, in order, stopping at the first tier that decid
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from rag_guard_integrations.core.cache import BoundedCache
 from rag_guard_integrations.core.decisions import QueryDecision
+from rag_guard_integrations.core.metadata import metadata_values
 from rag_guard_integrations.core.normalize import CACHED_CHARS, normalize
 from rag_guard_integrations.core.patterns import compile_pattern
+from rag_guard_integrations.embeddings import cosine, unit
 from rag_guard_integrations.guards.domain_terms import TermMatcher, near_pair
+from rag_guard_integrations.policy.loader import load_policy
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from rag_guard_integrations.core.chunk import Chunk
     from rag_guard_integrations.embeddings import Embedder
-    from rag_guard_integrations.policy.schema import DomainSpec, Policy
+    from rag_guard_integrations.policy.loader import PolicyRef
+    from rag_guard_integrations.policy.schema import DomainSpec
 
 TIERS = ("blocklist", "identifier", "root", "dense", "below_threshold")
 REJECTING = frozenset({"blocklist", "below_threshold"})
@@ -106,8 +109,9 @@ class DomainGuard:
         self._queries: BoundedCache[str, Any] = BoundedCache(4096, max_key_len=CACHED_CHARS)
 
     @classmethod
-    def from_policy(cls, policy: Policy, embedder: Embedder | None = None) -> DomainGuard | None:
+    def from_policy(cls, policy: PolicyRef, embedder: Embedder | None = None) -> DomainGuard | None:
         """The guard for ``policy.domain``, or None when the policy has no domain section."""
+        policy = load_policy(policy)
         return None if policy.domain is None else cls(policy.domain, embedder)
 
     @property
@@ -168,7 +172,7 @@ class DomainGuard:
     ) -> tuple[str, str, int] | None:
         for position, chunk in enumerate(chunks):
             for key in self.spec.identifier_keys:
-                for value in _values(chunk.metadata.get(key)):
+                for value in metadata_values(chunk.metadata.get(key)):
                     cached = self._identifiers.get(value)
                     if cached is None:
                         cached = self._identifiers.put(
@@ -184,7 +188,7 @@ class DomainGuard:
         scores = [chunk.score for chunk in chunks]
         if all(score is not None for score in scores):
             return max(s for s in scores if s is not None), "retriever"
-        query_vector = self._queries.remember(text, lambda: _unit(self.embedder.embed_query(text)))
+        query_vector = self._queries.remember(text, lambda: unit(self.embedder.embed_query(text)))
         vectors = [self._vectors.get(chunk.text) for chunk in chunks]
         missing = list(
             dict.fromkeys(c.text for c, v in zip(chunks, vectors, strict=True) if v is None)
@@ -192,12 +196,12 @@ class DomainGuard:
         if missing:
             embedded = self.embedder.embed_documents(missing)
             fresh = {
-                t: self._vectors.put(t, _unit(v)) for t, v in zip(missing, embedded, strict=True)
+                t: self._vectors.put(t, unit(v)) for t, v in zip(missing, embedded, strict=True)
             }
             vectors = [
                 fresh[c.text] if v is None else v for c, v in zip(chunks, vectors, strict=True)
             ]
-        return max(_dot(query_vector, vector) for vector in vectors), "embedder"
+        return max(cosine(query_vector, vector) for vector in vectors), "embedder"
 
     def _reason(self, tier: str, signals: DomainSignals) -> str:
         """One readable sentence saying why the tier decided as it did."""
@@ -238,40 +242,3 @@ def _evidence(tier: str, signals: DomainSignals, chunks: Sequence[Chunk]) -> dic
 def _canonical(identifier: str) -> str:
     """``IS 2062``, ``is-2062`` and ``IS2062`` compare equal."""
     return "".join(ch for ch in identifier.casefold() if ch.isalnum())
-
-
-def _values(value: object) -> tuple[str, ...]:
-    if value is None:
-        return ()
-    if isinstance(value, str):
-        return (value,)
-    if isinstance(value, list | tuple | set | frozenset):
-        return tuple(str(v) for v in value if v is not None)
-    return (str(value),)
-
-
-@lru_cache(maxsize=1)
-def _numpy() -> Any:
-    """numpy when the embeddings extra brought it, else None (the core imports without it)."""
-    try:
-        import numpy  # noqa: PLC0415 - optional, comes with the embeddings extra
-    except ImportError:
-        return None
-    return numpy
-
-
-def _unit(vector: Sequence[float]) -> Any:
-    """The vector scaled to length 1, so that a dot product is the cosine similarity."""
-    np = _numpy()
-    if np is not None:
-        array = np.asarray(vector, dtype=np.float32)
-        norm = float(np.linalg.norm(array))
-        return array / norm if norm else array
-    norm = sum(x * x for x in vector) ** 0.5
-    return [x / norm for x in vector] if norm else list(vector)
-
-
-def _dot(a: Any, b: Any) -> float:
-    if _numpy() is not None:
-        return float(a @ b)
-    return float(sum(x * y for x, y in zip(a, b, strict=True)))

@@ -6,8 +6,9 @@ from typing import Annotated, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from rag_guard_integrations.core.errors import PatternCompileError
 from rag_guard_integrations.core.labels import UNCLASSIFIED, clean_label
-from rag_guard_integrations.core.patterns import PatternCompileError, compile_pattern
+from rag_guard_integrations.core.patterns import compile_pattern
 
 
 def _check_regex(pattern: str) -> str:
@@ -76,10 +77,22 @@ class DomainSpec(_Strict):
     refusal: str = Field(DEFAULT_REFUSAL, description="text shown when a query is rejected")
 
 
+class RecencySpec(_Strict):
+    """Deny chunks whose date is older than ``max_age_days``, and chunks with no date."""
+
+    field: str = Field("updated_at", min_length=1, description="metadata key holding the date")
+    max_age_days: float = Field(gt=0, description="oldest allowed age, in days")
+
+
 class LinkingSpec(_Strict):
     """Metadata keys whose shared values link chunks for multi-hop rules."""
 
     keys: list[str] = Field(default_factory=list)
+
+
+ValidatorName = Literal["luhn", "iban", "us_ssn", "ipv4"]
+"""The validators a pattern recogniser can name (implemented under the same names in
+``classify.recognizers.validators``)."""
 
 
 class PatternSpec(_Strict):
@@ -88,7 +101,7 @@ class PatternSpec(_Strict):
     name: str
     label: str
     regex: Pattern
-    validator: Literal["luhn", "iban", "us_ssn", "ipv4"] | None = None
+    validator: ValidatorName | None = None
     context: list[str] = Field(default_factory=list, description="counts only near these words")
 
 
@@ -129,6 +142,10 @@ class RuleSpec(_Strict):
     message: str = ""
 
 
+CHECKING_SECTIONS = ("access", "clauses", "domain", "recency", "rules")
+"""The sections that make a policy check something (each feeds a guard stage)."""
+
+
 class Policy(_Strict):
     """A whole policy, after ``extends`` is merged. Build one with :func:`load_policy`."""
 
@@ -138,6 +155,7 @@ class Policy(_Strict):
     access: AccessSpec = Field(default_factory=AccessSpec)
     clauses: dict[str, ClauseSpec] = Field(default_factory=dict)
     domain: DomainSpec | None = None
+    recency: RecencySpec | None = None
     linking: LinkingSpec = Field(default_factory=LinkingSpec)
     classifiers: ClassifiersSpec = Field(default_factory=ClassifiersSpec)
     labels: dict[str, LabelSpec] = Field(default_factory=dict)

@@ -6,6 +6,7 @@ import dataclasses
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
+from rag_guard_integrations.core.errors import ArgumentError
 from rag_guard_integrations.core.labels import clean_label
 from rag_guard_integrations.core.patterns import compile_pattern
 
@@ -37,12 +38,12 @@ class Recognizer:
 
     def __post_init__(self) -> None:
         if not self.name:
-            raise ValueError("a recognizer needs a non-empty name")
+            raise ArgumentError("a recognizer needs a non-empty name")
         label = clean_label(self.label)
         if not label:
-            raise ValueError(f"recognizer {self.name!r} has an empty label; give one")
+            raise ArgumentError(f"recognizer {self.name!r} has an empty label; give one")
         if self.window < 0:
-            raise ValueError(f"recognizer {self.name!r}: window={self.window} must be >= 0")
+            raise ArgumentError(f"recognizer {self.name!r}: window={self.window} must be >= 0")
         compile_pattern(self.regex)  # fail at definition, not at the first chunk
         # Frozen slots dataclass: normalise the fields in place once.
         object.__setattr__(self, "label", label)
