@@ -71,3 +71,18 @@ def test_the_result_shows_no_chunk_text(retriever: GuardedRetriever) -> None:
     shown = [repr(out["result"]), json.dumps(out["result"].to_dict()), *handler.payloads]
     assert [text for text in denied if any(text in s for s in shown)] == []
     assert out["result"].to_dict()["allowed"] == 1
+
+
+async def test_with_result_keeps_concurrent_requests_apart(retriever: GuardedRetriever) -> None:
+    """``batch`` and ``abatch`` give each request its own documents and its own result."""
+    types = ["MSA", "SOW", "NDA", "DPA", "CHANNEL"]
+    configs = [{"configurable": {"access": {"contract_type": [t]}}} for t in types]
+    runnable = retriever.with_result()
+    for outs in (
+        runnable.batch([QUERY] * len(types), config=configs),
+        await runnable.abatch([QUERY] * len(types), config=configs),
+    ):
+        assert [[d.metadata["contract_type"] for d in o["documents"]] for o in outs] == [
+            [t] for t in types
+        ]
+        assert [o["result"].result.allowed[0].metadata["contract_type"] for o in outs] == types

@@ -178,7 +178,7 @@ def test_compression_retriever_exposes_its_base_fetch_and_the_guarded_form_does_
     assert len(exposed.invoke(QUERY, config={"callbacks": [handler]})) == 1
     assert any(text in "\n".join(handler.payloads) for text in denied)
 
-    from rag_guard_integrations.evaluation.prompt.langchain_paths import SimilarityFilter
+    from rag_guard_integrations.evaluation.prompt.langchain_runner import SimilarityFilter
     from rag_guard_integrations.langchain import MiniLMEmbeddings
 
     compressed = ContextualCompressionRetriever(

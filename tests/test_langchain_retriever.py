@@ -57,9 +57,10 @@ def configured(types: list[str] | None) -> RunnableConfig:
 
 
 def guarded_contracts(k: int = 4, **params: Any) -> GuardedRetriever:
-    """A GuardedRetriever whose k lives on the inner retriever, as the design prescribes."""
+    """A GuardedRetriever with ``k`` on the wrapper, as the standard suite constructs it."""
     return GuardedRetriever(
-        retriever=contract_store().as_retriever(search_kwargs={"k": k}),
+        retriever=contract_store().as_retriever(),
+        k=k,
         guard=Guard(parse_policy(ACCESS_ONLY)),
         access=AccessContext(principal="auditor", contract_type=set(CONTRACT_TYPES)),
         **params,

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from rag_guard_integrations.cli.output import print_json, table
+from rag_guard_integrations.console import print_json, table
+from rag_guard_integrations.evaluation.prompt.harness import DEFAULT_CASES, run_eval
 
 if TYPE_CHECKING:
     import argparse
@@ -23,7 +24,12 @@ def register(kinds: argparse._SubParsersAction[Any]) -> None:
     parser = kinds.add_parser(
         "prompt", help="prompt, event and log leaks through every integration path"
     )
-    parser.add_argument("--cases", type=int, default=100, help="cases per path and mode (100)")
+    parser.add_argument(
+        "--cases",
+        type=int,
+        default=DEFAULT_CASES,
+        help=f"cases per path and mode ({DEFAULT_CASES})",
+    )
     parser.add_argument("--paths", default=None, help="comma-separated path names (default all)")
     parser.add_argument("--seed", type=int, default=0, help="corpus and case seed")
     parser.add_argument("--json", action="store_true", help="machine-readable result")
@@ -32,8 +38,6 @@ def register(kinds: argparse._SubParsersAction[Any]) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Print the table, or JSON with ``--json``."""
-    from rag_guard_integrations.evaluation.prompt.harness import run_eval  # noqa: PLC0415
-
     paths = None if args.paths is None else [p.strip() for p in args.paths.split(",") if p.strip()]
     report = run_eval(cases=args.cases, paths=paths, seed=args.seed)
     if args.json:

@@ -10,13 +10,10 @@ from typing import Annotated, Any
 from langchain_core.runnables import ConfigurableFieldSpec
 from pydantic import BeforeValidator
 
-from rag_guard_integrations.core.access import AccessContext
+from rag_guard_integrations.core.access import AccessContext, AccessLike
 from rag_guard_integrations.core.errors import InputError
 
-AccessInput = Annotated[
-    AccessContext | Mapping[str, Iterable[str] | str] | None,
-    BeforeValidator(AccessContext.coerce),
-]
+AccessInput = Annotated[AccessLike, BeforeValidator(AccessContext.coerce)]
 """What an ``access`` field accepts: an AccessContext, a mapping such as
 ``{"contract_type": ["MSA"]}``, or None; it is stored as an AccessContext (or None)."""
 

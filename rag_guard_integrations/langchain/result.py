@@ -1,14 +1,24 @@
-"""CheckedResult: a request's GuardResult as it may travel through a chain, where callback
-handlers, ``astream_events`` and LangSmith serialise every output."""
+"""A request's GuardResult for a chain: ``with_result`` hands it over as a CheckedResult, which
+callback handlers, ``astream_events`` and LangSmith can serialise without seeing chunk text."""
 
 from __future__ import annotations
 
+from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any
+
+from langchain_core.runnables import RunnableLambda
 
 from rag_guard_integrations.langchain.audit import decision_outputs
 
 if TYPE_CHECKING:
+    from langchain_core.retrievers import BaseRetriever
+    from langchain_core.runnables import Runnable, RunnableConfig
+
     from rag_guard_integrations.core.decisions import GuardResult
+
+# Where a call's GuardResult goes when its caller asked for it: per thread and task, so
+# concurrent requests never see each other's result.
+_SINK: ContextVar[list[GuardResult] | None] = ContextVar("rag_guard_result_sink", default=None)
 
 
 class CheckedResult:
@@ -45,3 +55,35 @@ class CheckedResult:
 
     def __repr__(self) -> str:
         return f"CheckedResult({self._result.summary()!r})"
+
+
+def report(result: GuardResult) -> None:
+    """Hand ``result`` to the :func:`with_result` call waiting in this thread or task, if any."""
+    sink = _SINK.get()
+    if sink is not None:
+        sink.append(result)
+
+
+def with_result(retriever: BaseRetriever) -> Runnable[str, dict[str, Any]]:
+    """``retriever`` as a runnable returning ``{"documents": [...], "result": CheckedResult}``;
+    the retriever must :func:`report` its result (``GuardedRetriever`` does)."""
+
+    def run(query: str, config: RunnableConfig) -> dict[str, Any]:
+        sink: list[GuardResult] = []
+        token = _SINK.set(sink)
+        try:
+            documents = retriever.invoke(query, config)
+        finally:
+            _SINK.reset(token)
+        return {"documents": documents, "result": CheckedResult(sink[-1])}
+
+    async def arun(query: str, config: RunnableConfig) -> dict[str, Any]:
+        sink: list[GuardResult] = []
+        token = _SINK.set(sink)
+        try:
+            documents = await retriever.ainvoke(query, config)
+        finally:
+            _SINK.reset(token)
+        return {"documents": documents, "result": CheckedResult(sink[-1])}
+
+    return RunnableLambda(run, afunc=arun, name="guarded_retrieval")

@@ -3,12 +3,11 @@ before it can reach the LLM, and keeps what it has not checked out of every call
 
 from __future__ import annotations
 
-from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from langchain_core.retrievers import BaseRetriever
-from langchain_core.runnables import RunnableLambda, ensure_config
+from langchain_core.runnables import ensure_config
 from langchain_core.vectorstores import VectorStoreRetriever
 from pydantic import ConfigDict, Field, model_validator
 from typing_extensions import override
@@ -19,7 +18,7 @@ from rag_guard_integrations.engine.guard import Guard, fetch_size
 from rag_guard_integrations.langchain.audit import achecked, checked, reject_if_asked
 from rag_guard_integrations.langchain.fields import ACCESS_SPEC, AccessInput, refuse_unknown_fields
 from rag_guard_integrations.langchain.pushdown import plan_pushdown
-from rag_guard_integrations.langchain.result import CheckedResult
+from rag_guard_integrations.langchain.result import report, with_result
 from rag_guard_integrations.langchain.unobserved import unobserved
 
 if TYPE_CHECKING:
@@ -31,14 +30,7 @@ if TYPE_CHECKING:
     from langchain_core.runnables import Runnable, RunnableConfig
     from langchain_core.runnables.utils import ConfigurableFieldSpec
 
-    from rag_guard_integrations.core.decisions import GuardResult
-
 DEFAULT_K = 4
-# Where the current call's GuardResult goes when a caller asked for it (``with_result``): per
-# thread and task, so concurrent requests never see each other's result.
-_RESULT_SINK: ContextVar[list[GuardResult] | None] = ContextVar(
-    "rag_guard_result_sink", default=None
-)
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,26 +162,7 @@ class GuardedRetriever(BaseRetriever):
             >>> out["result"].refusal  # doctest: +SKIP
             'No authorized matching clause found.'
         """
-
-        def run(query: str, config: RunnableConfig) -> dict[str, Any]:
-            sink: list[GuardResult] = []
-            token = _RESULT_SINK.set(sink)
-            try:
-                documents = self.invoke(query, config)
-            finally:
-                _RESULT_SINK.reset(token)
-            return {"documents": documents, "result": CheckedResult(sink[-1])}
-
-        async def arun(query: str, config: RunnableConfig) -> dict[str, Any]:
-            sink: list[GuardResult] = []
-            token = _RESULT_SINK.set(sink)
-            try:
-                documents = await self.ainvoke(query, config)
-            finally:
-                _RESULT_SINK.reset(token)
-            return {"documents": documents, "result": CheckedResult(sink[-1])}
-
-        return RunnableLambda(run, afunc=arun, name="guarded_retrieval")
+        return with_result(self)
 
     @override
     def invoke(
@@ -226,7 +199,7 @@ class GuardedRetriever(BaseRetriever):
             limit=request.k,
             **request.audit,
         )
-        _report(result)
+        report(result)
         reject_if_asked(result, self.raise_on_reject)
         return kept
 
@@ -251,7 +224,7 @@ class GuardedRetriever(BaseRetriever):
             limit=request.k,
             **request.audit,
         )
-        _report(result)
+        report(result)
         reject_if_asked(result, self.raise_on_reject)
         return kept
 
@@ -291,12 +264,6 @@ class GuardedRetriever(BaseRetriever):
             else getattr(inner, "k", None)
         )
         return own if isinstance(own, int) and not isinstance(own, bool) else DEFAULT_K
-
-
-def _report(result: GuardResult) -> None:
-    sink = _RESULT_SINK.get()
-    if sink is not None:
-        sink.append(result)
 
 
 def _with_configured_access(config: RunnableConfig, kwargs: dict[str, Any]) -> dict[str, Any]:

@@ -109,7 +109,13 @@ class ToolCallingChat(BaseChatModel):
 
 
 class RecordingHandler(BaseCallbackHandler):
-    """A callback handler that keeps the text of every payload it is handed (``payloads``)."""
+    """A callback handler that keeps the text of every payload it is handed (``payloads``).
+
+    Example:
+        >>> handler = RecordingHandler()
+        >>> chain.invoke(question, config={"callbacks": [handler]})  # doctest: +SKIP
+        >>> any("on_retriever_end" in p for p in handler.payloads)  # doctest: +SKIP
+    """
 
     def __init__(self) -> None:
         self.payloads: list[str] = []
@@ -118,50 +124,56 @@ class RecordingHandler(BaseCallbackHandler):
         self.payloads.append(f"{event} {payload_text([args, kwargs])}")
 
     def on_llm_start(self, *args: Any, **kwargs: Any) -> None:
-        self._keep("llm_start", args, kwargs)
+        self._keep("on_llm_start", args, kwargs)
 
     def on_chat_model_start(self, *args: Any, **kwargs: Any) -> None:
-        self._keep("chat_model_start", args, kwargs)
+        self._keep("on_chat_model_start", args, kwargs)
 
     def on_llm_new_token(self, *args: Any, **kwargs: Any) -> None:
-        self._keep("llm_new_token", args, kwargs)
+        self._keep("on_llm_new_token", args, kwargs)
 
     def on_llm_end(self, *args: Any, **kwargs: Any) -> None:
-        self._keep("llm_end", args, kwargs)
+        self._keep("on_llm_end", args, kwargs)
 
     def on_chain_start(self, *args: Any, **kwargs: Any) -> None:
-        self._keep("chain_start", args, kwargs)
+        self._keep("on_chain_start", args, kwargs)
 
     def on_chain_end(self, *args: Any, **kwargs: Any) -> None:
-        self._keep("chain_end", args, kwargs)
+        self._keep("on_chain_end", args, kwargs)
 
     def on_tool_start(self, *args: Any, **kwargs: Any) -> None:
-        self._keep("tool_start", args, kwargs)
+        self._keep("on_tool_start", args, kwargs)
 
     def on_tool_end(self, *args: Any, **kwargs: Any) -> None:
-        self._keep("tool_end", args, kwargs)
+        self._keep("on_tool_end", args, kwargs)
 
     def on_retriever_start(self, *args: Any, **kwargs: Any) -> None:
-        self._keep("retriever_start", args, kwargs)
+        self._keep("on_retriever_start", args, kwargs)
 
     def on_retriever_end(self, *args: Any, **kwargs: Any) -> None:
-        self._keep("retriever_end", args, kwargs)
+        self._keep("on_retriever_end", args, kwargs)
 
     def on_custom_event(self, *args: Any, **kwargs: Any) -> None:
-        self._keep("custom_event", args, kwargs)
+        self._keep("on_custom_event", args, kwargs)
 
     def on_text(self, *args: Any, **kwargs: Any) -> None:
-        self._keep("text", args, kwargs)
+        self._keep("on_text", args, kwargs)
 
     def on_agent_action(self, *args: Any, **kwargs: Any) -> None:
-        self._keep("agent_action", args, kwargs)
+        self._keep("on_agent_action", args, kwargs)
 
     def on_agent_finish(self, *args: Any, **kwargs: Any) -> None:
-        self._keep("agent_finish", args, kwargs)
+        self._keep("on_agent_finish", args, kwargs)
 
 
 class RecordingTracer(BaseTracer):
-    """A tracer that keeps every run it finishes (``runs``), as LangSmith would receive them."""
+    """A tracer that keeps every run it finishes (``runs``), as LangSmith would receive them.
+
+    Example:
+        >>> tracer = RecordingTracer()
+        >>> retriever.invoke(question, config={"callbacks": [tracer]})  # doctest: +SKIP
+        >>> tracer.named("rag_guard.check")[0].outputs["decisions"]  # doctest: +SKIP
+    """
 
     def __init__(self) -> None:
         super().__init__()

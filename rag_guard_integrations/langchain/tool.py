@@ -34,6 +34,11 @@ class CheckedDocuments(list[Document]):
 
     ``GuardMiddleware`` passes tool results whose Documents arrive in this type and withholds
     any other tool result carrying Documents.
+
+    Example:
+        >>> message = tool.invoke(tool_call, config=config)  # doctest: +SKIP
+        >>> message.artifact.result.refusal  # doctest: +SKIP
+        'No authorized matching clause found.'
     """
 
     def __init__(self, documents: list[Document], result: CheckedResult) -> None:

@@ -25,6 +25,8 @@ PATH_MODULES = (
 )
 FRAMEWORKS = ("langchain", "langchain_core", "langgraph", "llama_index")
 PATHS: dict[str, PathRunner] = {}
+DEFAULT_CASES = 84
+"""Cases per path and mode: the six LangChain paths alone then run 1,008 cases."""
 
 
 @dataclass
@@ -106,7 +108,9 @@ def summarise(cases: Sequence[PromptCase], scores: Sequence[dict[str, bool]]) ->
     }
 
 
-def run_eval(cases: int = 100, paths: Sequence[str] | None = None, seed: int = 0) -> dict[str, Any]:
+def run_eval(
+    cases: int = DEFAULT_CASES, paths: Sequence[str] | None = None, seed: int = 0
+) -> dict[str, Any]:
     """Run ``cases`` cases through every selected path, sync and async (both counted).
 
     Returns ``{"cases": N_total, "paths": {PATH: {"cases", "prompt_leak_rate",
