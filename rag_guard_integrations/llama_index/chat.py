@@ -224,7 +224,7 @@ def guarded_chat_engine(
                 "memory of its own; pass the history per call to chat(..., chat_history=...)"
             )
     known = set(inspect.signature(engine_class.from_defaults).parameters) - {"kwargs", "cls"}  # type: ignore[attr-defined]
-    refuse_unknown("guarded_chat_engine", kwargs, known - {"memory", "chat_history"})
+    refuse_unknown("guarded_chat_engine", kwargs, known - {"memory", "chat_history", "retriever"})
     retriever = _retriever(index_or_retriever, similarity_top_k)
     guarded = (
         retriever
