@@ -41,7 +41,7 @@ def scored(shared_data: Callable[[str], Path]) -> dict[str, Any]:
 
 @pytest.mark.parametrize("entity", sorted(BENCHMARK.TARGETS))
 def test_precision_and_recall_meet_the_target(scored: dict[str, Any], entity: str) -> None:
-    """Each entity type reaches its precision and recall target (0.95; phone numbers 0.85)."""
+    """Each entity type reaches its precision and recall target (0.95)."""
     metrics = scored["entities"][entity]
     target = BENCHMARK.TARGETS[entity]
     assert metrics["support"] > 0

@@ -43,10 +43,15 @@ class _Matcher:
         patterns = [r.regex for r in recognizers]
         self._contexts = [r.context_regex for r in recognizers]
         self._context_slot: list[int | None] = []
-        for context in self._contexts:
+        self._standalone_slot: list[int | None] = []
+        for recognizer, context in zip(recognizers, self._contexts, strict=True):
             self._context_slot.append(None if context is None else len(patterns))
             if context is not None:
                 patterns.append(context)
+            gate = recognizer.standalone_regex
+            self._standalone_slot.append(None if gate is None else len(patterns))
+            if gate is not None:
+                patterns.append(gate)
         self._set = PatternSet(patterns)
         self._cache: BoundedCache[Hashable, Classification] | None = (
             BoundedCache(cache_size) if cache_size else None
@@ -75,9 +80,16 @@ class _Matcher:
             slot = self._context_slot[index]
             # The set already says which recognisers (and context words) occur at all: only
             # those are scanned again for their spans.
-            if index not in hits or (slot is not None and slot not in hits):
+            no_context = slot is not None and slot not in hits
+            if index not in hits or (no_context and self._standalone_slot[index] not in hits):
                 continue
-            near = _spans(self._contexts[index], folded) if slot is not None else None
+            near = (
+                None
+                if slot is None
+                else []
+                if no_context
+                else _spans(self._contexts[index], folded)
+            )
             for match in compile_pattern(recognizer.regex).finditer(folded):
                 start, end = match.span()
                 if start == end:
@@ -85,7 +97,9 @@ class _Matcher:
                 if recognizer.validator is not None and not recognizer.validator(match.group()):
                     continue
                 if near is not None and not _is_near(near, start, end, recognizer.window):
-                    continue
+                    standalone = recognizer.standalone
+                    if standalone is None or not standalone(match.group()):
+                        continue
                 findings.append(
                     Finding(recognizer.name, recognizer.label, offsets[start], offsets[end - 1] + 1)
                 )

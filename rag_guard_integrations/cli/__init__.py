@@ -13,7 +13,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
 __all__ = ["main"]
-COMMANDS = ("demo", "check", "lint", "tag", "evaluate", "calibrate", "bench")
+COMMANDS = ("demo", "check", "lint", "tag", "evaluate", "calibrate", "bench", "audit")
 EXIT_USAGE = 2
 
 

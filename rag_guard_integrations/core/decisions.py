@@ -6,12 +6,24 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any
 
+from rag_guard_integrations.core.audit import audit_record, text_free_reason
 from rag_guard_integrations.core.display import result_html
 
 if TYPE_CHECKING:
+    from rag_guard_integrations.core.audit import RequestInfo
     from rag_guard_integrations.core.chunk import Chunk
 
 PASSED = "passed"
+
+
+@dataclass(frozen=True, slots=True)
+class Redaction:
+    """A span masked as ``[LABEL]`` in the text handed to the LLM (offsets index the original)."""
+
+    label: str
+    start: int
+    end: int
+    recognizer: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,19 +37,34 @@ class ChunkDecision:
     reason: str
     rule: str | None = None
     labels: frozenset[str] = frozenset()
+    redactions: tuple[Redaction, ...] = ()
+    original: Chunk | None = None
+
+    @property
+    def source(self) -> Chunk:
+        """The input chunk (``chunk`` is its masked copy when ``redactions`` is not empty)."""
+        return self.original or self.chunk
 
     def to_dict(self, *, include_text: bool = True) -> dict[str, Any]:
-        """JSON-ready record; chunk text only when ``include_text``."""
+        """JSON-ready record; chunk text only when ``include_text`` (without it, a reason that
+        could quote the chunk is cut to its fixed part)."""
+        reason = (
+            self.reason
+            if include_text
+            else text_free_reason(self.stage, self.reason, self.source.text, keep_query=True)
+        )
         out: dict[str, Any] = {
             "index": self.index,
             "id": self.chunk.id,
             "allowed": self.allowed,
             "stage": self.stage,
-            "reason": self.reason,
+            "reason": reason,
             "rule": self.rule,
             "labels": sorted(self.labels),
             "score": self.chunk.score,
         }
+        if self.redactions:
+            out["redactions"] = [[r.label, r.start, r.end, r.recognizer] for r in self.redactions]
         if include_text:
             out["text"] = self.chunk.text
             out["metadata"] = _jsonable(self.chunk.metadata)
@@ -137,6 +164,9 @@ class GuardResult:
     bridges: tuple[Bridge, ...] = ()
     unknown_labels: Mapping[int, frozenset[str]] = field(default_factory=dict)
     refusal: str | None = None
+    request: RequestInfo | None = None
+    notices: tuple[str, ...] = ()
+    shadow: GuardResult | None = None
 
     @property
     def allowed(self) -> list[Chunk]:
@@ -147,6 +177,12 @@ class GuardResult:
     def allowed_indices(self) -> tuple[int, ...]:
         """Input positions of the allowed chunks (adapters return their own objects by these)."""
         return tuple(d.index for d in self.decisions if d.allowed)
+
+    @property
+    def redacted(self) -> dict[int, str]:
+        """Input position -> masked text, for allowed chunks a ``redact`` rule masked: adapters
+        hand the LLM a copy of their own object with this text."""
+        return {d.index: d.chunk.text for d in self.decisions if d.allowed and d.redactions}
 
     @property
     def denied(self) -> list[ChunkDecision]:
@@ -171,11 +207,20 @@ class GuardResult:
             "chunks": len(self.decisions),
             "allowed": len(self.allowed_indices),
             "denied_by_stage": stages,
+            "redacted": sum(1 for d in self.decisions if d.allowed and d.redactions),
             "violations": [v.rule for v in self.violations],
             "warnings": [w.rule for w in self.warnings],
             "is_safe": self.is_safe,
             "refusal": self.refusal,
+            "notices": list(self.notices),
         }
+
+    def audit(self, *, include_query: bool = False) -> dict[str, Any]:
+        """Audit record v1 (schema ``schemas/audit-v1.json``): request id, time, principal,
+        access, query hash, policy names and sha256, and per chunk its id, content hash,
+        decision, stage, rule and reason. Never chunk text; the query text only when
+        ``include_query``."""
+        return audit_record(self, include_query=include_query)
 
     def to_dict(self, *, include_text: bool = True) -> dict[str, Any]:
         """The JSON-ready audit record (chunk text left out when ``include_text`` is False)."""
@@ -189,6 +234,7 @@ class GuardResult:
             "warnings": [w.to_dict() for w in self.warnings],
             "bridges": [{"label": b.label, "rules": list(b.rules)} for b in self.bridges],
             "unknown_labels": {str(i): sorted(s) for i, s in self.unknown_labels.items()},
+            "notices": list(self.notices),
         }
 
     def _repr_html_(self) -> str:

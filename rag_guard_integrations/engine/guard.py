@@ -3,17 +3,23 @@ combination rules in order, records every decision, and fails closed."""
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from rag_guard_integrations.classify.base import Classification
 from rag_guard_integrations.core.access import AccessContext, AccessLike
+from rag_guard_integrations.core.audit import RequestInfo
 from rag_guard_integrations.core.chunk import Chunk, coerce_chunks
 from rag_guard_integrations.core.decisions import PASSED, ChunkDecision, GuardResult, QueryDecision
 from rag_guard_integrations.core.errors import ContextBlocked, InputError
 from rag_guard_integrations.core.labels import has_label_metadata, metadata_labels
 from rag_guard_integrations.core.normalize import normalize
 from rag_guard_integrations.core.stage import ChunkCheck, Request
+from rag_guard_integrations.engine.audit import policy_identity, publish
+from rag_guard_integrations.engine.notices import policy_notices, request_notices
+from rag_guard_integrations.engine.redact import Masked, confirm_masks, redact
+from rag_guard_integrations.engine.shadow import Shadow
 from rag_guard_integrations.guards.clause import ClauseGuard
 from rag_guard_integrations.guards.combination import CombinationGuard, Labelled
 from rag_guard_integrations.guards.domain import DomainGuard
@@ -23,7 +29,7 @@ from rag_guard_integrations.policy.loader import load_policy
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable, Iterable, Sequence
 
-    from rag_guard_integrations.classify.base import Classifier
+    from rag_guard_integrations.classify.base import Classifier, Finding
     from rag_guard_integrations.embeddings import Embedder
     from rag_guard_integrations.guards.access import Constraints
     from rag_guard_integrations.policy.loader import PolicyRef
@@ -56,6 +62,12 @@ class _Run:
     labels: dict[int, frozenset[str]] = field(default_factory=dict)
     pending: list[int] = field(default_factory=list)
     notes: dict[int, str] = field(default_factory=dict)
+    started_ns: int = field(default_factory=time.time_ns)
+    claimed: dict[int, frozenset[str]] = field(default_factory=dict)
+    findings: dict[int, tuple[Finding, ...]] = field(default_factory=dict)
+    masked: dict[int, Masked] = field(default_factory=dict)
+    info: RequestInfo | None = None
+    notices: tuple[str, ...] = ()
 
     @property
     def pending_texts(self) -> list[str]:
@@ -95,9 +107,10 @@ class Guard:
         classifier: Classifier | None = None,
         embedder: Embedder | None = None,
         checks: Iterable[ChunkCheck] = (),
+        identifiers: Iterable[str] = (),
     ) -> None:
         self.policy = policy
-        self.domain = DomainGuard.from_policy(policy, embedder)
+        self.domain = DomainGuard.from_policy(policy, embedder, identifiers)
         self.combination = CombinationGuard.from_policy(policy)
         self.checks: tuple[ChunkCheck, ...] = (*policy_checks(policy), *checks)
         self.clause = next((c for c in self.checks if isinstance(c, ClauseGuard)), None)
@@ -106,6 +119,10 @@ class Guard:
         self._reads_labels = self.combination is not None or self._vocabulary is not None
         stages = [c.name for c in self.checks] + (["combination"] if self.combination else [])
         self._passed_reason = "passed " + ", ".join(stages)
+        self._identity = policy_identity(policy)
+        self._notices = policy_notices(policy, self.classifier)
+        self._shadow = Shadow.of(policy)
+        self._redacting = {rule.name: rule for rule in policy.rules if rule.action == "redact"}
 
     @classmethod
     def from_policy(
@@ -114,10 +131,22 @@ class Guard:
         classifier: Classifier | None = None,
         embedder: Embedder | None = None,
         checks: Iterable[ChunkCheck] = (),
+        identifiers: Iterable[str] = (),
     ) -> Guard:
         """A guard for policies, built-in names or paths (several are merged in order): every
-        ``from_policy`` of the package takes what :func:`load_policy` takes."""
-        return cls(load_policy(*refs), classifier=classifier, embedder=embedder, checks=checks)
+        ``from_policy`` of the package takes what :func:`load_policy` takes.
+
+        ``identifiers`` are the collection's standard identifiers (for instance
+        ``collection_identifiers(chunks, policy.domain.identifier_keys)`` over the corpus):
+        the domain guard accepts a query that names one of them, whatever was retrieved.
+        """
+        return cls(
+            load_policy(*refs),
+            classifier=classifier,
+            embedder=embedder,
+            checks=checks,
+            identifiers=identifiers,
+        )
 
     def __reduce__(self) -> tuple[Any, ...]:
         """Pickle and copy as the policy, classifier, embedder and extra checks; the compiled
@@ -143,7 +172,7 @@ class Guard:
         run = self._start(query, chunks, access)
         if run.pending and self.classifier is not None:
             self._take_labels(run, _attempt(self.classifier.classify_many, run.pending_texts))
-        return self._finish(run)
+        return self._conclude(run)
 
     async def acheck(
         self, query: str, chunks: Sequence[Any], access: AccessLike = None
@@ -153,7 +182,7 @@ class Guard:
         if run.pending and self.classifier is not None:
             found = await _aattempt(self.classifier.aclassify_many, run.pending_texts)
             self._take_labels(run, found)
-        return self._finish(run)
+        return self._conclude(run)
 
     def prefilter(self, query: str, access: AccessLike = None) -> Constraints | None:
         """Metadata values every chunk this guard could allow must carry, for a retriever to
@@ -161,7 +190,9 @@ class Guard:
         -> the clause ids the query asks for.
 
         None when no chunk could pass (an attribute with no allowed value, or a clause policy
-        and a query that asks for no clause); ``{}`` when nothing can be pushed down. Pushdown
+        with ``on_no_intent: refuse`` and a query that asks for no clause; under
+        ``access_only`` such a query pushes down the allowlists only); ``{}`` when nothing can
+        be pushed down. Pushdown
         only saves work and recall: :meth:`check` still judges whatever comes back.
 
         Example:
@@ -170,6 +201,8 @@ class Guard:
             {'contract_type': frozenset({'MSA'}), 'clause_id': frozenset({'TERMINATION_NOTICE'})}
         """
         context = AccessContext.coerce(access)
+        if self.policy.mode == "shadow":
+            return {}  # a store-side filter would enforce what shadow mode only records
         constraints: dict[str, frozenset[str]] = {}
         for attribute in self.policy.access.attributes:
             allowed = context.allowlists.get(attribute) if context is not None else None
@@ -180,9 +213,10 @@ class Guard:
             if not isinstance(query, str):
                 raise InputError(f"query must be a str, got {type(query).__name__}")
             intents = self.clause.detect(normalize(query))
-            if not intents:
+            if intents:
+                constraints["clause_id"] = frozenset(intents)
+            elif self.clause.restricts_without_intent:
                 return None
-            constraints["clause_id"] = frozenset(intents)
         return constraints
 
     def _start(self, query: str, chunks: Sequence[Any], access: object) -> _Run:
@@ -230,6 +264,7 @@ class Guard:
         if problem is not None:
             run.notes[index] = problem
         run.labels[index] = labels
+        run.claimed[index] = labels
         mode = self.policy.classify
         if self.classifier is not None and (
             mode == "always" or not has_label_metadata(chunk.metadata)
@@ -248,10 +283,34 @@ class Guard:
             found = [Classification.failed(problem)] * len(run.pending)
         for index, classification in zip(run.pending, found, strict=True):
             run.labels[index] = run.labels[index] | classification.labels
+            run.findings[index] = classification.findings
             if classification.error is not None:
                 run.notes[index] = f"classifier: {classification.error}"
 
-    def _finish(self, run: _Run) -> GuardResult:
+    def _conclude(self, run: _Run) -> GuardResult:
+        """The applied result (with the whole evaluation alongside when parts are in shadow
+        mode), published to the audit logger; raises when a block rule fired under
+        ``on_block: raise``."""
+        request = run.request
+        run.info = RequestInfo.new(
+            request.query, request.access, *self._identity, started_ns=run.started_ns
+        )
+        run.notices = self._notices + request_notices(self.policy, request.access)
+        if self._shadow is None:
+            result = self._finish(run, self.combination)
+        else:
+            whole = replace(run, denied=dict(run.denied), masked={})
+            evaluated = self._finish(whole, self.combination)
+            result = self._shadow.apply(
+                evaluated, run.chunks, lambda combination: self._finish(run, combination)
+            )
+        publish(result)
+        blocking = any(v.action == "block" for v in result.violations)
+        if blocking and self.policy.on_block == "raise":
+            raise ContextBlocked(result)
+        return result
+
+    def _finish(self, run: _Run, combination: CombinationGuard | None) -> GuardResult:
         unknown: dict[int, frozenset[str]] = {}
         if self._vocabulary is not None:
             for index, labels in run.labels.items():
@@ -265,27 +324,28 @@ class Guard:
                         run.denied[index] = ("labels", f"labels outside the vocabulary: {names}")
         survivors = [i for i in range(len(run.chunks)) if i not in run.denied]
         outcome = None
-        if self.combination is not None and survivors:
-            items = [
-                Labelled(
-                    i, run.labels.get(i, frozenset()), run.chunks[i].score, run.chunks[i].metadata
-                )
-                for i in survivors
-            ]
+        items = [
+            Labelled(i, run.labels.get(i, frozenset()), run.chunks[i].score, run.chunks[i].metadata)
+            for i in (survivors if combination is not None else ())
+        ]
+        if combination is not None and survivors:
             try:
-                outcome = self.combination(items)
+                outcome = combination(items)
             except Exception as error:  # a broken rule engine blocks the whole set
                 reason = _failure("combination", error)
                 run.denied.update(dict.fromkeys(survivors, ("combination", reason)))
         rules: dict[int, str] = {}
         if outcome is not None and outcome.violations:
             messages = {v.rule: v.message for v in outcome.violations}
+            blocking = [v.rule for v in outcome.violations if v.action == "block"]
             blocked = (
-                dict.fromkeys(survivors, outcome.violations[0].rule)
-                if self.policy.on_block == "empty"
+                dict.fromkeys(survivors, blocking[0])
+                if self.policy.on_block == "empty" and blocking
                 else dict(outcome.removed)
             )
             for index, rule in blocked.items():
+                if rule in self._redacting and self._mask(run, index, rule):
+                    continue
                 note = f" ({run.notes[index]})" if index in run.notes else ""
                 run.denied[index] = ("combination", f"{messages[rule]}{note}")
                 rules[index] = rule
@@ -295,10 +355,31 @@ class Guard:
             run.denied.setdefault(
                 index, ("labels", f"{note}; labels unknown, denied (fail closed)")
             )
-        result = self._result(run, outcome, unknown, rules)
-        if outcome is not None and outcome.violations and self.policy.on_block == "raise":
-            raise ContextBlocked(result)
-        return result
+        if run.masked and combination is not None:
+            kept = [item for item in items if item.index not in run.denied]
+            for index, rule in confirm_masks(run.masked, kept, combination).items():
+                message = self._redacting[rule].message or rule
+                run.denied[index] = ("combination", f"{message} (masking could not make it safe)")
+                rules[index] = rule
+        return self._result(run, outcome, unknown, rules)
+
+    def _mask(self, run: _Run, index: int, rule: str) -> bool:
+        """Keep carrier ``index`` of redact rule ``rule`` with its spans masked, if it can be
+        (not when its labels are uncertain: a classifier failed on it)."""
+        if index in run.notes:
+            return False
+        masked = redact(
+            run.chunks[index],
+            rule,
+            trigger=self._redacting[rule].trigger.all_present,
+            labels=run.labels.get(index, frozenset()),
+            claimed=run.claimed.get(index, frozenset()),
+            findings=run.findings.get(index, ()),
+        )
+        if masked is None:
+            return False
+        run.masked[index] = masked
+        return True
 
     def _result(
         self, run: _Run, outcome: Any, unknown: dict[int, frozenset[str]], rules: dict[int, str]
@@ -306,7 +387,9 @@ class Guard:
         decisions = []
         for index, chunk in enumerate(run.chunks):
             labels = run.labels.get(index, frozenset())
-            if index in run.denied:
+            if index in run.masked:
+                decisions.append(run.masked[index].decision(index, chunk, labels))
+            elif index in run.denied:
                 stage, reason = run.denied[index]
                 decisions.append(
                     ChunkDecision(index, chunk, False, stage, reason, rules.get(index), labels)
@@ -322,8 +405,16 @@ class Guard:
             request = run.request
             if run.chunks or self.prefilter(request.query, request.access) is None:
                 refusal = self.policy.no_context_refusal
+        info, notices = run.info, run.notices
         if outcome is None:
-            return GuardResult(run.query, tuple(decisions), unknown_labels=unknown, refusal=refusal)
+            return GuardResult(
+                run.query,
+                tuple(decisions),
+                unknown_labels=unknown,
+                refusal=refusal,
+                request=info,
+                notices=notices,
+            )
         return GuardResult(
             run.query,
             tuple(decisions),
@@ -332,6 +423,8 @@ class Guard:
             outcome.bridges,
             unknown,
             refusal,
+            request=info,
+            notices=notices,
         )
 
 

@@ -3,7 +3,10 @@
 Each query retrieves its top ``k`` chunks from the bundled corpus with real MiniLM embeddings
 (an exact in-process cosine index), then :meth:`DomainGuard.decide` runs on them with the
 retrieval scores as the similarity. In-domain queries should pass; out-of-domain ones (the
-bundled ones, or CLINC150 with ``--clinc``) should be refused.
+bundled ones, or CLINC150 with ``--clinc``) should be refused. The guard knows the corpus's
+identifiers (its ``identifier_keys`` metadata), as an application's guard built over its own
+collection would. ``rag_guard_integrations/data/bis_products_queries.jsonl`` holds 224
+in-domain product questions, about three for every product of the catalogue (``--queries``).
 """
 
 from __future__ import annotations
@@ -23,8 +26,8 @@ if TYPE_CHECKING:
     from rag_guard_integrations.policy.schema import Policy
 
 K = 5
-TARGET_PASS_RATE = 0.95
-TARGET_BLOCK_RATE = 0.995
+TARGET_PASS_RATE = 0.97
+TARGET_BLOCK_RATE = 0.999
 SHOWN = 20
 
 
@@ -49,11 +52,21 @@ def register(kinds: argparse._SubParsersAction[Any]) -> None:
     parser.set_defaults(run=run)
 
 
-def guard_for(policy: Policy, embedder: Embedder | None = None) -> DomainGuard:
-    """The policy's domain guard, or a ValueError when the policy has no ``domain:`` section."""
-    from rag_guard_integrations.guards.domain import DomainGuard  # noqa: PLC0415
+def guard_for(
+    policy: Policy, embedder: Embedder | None = None, corpus: str | None = None
+) -> DomainGuard:
+    """The policy's domain guard, knowing the identifiers of ``corpus`` when one is given, or a
+    ValueError when the policy has no ``domain:`` section."""
+    from rag_guard_integrations.evaluation.datasets import load_chunks  # noqa: PLC0415
+    from rag_guard_integrations.guards.domain import (  # noqa: PLC0415
+        DomainGuard,
+        collection_identifiers,
+    )
 
-    guard = DomainGuard.from_policy(policy, embedder)
+    identifiers: list[str] = []
+    if corpus is not None and policy.domain is not None:
+        identifiers = collection_identifiers(load_chunks(corpus), policy.domain.identifier_keys)
+    guard = DomainGuard.from_policy(policy, embedder, identifiers)
     if guard is None:
         raise ArgumentError(
             f"policy {policy.name!r} has no domain: section; use one that has (bis)"
@@ -119,8 +132,8 @@ def evaluate(
     from rag_guard_integrations.policy.loader import load_policy  # noqa: PLC0415
 
     policy = load_policy(policy_ref)
-    guard = guard_for(policy)
     corpus = corpus or datasets.default_corpus(policy.name)
+    guard = guard_for(policy, corpus=corpus)
     labelled = (
         datasets.read_labelled(queries_path) if queries_path else datasets.bundled_labelled(corpus)
     )

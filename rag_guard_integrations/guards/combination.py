@@ -15,6 +15,10 @@ if TYPE_CHECKING:
     from rag_guard_integrations.policy.loader import PolicyRef
     from rag_guard_integrations.policy.schema import RuleSpec
 
+# Actions that take chunks out of the set; the engine masks a ``redact`` rule's carriers
+# instead of dropping them where it can.
+REMOVING = frozenset({"block", "redact"})
+
 
 @dataclass(frozen=True, slots=True)
 class Labelled:
@@ -92,10 +96,10 @@ class CombinationGuard:
             for members, group in self._pools(rule, groups)
         ]
         violations = tuple(
-            _violation(f, items, carriers) for f in firings if f.rule.action == "block"
+            _violation(f, items, carriers) for f in firings if f.rule.action in REMOVING
         )
         warnings = tuple(_violation(f, items, carriers) for f in firings if f.rule.action == "warn")
-        blocks = [rule for rule in candidates if rule.action == "block"]
+        blocks = [rule for rule in candidates if rule.action in REMOVING]
         removed = self._safe_subset(items, carriers, blocks) if violations else {}
         return CombinationOutcome(violations, warnings, _bridges(firings), removed)
 

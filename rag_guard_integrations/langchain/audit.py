@@ -4,7 +4,6 @@ the caller's own Documents, and the reject-or-return decision. None of them carr
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 from typing import TYPE_CHECKING, Any
@@ -32,7 +31,7 @@ if TYPE_CHECKING:
     from langchain_core.runnables import RunnableConfig
 
     from rag_guard_integrations.core.access import AccessContext
-    from rag_guard_integrations.core.decisions import ChunkDecision, GuardResult
+    from rag_guard_integrations.core.decisions import GuardResult
     from rag_guard_integrations.engine.guard import Guard
 
 EVENT_NAME = "rag_guard_result"
@@ -109,7 +108,11 @@ def conclude(
     The record is ``result.summary()`` plus ``fetched``, ``dropped`` (denied by the guard) and
     ``returned`` counts; it never holds chunk text. It is logged at INFO here.
     """
-    kept = [documents[i] for i in result.allowed_indices]
+    masked = result.redacted
+    kept = [
+        _with_text(documents[i], masked[i]) if i in masked else documents[i]
+        for i in result.allowed_indices
+    ]
     returned = kept if limit is None else kept[:limit]
     record = {
         **result.summary(),
@@ -125,9 +128,9 @@ def conclude(
 
 
 def decision_outputs(result: GuardResult, record: dict[str, Any]) -> dict[str, Any]:
-    """The outputs of the ``rag_guard.check`` run: the record plus, per chunk, its id (or content
-    hash), decision, stage, rule and reason. Reasons name metadata values, never chunk text."""
-    return {**record, "decisions": [_decision(d) for d in result.decisions]}
+    """The outputs of the ``rag_guard.check`` run: the record plus the audit record v1
+    (``audit``: per chunk its id, content hash, decision, stage, rule and reason; no text)."""
+    return {**record, "audit": result.audit()}
 
 
 def emit(record: dict[str, Any], callbacks: Callbacks) -> None:
@@ -158,18 +161,6 @@ def reject_if_asked(result: GuardResult, raise_on_reject: bool) -> None:
         raise QueryRejected(result.query)
 
 
-def _decision(decision: ChunkDecision) -> dict[str, Any]:
-    chunk = decision.chunk
-    ident = chunk.id or "sha256:" + hashlib.sha256(chunk.text.encode()).hexdigest()[:16]
-    return {
-        "id": ident,
-        "allowed": decision.allowed,
-        "stage": decision.stage,
-        "rule": decision.rule,
-        "reason": decision.reason,
-    }
-
-
 def _inputs(query: str, documents: Sequence[Document]) -> dict[str, Any]:
     return {"query": query, "candidates": len(documents)}
 
@@ -190,6 +181,11 @@ def _async_manager(callbacks: Callbacks) -> AsyncCallbackManager | None:
     if manager is None:
         manager = get_async_callback_manager_for_config(_config(callbacks))
     return manager if manager.handlers else None
+
+
+def _with_text(document: Document, text: str) -> Document:
+    """A copy of ``document`` holding the masked ``text`` (the caller's object is untouched)."""
+    return document.model_copy(update={"page_content": text, "metadata": dict(document.metadata)})
 
 
 def _unheard(callbacks: Callbacks) -> bool:

@@ -60,6 +60,16 @@ def consistency_problems(policy: Policy, source: str) -> list[str]:
                 f"{source}: classifiers.builtin.{name} gives label {label!r} that labels: does "
                 "not declare; declare it"
             )
+    recognised = {clean_label(p.label) for p in policy.classifiers.patterns}
+    recognised |= {clean_label(label) for label in policy.classifiers.builtin.values()}
+    problems.extend(
+        f"{source}: rules[{index}] ({rule.name}) redacts label {label!r} that no recogniser "
+        "gives, so its chunks are dropped, not masked; map a recogniser to it or use block"
+        for index, rule in enumerate(policy.rules)
+        if rule.action == "redact"
+        for label in rule.trigger.all_present
+        if label not in recognised
+    )
     if not any(_configured(policy, name) for name in CHECKING_SECTIONS):
         problems.append(
             f"{source}: the policy checks nothing; add one of {', '.join(CHECKING_SECTIONS)}"

@@ -30,6 +30,9 @@ DEFAULT_REFUSAL = (
 )
 
 
+OnNoIntent = Literal["refuse", "access_only"]
+
+
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -72,6 +75,9 @@ class DomainSpec(_Strict):
         default_factory=list, description="regulatory words a root must stand next to"
     )
     root_window: int = Field(4, ge=1, le=50, description="words either side searched for context")
+    signature_terms: list[str] = Field(
+        default_factory=list, description="terms only this domain uses: tier 3 with no context"
+    )
     root_min_similarity: Threshold = Field(0.20, description="similarity floor for tier 3")
     min_similarity: Threshold = Field(0.45, description="dense threshold (tier 4)")
     refusal: str = Field(DEFAULT_REFUSAL, description="text shown when a query is rejected")
@@ -133,13 +139,21 @@ class TriggerSpec(_Strict):
         return list(dict.fromkeys(clean_label(label) for label in value))
 
 
+Mode = Literal["enforce", "shadow"]
+
+
 class RuleSpec(_Strict):
     """A combination rule."""
 
     name: str
-    action: Literal["block", "warn"] = "block"
+    action: Literal["block", "warn", "redact"] = Field(
+        "block",
+        description="block: drop the carriers; warn: record only; redact: mask the carriers' "
+        "recogniser spans as [LABEL] (dropped when a label has no span to mask)",
+    )
     trigger: TriggerSpec
     message: str = ""
+    mode: Mode = Field("enforce", description="shadow: evaluate and record, enforce nothing")
 
 
 CHECKING_SECTIONS = ("access", "clauses", "domain", "recency", "rules")
@@ -168,7 +182,12 @@ class Policy(_Strict):
         description="let nodes with no text (image, audio, video, empty) through; no content "
         "check can judge them",
     )
+    on_no_intent: OnNoIntent = Field(
+        "refuse",
+        description="a query naming no clause: refuse it, or apply the access checks only",
+    )
     rules: list[RuleSpec] = Field(default_factory=list)
+    mode: Mode = Field("enforce", description="shadow: evaluate and record, enforce nothing")
     sources: tuple[str, ...] = Field(default=(), exclude=True)
 
     @model_validator(mode="after")
