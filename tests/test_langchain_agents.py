@@ -4,15 +4,17 @@ with ``langchain.agents.create_agent`` and a LangGraph ``ToolNode``, per-user ac
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import pytest
 from langchain.agents import create_agent
 from langchain_core.messages import ToolMessage
-from langchain_core.tools import create_retriever_tool
+from langchain_core.tools import InjectedToolCallId, create_retriever_tool, tool
 from langchain_support import CONTRACT_TYPES, QUERY, contract_documents, contract_store
+from langgraph.types import Command
 
-from rag_guard_integrations import Guard, InputError, parse_policy
+from rag_guard_integrations import Guard, parse_policy
+from rag_guard_integrations.core.errors import ArgumentError
 from rag_guard_integrations.langchain import (
     CheckedDocuments,
     GuardMiddleware,
@@ -194,16 +196,18 @@ def test_agent_callbacks_carry_no_denied_clause(guard: Guard) -> None:
     assert [t for t in CONTRACT_TYPES if t != "MSA" and clause_of(t) in seen] == []
 
 
-def toolnode_graph(guard: Guard) -> CompiledStateGraph[Any, Any, Any, Any]:
+def toolnode_graph(
+    guard: Guard, node_wraps: dict[str, Any] | None = None
+) -> CompiledStateGraph[Any, Any, Any, Any]:
     """A model node and a ToolNode with the guarded tool, in a LangGraph StateGraph."""
     from langgraph.graph import END, START, MessagesState, StateGraph
     from langgraph.prebuilt import ToolNode, tools_condition
 
     tool = guarded_tool(guard)
     model = ToolCallingChat().bind_tools([tool])
-    builder = StateGraph(MessagesState)
+    builder = StateGraph(MessagesState, context_schema=Caller)
     builder.add_node("model", lambda state: {"messages": [model.invoke(state["messages"])]})
-    builder.add_node("tools", ToolNode([tool]))
+    builder.add_node("tools", ToolNode([tool], **(node_wraps or {})))
     builder.add_edge(START, "model")
     builder.add_conditional_edges("model", tools_condition, {"tools": "tools", END: END})
     builder.add_edge("tools", "model")
@@ -221,6 +225,20 @@ def test_the_guarded_tool_works_in_a_toolnode_graph(
     assert tool_result(out).content == (clause_of(expected) if expected else REFUSAL)
 
 
+async def test_a_toolnode_takes_runtime_context_through_the_middleware_hooks(guard: Guard) -> None:
+    """GuardMiddleware's hooks as a ToolNode's wrappers give the tool the graph's context."""
+    middleware = GuardMiddleware(guard)
+    wraps = {
+        "wrap_tool_call": middleware.wrap_tool_call,
+        "awrap_tool_call": middleware.awrap_tool_call,
+    }
+    graph = toolnode_graph(guard, wraps)
+    context = Caller(access={"contract_type": ["DPA"]})
+    assert tool_result(graph.invoke(QUESTION, context=context)).content == clause_of("DPA")
+    out = await graph.ainvoke(QUESTION, context=context)
+    assert tool_result(out).content == clause_of("DPA")
+
+
 def test_the_model_cannot_choose_access(guard: Guard) -> None:
     """The tool's only argument is the query."""
     assert list(guarded_tool(guard).args) == ["query"]
@@ -228,5 +246,23 @@ def test_the_model_cannot_choose_access(guard: Guard) -> None:
 
 def test_middleware_refuses_unknown_arguments(guard: Guard) -> None:
     """A misspelt argument is a one-line error naming the fix."""
-    with pytest.raises(InputError, match="did you mean 'access'"):
+    with pytest.raises(ArgumentError, match="did you mean 'access'"):
         GuardMiddleware(guard, acess={"contract_type": ["MSA"]})
+
+
+def test_a_command_carrying_unchecked_documents_is_withheld(guard: Guard) -> None:
+    """A tool that answers with a Command whose tool message holds Documents is refused too."""
+
+    @tool
+    def contracts(query: str, tool_call_id: Annotated[str, InjectedToolCallId]) -> Command[Any]:
+        """Contract clauses."""
+        docs = contract_store().as_retriever().invoke(query)
+        text = "\n\n".join(d.page_content for d in docs)
+        message = ToolMessage(text, artifact=docs, tool_call_id=tool_call_id)
+        return Command(update={"messages": [message]})
+
+    agent, model = agent_with(guard, contracts)
+    out = agent.invoke(QUESTION, context=Caller(access={"contract_type": ["MSA"]}))
+    assert (tool_result(out).content, tool_result(out).status) == (REFUSAL, "error")
+    texts = [str(m.content) for call in model.received for m in call]
+    assert not any(clause_of(t) in text for t in CONTRACT_TYPES for text in texts)

@@ -88,10 +88,11 @@ def test_tracer_sees_the_check_run_with_the_decision_summary(guard: Guard) -> No
     [outer] = [r for r in tracer.runs if r.run_type == "retriever"]
     assert check.parent_run_id == outer.id
     assert check.inputs == {"query": QUERY, "candidates": len(contract_documents())}
-    decisions = check.outputs["decisions"] if check.outputs else []
+    decisions = check.outputs["audit"]["chunks"] if check.outputs else []
     assert {d["id"] for d in decisions} == {d.id for d in contract_documents()}
-    assert {d["stage"] for d in decisions if not d["allowed"]} == {"access", "clause"}
-    assert sum(d["allowed"] for d in decisions) == check.outputs["allowed"] == 1  # type: ignore[index]
+    assert {d["stage"] for d in decisions if d["decision"] == "deny"} == {"access", "clause"}
+    allowed = sum(d["decision"] == "allow" for d in decisions)
+    assert allowed == check.outputs["allowed"] == 1  # type: ignore[index]
     assert [text for text in denied if text in repr(check.outputs)] == []
 
 

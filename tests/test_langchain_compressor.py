@@ -173,4 +173,4 @@ def test_inside_a_compression_retriever_the_check_is_a_traced_run(store: Any, gu
     [check] = tracer.named(CHECK_RUN)
     assert check.outputs is not None
     assert check.outputs["allowed"] == len(kept) == 1
-    assert len(check.outputs["decisions"]) == 10
+    assert len(check.outputs["audit"]["chunks"]) == 10

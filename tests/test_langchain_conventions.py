@@ -12,7 +12,8 @@ from langchain_core.documents import Document  # noqa: TC002 - pydantic
 from langchain_core.retrievers import BaseRetriever
 from langchain_support import QUERY, Recorder, contract_documents, contract_store
 
-from rag_guard_integrations import AccessContext, Guard, InputError, parse_policy
+from rag_guard_integrations import AccessContext, Guard, parse_policy
+from rag_guard_integrations.core.errors import ArgumentError
 from rag_guard_integrations.langchain import GuardCompressor, GuardedRetriever, build_rag_chain
 from rag_guard_integrations.langchain.testing import EchoContextChat
 
@@ -95,7 +96,7 @@ def test_unknown_constructor_arguments_are_refused(make: Any, argument: str, hin
     params: dict[str, Any] = {"guard": ACCESS_ONLY, argument: 1}
     if make is GuardedRetriever:
         params["retriever"] = contract_store().as_retriever()
-    with pytest.raises(InputError, match=hint) as raised:
+    with pytest.raises(ArgumentError, match=hint) as raised:
         make(**params)
     assert repr(argument) in str(raised.value)
     assert "\n" not in str(raised.value)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from langchain_core.documents import BaseDocumentCompressor
-from pydantic import ConfigDict, model_validator
+from pydantic import ConfigDict
 from typing_extensions import override
 
 from rag_guard_integrations.core.access import AccessContext
@@ -94,11 +94,11 @@ class GuardCompressor(BaseDocumentCompressor):
     access: AccessInput = None
     raise_on_reject: bool = False
 
-    @model_validator(mode="before")
-    @classmethod
-    def _known_arguments(cls, data: Any) -> Any:
-        refuse_unknown_fields(cls, data)
-        return data
+    if not TYPE_CHECKING:  # type checkers keep pydantic's own signature of the fields
+
+        def __init__(self, **data: Any) -> None:
+            refuse_unknown_fields(type(self), data)
+            super().__init__(**data)
 
     @override
     def compress_documents(

@@ -11,7 +11,7 @@ from langchain_core.runnables import ConfigurableFieldSpec
 from pydantic import BeforeValidator
 
 from rag_guard_integrations.core.access import AccessContext, AccessLike
-from rag_guard_integrations.core.errors import InputError
+from rag_guard_integrations.core.errors import ArgumentError
 
 AccessInput = Annotated[AccessLike, BeforeValidator(AccessContext.coerce)]
 """What an ``access`` field accepts: an AccessContext, a mapping such as
@@ -32,13 +32,13 @@ ACCESS_SPEC = ConfigurableFieldSpec(
 
 
 def refuse_unknown(owner: str, given: Iterable[str], known: Iterable[str]) -> None:
-    """Raise :class:`InputError` naming the first argument of ``given`` not in ``known``.
+    """Raise :class:`ArgumentError` naming the first argument of ``given`` not in ``known``.
 
     Example:
         >>> refuse_unknown("GuardedRetriever", ["acess"], ["access", "guard"])
         Traceback (most recent call last):
         ...
-        rag_guard_integrations.core.errors.InputError: GuardedRetriever got an unknown argument \
+        rag_guard_integrations.core.errors.ArgumentError: GuardedRetriever got an unknown argument \
 'acess'; did you mean 'access'? It takes: access, guard
     """
     names = sorted(set(known))
@@ -47,7 +47,7 @@ def refuse_unknown(owner: str, given: Iterable[str], known: Iterable[str]) -> No
             continue
         close = difflib.get_close_matches(name, names, n=1)
         hint = f"did you mean {close[0]!r}? " if close else ""
-        raise InputError(
+        raise ArgumentError(
             f"{owner} got an unknown argument {name!r}; {hint}It takes: {', '.join(names)}"
         )
 

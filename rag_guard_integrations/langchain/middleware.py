@@ -4,6 +4,7 @@ and a fail-closed check on tool results that carry Documents no guard checked.""
 from __future__ import annotations
 
 import logging
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from langchain.agents.middleware import AgentMiddleware
@@ -34,7 +35,9 @@ class GuardMiddleware(AgentMiddleware[Any, Any]):
     object with an ``access`` attribute), ``config["configurable"]["access"]``, then
     ``access``. A tool result carrying Documents that did not come through a guard (for
     example ``create_retriever_tool`` over a plain retriever) is replaced by the policy's
-    refusal before the model reads it, and logged (without its text).
+    refusal before the model reads it, and logged (without its text). In a hand-built LangGraph
+    graph, pass the hooks to the node: ``ToolNode(tools, wrap_tool_call=mw.wrap_tool_call,
+    awrap_tool_call=mw.awrap_tool_call)``.
 
     Setup:
         ```bash
@@ -114,8 +117,21 @@ class GuardMiddleware(AgentMiddleware[Any, Any]):
     def _checked(
         self, request: ToolCallRequest, response: ToolMessage | Command[Any]
     ) -> ToolMessage | Command[Any]:
-        if not isinstance(response, ToolMessage) or not _unchecked(response.artifact):
+        if isinstance(response, ToolMessage):
+            return self._withheld(request, response) if _unchecked(response.artifact) else response
+        update = getattr(response, "update", None)
+        if not isinstance(update, dict) or not isinstance(update.get("messages"), list):
             return response
+        # A Command's state update can carry tool messages too (a tool that updates the graph).
+        checked = [
+            self._withheld(request, m)
+            if isinstance(m, ToolMessage) and _unchecked(m.artifact)
+            else m
+            for m in update["messages"]
+        ]
+        return replace(response, update={**update, "messages": checked})
+
+    def _withheld(self, request: ToolCallRequest, message: ToolMessage) -> ToolMessage:
         logger.warning(
             "rag_guard withheld the result of tool %r: it carries Documents no guard checked; "
             "build the tool with create_guarded_retriever_tool",
@@ -123,8 +139,8 @@ class GuardMiddleware(AgentMiddleware[Any, Any]):
         )
         return ToolMessage(
             self.guard.policy.no_context_refusal,
-            tool_call_id=response.tool_call_id,
-            name=response.name,
+            tool_call_id=message.tool_call_id,
+            name=message.name,
             status="error",
         )
 

@@ -9,11 +9,12 @@ from typing import TYPE_CHECKING, Any
 from langchain_core.retrievers import BaseRetriever
 from langchain_core.runnables import ensure_config
 from langchain_core.vectorstores import VectorStoreRetriever
-from pydantic import ConfigDict, Field, model_validator
+from pydantic import ConfigDict, Field
 from typing_extensions import override
 
 # Runtime imports: pydantic resolves these field annotations when the class is built.
 from rag_guard_integrations.core.access import AccessContext
+from rag_guard_integrations.core.errors import ArgumentError
 from rag_guard_integrations.engine.guard import Guard, fetch_size
 from rag_guard_integrations.langchain.audit import achecked, checked, reject_if_asked
 from rag_guard_integrations.langchain.fields import ACCESS_SPEC, AccessInput, refuse_unknown_fields
@@ -56,7 +57,7 @@ class GuardedRetriever(BaseRetriever):
     The inner retriever runs out of sight: no callback handler, ``astream_events`` consumer,
     tracer or LangSmith run sees the candidates it returns, since those are what the guard has
     not checked yet. The check itself is the ``rag_guard.check`` child run, whose outputs are
-    the decision summary (chunk ids, stage, rule, reason; never chunk text).
+    the counts and ``result.audit()`` (chunk ids, stage, rule, reason; never chunk text).
 
     Setup:
         ```bash
@@ -138,11 +139,11 @@ class GuardedRetriever(BaseRetriever):
     raise_on_reject: bool = False
     expose_unchecked_documents_to_callbacks: bool = False
 
-    @model_validator(mode="before")
-    @classmethod
-    def _known_arguments(cls, data: Any) -> Any:
-        refuse_unknown_fields(cls, data)
-        return data
+    if not TYPE_CHECKING:  # type checkers keep pydantic's own signature of the fields
+
+        def __init__(self, **data: Any) -> None:
+            refuse_unknown_fields(type(self), data)
+            super().__init__(**data)
 
     @property
     @override
@@ -280,5 +281,5 @@ def _with_configured_access(config: RunnableConfig, kwargs: dict[str, Any]) -> d
 
 def _positive(name: str, value: object) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ValueError(f"{name} must be a positive int, got {value!r}; pass e.g. {name}=4")
+        raise ArgumentError(f"{name} must be a positive int, got {value!r}; pass e.g. {name}=4")
     return value

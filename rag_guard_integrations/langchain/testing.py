@@ -172,7 +172,7 @@ class RecordingTracer(BaseTracer):
     Example:
         >>> tracer = RecordingTracer()
         >>> retriever.invoke(question, config={"callbacks": [tracer]})  # doctest: +SKIP
-        >>> tracer.named("rag_guard.check")[0].outputs["decisions"]  # doctest: +SKIP
+        >>> tracer.named("rag_guard.check")[0].outputs["audit"]["chunks"]  # doctest: +SKIP
     """
 
     def __init__(self) -> None:

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from rag_guard_integrations.core.access import AccessContext
+from rag_guard_integrations.core.errors import ArgumentError
 from rag_guard_integrations.core.normalize import normalize
 from rag_guard_integrations.engine.guard import Guard
 from rag_guard_integrations.evaluation.synthetic import CONTRACT_TYPES, QUESTIONS, generate_corpus
@@ -119,7 +120,7 @@ def build_prompt_corpus(
     chunks = [_with_canary(chunk, rng) for chunk in generate_corpus(contracts, seed)]
     canary_of = {str(c.id): str(c.metadata[CANARY_KEY]) for c in chunks}
     if len(set(canary_of.values())) != len(chunks):
-        raise ValueError(f"canaries collide for seed={seed}; pick another seed")
+        raise ArgumentError(f"canaries collide for seed={seed}; pick another seed")
     shared = CachedEmbedder({}, embedder)
     queries = [*_questions(), *OFF_TOPIC]
     # The domain guard embeds the normalised query: both forms go into the one batch.

@@ -9,6 +9,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from rag_guard_integrations.core.errors import ArgumentError
 from rag_guard_integrations.evaluation.prompt.corpus import (
     PromptCase,
     PromptCorpus,
@@ -57,7 +58,7 @@ def register_path(name: str) -> Callable[[PathRunner], PathRunner]:
 
     def add(runner: PathRunner) -> PathRunner:
         if name in PATHS and PATHS[name] is not runner:
-            raise ValueError(f"eval prompt path {name!r} is registered twice; rename one")
+            raise ArgumentError(f"eval prompt path {name!r} is registered twice; rename one")
         PATHS[name] = runner
         return runner
 
@@ -117,12 +118,12 @@ def run_eval(
     "event_leak_rate", "log_leak_rate", "authorised_recall", "refusal_rate", "seconds"}}}``.
     """
     if cases < 1:
-        raise ValueError(f"--cases must be at least 1, got {cases}")
+        raise ArgumentError(f"--cases must be at least 1, got {cases}")
     known = load_paths()
     chosen = list(known) if paths is None else list(paths)
     unknown = [p for p in chosen if p not in known]
     if unknown:
-        raise ValueError(
+        raise ArgumentError(
             f"unknown eval prompt path(s) {', '.join(unknown)}; known: {', '.join(known)}"
         )
     corpus = build_prompt_corpus(seed, cases=cases)
