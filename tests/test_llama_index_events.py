@@ -96,7 +96,7 @@ def test_the_decision_is_an_event_inside_its_own_span(
     events = [t for t in seen.texts if t.startswith("GuardDecisionEvent(")]
     assert spans
     assert events
-    assert all(MSA_CLAUSE not in t and "reason" not in t for t in spans + events)
+    assert all(MSA_CLAUSE not in t and SECRET not in t for t in spans + events)
 
 
 def test_decision_rows_name_every_node(
@@ -126,3 +126,5 @@ def test_decision_rows_name_every_node(
     assert all(rows[i]["allowed"] for i in event.allowed_node_ids)
     assert all(rows[i]["stage"] != "passed" for i in event.denied_node_ids)
     assert rows["msa-leaky"]["allowed"] is False
+    assert event.audit["principal"] == "alice"
+    assert "Hunter2" not in repr(event.audit)

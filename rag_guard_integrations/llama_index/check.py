@@ -153,6 +153,7 @@ def _conclude(
             allowed_node_ids=[node.node.node_id for node in kept],
             denied_node_ids=[*denied, *withheld],
             decisions=decision_rows(result, withheld),
+            audit=result.audit(),
         )
 
     emit(event)

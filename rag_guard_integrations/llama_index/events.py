@@ -20,7 +20,8 @@ dispatcher = get_dispatcher(__name__)
 
 
 class GuardDecisionEvent(BaseEvent):
-    """What one guard check decided, as counts, stages and node ids (never chunk text).
+    """What one guard check decided: counts, node ids, stage and rule per node, and the audit
+    record v1 (``GuardResult.audit()``); never chunk text.
 
     Any handler added to the root dispatcher (or to this module's) receives it. It is sent
     inside a span named ``rag_guard_check`` whose argument and result are this event, so span
@@ -47,6 +48,9 @@ class GuardDecisionEvent(BaseEvent):
     denied_node_ids: list[str] = Field(default_factory=list, description="ids withheld")
     decisions: list[dict[str, Any]] = Field(
         default_factory=list, description="per node: id, allowed, stage, rule (no text)"
+    )
+    audit: dict[str, Any] = Field(
+        default_factory=dict, description="GuardResult.audit(): audit record v1, no chunk text"
     )
 
     @classmethod
