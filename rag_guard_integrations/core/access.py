@@ -70,6 +70,10 @@ class AccessContext:
         out.update({k: sorted(v) for k, v in sorted(self._allowlists.items())})
         return out
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickle and copy as the principal and allowlists (``__setattr__`` refuses the default)."""
+        return (_restore, (self.principal, self.to_dict()))
+
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, AccessContext):
             return NotImplemented
@@ -81,6 +85,11 @@ class AccessContext:
     def __repr__(self) -> str:
         lists = ", ".join(f"{k}={sorted(v)!r}" for k, v in sorted(self._allowlists.items()))
         return f"AccessContext(principal={self.principal!r}{', ' if lists else ''}{lists})"
+
+
+def _restore(principal: str | None, fields: dict[str, Any]) -> AccessContext:
+    allowlists = {k: v for k, v in fields.items() if k != "principal"}
+    return AccessContext(principal, **allowlists)
 
 
 def _allowlist(name: str, values: Iterable[Any] | str) -> frozenset[str]:

@@ -157,6 +157,14 @@ class Guard:
 
         return PatternClassifier.from_policy(policy).bind(policy.vocabulary)
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickle and copy as the policy, classifier, embedder and extra checks; the compiled
+        (RE2) state is rebuilt. The process-wide MiniLM embedder pickles as a reference."""
+        # DomainGuard keeps the embedder it was given (None: loaded on first use).
+        embedder = getattr(self.domain, "_embedder", None)
+        extra = self.checks[len(policy_checks(self.policy)) :]
+        return (type(self), (self.policy, self.classifier, embedder, extra))
+
     def _bind(self, classifier: Classifier | None) -> Classifier | None:
         if self.policy.classify == "never" or self.combination is None:
             return None

@@ -213,6 +213,11 @@ class Policy(_Strict):
         "labels its metadata claims; with_classify: they follow `classify`",
     )
     no_context_refusal: str = "No authorized matching clause found."
+    allow_non_text: bool = Field(
+        False,
+        description="let nodes with no text (image, audio, video, empty) through; no content "
+        "check can judge them",
+    )
     on_no_intent: OnNoIntent = Field(
         "refuse",
         description="a query naming no clause: refuse it, or apply the access checks only",
