@@ -32,6 +32,7 @@ if TYPE_CHECKING:
 
     from rag_guard_integrations.classify.base import Classifier, Finding
     from rag_guard_integrations.embeddings import Embedder
+    from rag_guard_integrations.guards.domain_identifiers import IdentifierLookup
     from rag_guard_integrations.policy.loader import PolicyRef
     from rag_guard_integrations.policy.schema import Policy
 
@@ -103,7 +104,7 @@ class Guard:
         classifier: Classifier | None = None,
         embedder: Embedder | None = None,
         checks: Iterable[ChunkCheck] = (),
-        identifiers: Iterable[str] = (),
+        identifiers: Iterable[str] | IdentifierLookup = (),
     ) -> None:
         self.policy = policy
         self.domain = DomainGuard.from_policy(policy, embedder, identifiers)
@@ -128,14 +129,15 @@ class Guard:
         classifier: Classifier | None = None,
         embedder: Embedder | None = None,
         checks: Iterable[ChunkCheck] = (),
-        identifiers: Iterable[str] = (),
+        identifiers: Iterable[str] | IdentifierLookup = (),
     ) -> Guard:
         """A guard for policies, built-in names or paths (several are merged in order): every
         ``from_policy`` of the package takes what :func:`load_policy` takes.
 
         ``identifiers`` are the collection's standard identifiers (for instance
         ``collection_identifiers(chunks, policy.domain.identifier_keys)`` over the corpus):
-        the domain guard accepts a query that names one of them, whatever was retrieved.
+        the domain guard accepts a query that names one of them, whatever was retrieved; or a
+        lookup the retriever or index provides (see :class:`DomainGuard`).
         """
         return cls(
             load_policy(*refs),
