@@ -8,8 +8,11 @@ when it is written as an identifier:
 - joined to its number ("is:2062", "IS-2062", "is2062"): English never writes the verb so;
 - in capitals ("IS 2062", full-width "ＩＳ 2062", look-alike capitals such as Cyrillic "ІЅ")
   in a query that is not typed all in capitals, where case would say nothing;
-- right after a preposition or an opening bracket ("scope of is 2062", "(is 1786)"): the verb
-  never follows one.
+- right after a preposition, an article, an auxiliary verb or an opening bracket ("scope of
+  is 2062", "what does is 2062 cover", "(is 1786)"): the verb never follows one of those.
+
+A query typed all in lower case or all in capitals says nothing by its case, so there only the
+form and the word before count: "x is 269" and "is 2062 a leap year" name no identifier.
 
 Other prefixes ("AIS", "IEC") are no English words and count in every form. Whatever the form,
 tier 2 accepts an identifier only when the collection has it (see ``DomainGuard``).
@@ -30,10 +33,14 @@ IdentifierLookup = Callable[[str], bool]
 """Whether the collection holds an identifier, given its :func:`canonical_identifier` form: a
 retriever or index can answer this from its own metadata instead of a list given up front."""
 
-# The words after which "is" cannot be the verb: English prepositions (a closed class).
-PREPOSITIONS = frozenset({
+# The words after which "is" cannot be the verb: English prepositions, articles and auxiliary
+# verbs (closed classes).
+BEFORE_A_NAME = frozenset({
     "of", "in", "to", "per", "under", "for", "with", "about", "by", "from", "on", "at", "into",
     "onto", "within", "against", "versus", "vs", "via", "see", "like",
+    "the", "a", "an",
+    "is", "are", "was", "were", "be", "been", "am", "do", "does", "did", "can", "could", "will",
+    "would", "shall", "should", "may", "might", "must", "has", "have", "had",
 })  # fmt: skip
 _LETTERS = re.compile(r"[^\W\d_]+")
 
@@ -106,7 +113,7 @@ class IdentifierReader:
         if typed.before.endswith(("(", "[")):
             return True
         words = typed.before.split()
-        return bool(words) and words[-1] in PREPOSITIONS
+        return bool(words) and words[-1] in BEFORE_A_NAME
 
 
 @dataclass(frozen=True, slots=True)
