@@ -244,6 +244,7 @@ def test_root_inside_another_word_never_counts(query: str) -> None:
         ("water bottles ISI standard", "water", "isi"),
         ("batteries safety norms", "battery", "safety"),
         ("standards for TMT bars", "tmt", "standard"),
+        ("rechargeable cells safety requirements", "cell", "safety"),
     ],
 )
 def test_root_forms_next_to_context_are_found(
