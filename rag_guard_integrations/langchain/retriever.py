@@ -14,7 +14,7 @@ from typing_extensions import override
 
 # Runtime imports: pydantic resolves these field annotations when the class is built.
 from rag_guard_integrations.core.access import AccessContext
-from rag_guard_integrations.core.errors import ArgumentError
+from rag_guard_integrations.core.arguments import positive_int
 from rag_guard_integrations.engine.guard import Guard, fetch_size
 from rag_guard_integrations.langchain.audit import achecked, checked, reject_if_asked
 from rag_guard_integrations.langchain.fields import ACCESS_SPEC, AccessInput, refuse_unknown_fields
@@ -234,7 +234,7 @@ class GuardedRetriever(BaseRetriever):
         given = options.pop("access", None)
         access = AccessContext.coerce(self.access if given is None else given)
         asked = options.pop("k", None)
-        k = _positive("k", self._default_k() if asked is None else asked)
+        k = positive_int("k", self._default_k() if asked is None else asked)
         fetch = fetch_size(k, self.fetch_k)
         audit: dict[str, Any] = {"k": k, "fetch_k": None, "pushdown": None}
         inner = self.retriever
@@ -278,9 +278,3 @@ def _with_configured_access(config: RunnableConfig, kwargs: dict[str, Any]) -> d
         return kwargs
     configured = (config.get("configurable") or {}).get("access")
     return kwargs if configured is None else {**kwargs, "access": configured}
-
-
-def _positive(name: str, value: object) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ArgumentError(f"{name} must be a positive int, got {value!r}; pass e.g. {name}=4")
-    return value

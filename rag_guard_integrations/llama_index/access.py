@@ -12,6 +12,7 @@ from contextvars import ContextVar, Token
 from typing import TYPE_CHECKING, Any
 
 from rag_guard_integrations.core.access import AccessContext
+from rag_guard_integrations.llama_index.errors import AdapterConfigError
 
 if TYPE_CHECKING:
     from types import TracebackType
@@ -37,7 +38,7 @@ class AccessScope:
 
     def __enter__(self) -> AccessContext | None:
         if self._token is not None:
-            raise RuntimeError(
+            raise AdapterConfigError(
                 "this guard_access(...) block is already active; call guard_access() again "
                 "for a nested or concurrent block"
             )
