@@ -9,7 +9,8 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 from rag_guard_integrations import AccessContext, InputError
-from rag_guard_integrations.llama_index import current_access, guard_access
+from rag_guard_integrations.llama_index import guard_access
+from rag_guard_integrations.llama_index.access import current_access
 from rag_guard_integrations.llama_index.errors import AdapterConfigError
 
 MSA = AccessContext(contract_type={"MSA"})
