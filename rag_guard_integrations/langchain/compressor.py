@@ -13,7 +13,7 @@ from rag_guard_integrations.core.access import AccessContext
 
 # Runtime imports: pydantic resolves these field annotations when the class is built.
 from rag_guard_integrations.engine.guard import Guard  # noqa: TC001
-from rag_guard_integrations.langchain.audit import achecked, checked, reject_if_asked
+from rag_guard_integrations.langchain.audit import CheckCall, achecked, checked, reject_if_asked
 from rag_guard_integrations.langchain.fields import AccessInput, refuse_unknown_fields
 
 if TYPE_CHECKING:
@@ -105,7 +105,7 @@ class GuardCompressor(BaseDocumentCompressor):
         self, documents: Sequence[Document], query: str, callbacks: Callbacks | None = None
     ) -> Sequence[Document]:
         access = AccessContext.coerce(self.access)
-        result, kept = checked(self.guard, query, documents, access, callbacks)
+        result, kept = checked(CheckCall(self.guard, query, documents, access), callbacks)
         reject_if_asked(result, self.raise_on_reject)
         return kept
 
@@ -114,6 +114,6 @@ class GuardCompressor(BaseDocumentCompressor):
         self, documents: Sequence[Document], query: str, callbacks: Callbacks | None = None
     ) -> Sequence[Document]:
         access = AccessContext.coerce(self.access)
-        result, kept = await achecked(self.guard, query, documents, access, callbacks)
+        result, kept = await achecked(CheckCall(self.guard, query, documents, access), callbacks)
         reject_if_asked(result, self.raise_on_reject)
         return kept

@@ -16,7 +16,7 @@ from typing_extensions import override
 from rag_guard_integrations.core.access import AccessContext
 from rag_guard_integrations.core.arguments import positive_int
 from rag_guard_integrations.engine.guard import Guard, fetch_size
-from rag_guard_integrations.langchain.audit import achecked, checked, reject_if_asked
+from rag_guard_integrations.langchain.audit import CheckCall, achecked, checked, reject_if_asked
 from rag_guard_integrations.langchain.fields import ACCESS_SPEC, AccessInput, refuse_unknown_fields
 from rag_guard_integrations.langchain.pushdown import plan_pushdown
 from rag_guard_integrations.langchain.result import report, with_result
@@ -30,6 +30,8 @@ if TYPE_CHECKING:
     from langchain_core.documents import Document
     from langchain_core.runnables import Runnable, RunnableConfig
     from langchain_core.runnables.utils import ConfigurableFieldSpec
+
+    from rag_guard_integrations.core.decisions import GuardResult
 
 DEFAULT_K = 4
 
@@ -191,18 +193,9 @@ class GuardedRetriever(BaseRetriever):
         elif not request.skip_fetch:
             with unobserved():
                 documents = request.inner.invoke(query, **request.inner_kwargs)
-        result, kept = checked(
-            self.guard,
-            query,
-            documents,
-            request.access,
-            run_manager.get_child(),
-            limit=request.k,
-            **request.audit,
-        )
-        report(result)
-        reject_if_asked(result, self.raise_on_reject)
-        return kept
+        call = CheckCall(self.guard, query, documents, request.access, request.k, request.audit)
+        result, kept = checked(call, run_manager.get_child())
+        return self._settle(result, kept)
 
     async def _aget_relevant_documents(
         self, query: str, *, run_manager: AsyncCallbackManagerForRetrieverRun, **kwargs: Any
@@ -216,15 +209,11 @@ class GuardedRetriever(BaseRetriever):
         elif not request.skip_fetch:
             with unobserved():
                 documents = await request.inner.ainvoke(query, **request.inner_kwargs)
-        result, kept = await achecked(
-            self.guard,
-            query,
-            documents,
-            request.access,
-            run_manager.get_child(),
-            limit=request.k,
-            **request.audit,
-        )
+        call = CheckCall(self.guard, query, documents, request.access, request.k, request.audit)
+        result, kept = await achecked(call, run_manager.get_child())
+        return self._settle(result, kept)
+
+    def _settle(self, result: GuardResult, kept: list[Document]) -> list[Document]:
         report(result)
         reject_if_asked(result, self.raise_on_reject)
         return kept
