@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from langchain_core.documents import BaseDocumentCompressor
 from pydantic import ConfigDict
@@ -14,7 +14,7 @@ from rag_guard_integrations.core.access import AccessContext
 # Runtime imports: pydantic resolves these field annotations when the class is built.
 from rag_guard_integrations.engine.guard import Guard  # noqa: TC001
 from rag_guard_integrations.langchain.audit import CheckCall, achecked, checked, reject_if_asked
-from rag_guard_integrations.langchain.fields import AccessInput, refuse_unknown_fields
+from rag_guard_integrations.langchain.fields import AccessInput, KnownFieldsOnly
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from langchain_core.documents import Document
 
 
-class GuardCompressor(BaseDocumentCompressor):
+class GuardCompressor(KnownFieldsOnly, BaseDocumentCompressor):
     """Document compressor that keeps only the Documents a ``Guard`` allows.
 
     Returns the caller's own Document objects, unmodified, in input order.
@@ -93,12 +93,6 @@ class GuardCompressor(BaseDocumentCompressor):
     guard: Guard
     access: AccessInput = None
     raise_on_reject: bool = False
-
-    if not TYPE_CHECKING:  # type checkers keep pydantic's own signature of the fields
-
-        def __init__(self, **data: Any) -> None:
-            refuse_unknown_fields(type(self), data)
-            super().__init__(**data)
 
     @override
     def compress_documents(

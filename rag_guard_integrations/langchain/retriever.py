@@ -17,7 +17,7 @@ from rag_guard_integrations.core.access import AccessContext
 from rag_guard_integrations.core.arguments import positive_int
 from rag_guard_integrations.engine.guard import Guard, fetch_size
 from rag_guard_integrations.langchain.audit import CheckCall, achecked, checked, reject_if_asked
-from rag_guard_integrations.langchain.fields import ACCESS_SPEC, AccessInput, refuse_unknown_fields
+from rag_guard_integrations.langchain.fields import ACCESS_SPEC, AccessInput, KnownFieldsOnly
 from rag_guard_integrations.langchain.pushdown import plan_pushdown
 from rag_guard_integrations.langchain.result import report, with_result
 from rag_guard_integrations.langchain.unobserved import unobserved
@@ -48,7 +48,7 @@ class _Request:
     audit: dict[str, Any]
 
 
-class GuardedRetriever(BaseRetriever):
+class GuardedRetriever(KnownFieldsOnly, BaseRetriever):
     """Retriever that lets through only the Documents a ``Guard`` allows for this caller.
 
     The inner retriever is asked for ``fetch_k`` candidates, the guard checks them, and at most
@@ -140,12 +140,6 @@ class GuardedRetriever(BaseRetriever):
     fetch_k: int | None = Field(default=None, ge=1)
     raise_on_reject: bool = False
     expose_unchecked_documents_to_callbacks: bool = False
-
-    if not TYPE_CHECKING:  # type checkers keep pydantic's own signature of the fields
-
-        def __init__(self, **data: Any) -> None:
-            refuse_unknown_fields(type(self), data)
-            super().__init__(**data)
 
     @property
     @override
