@@ -103,4 +103,35 @@ def coerce_chunks(items: object) -> list[Chunk]:
         raise ChunkError(
             f"chunks must be a list, got {type(items).__name__}; wrap a single chunk in a list"
         )
-    return [Chunk.from_any(item, position=i) for i, item in enumerate(items)]
+    out: list[Chunk] = []
+    append = out.append
+    for position, item in enumerate(items):
+        # The common shape, {"text": str, "meta": dict, "score": float, "id": ...}, is built
+        # here directly; any other shape or type goes to from_any, which checks and explains.
+        if type(item) is dict and type(text := item.get("text")) is str:
+            metadata = item["meta"] if "meta" in item else item.get("metadata")
+            score = item.get("score")
+            id_ = item.get("id")
+            if (
+                (metadata is None or type(metadata) is dict)
+                and (score is None or type(score) is float)
+                and (id_ is None or type(id_) is str)
+            ):
+                # Built slot by slot: the frozen __init__ costs twice as much.
+                chunk = _NEW(Chunk)
+                _SET_TEXT(chunk, text)
+                _SET_METADATA(chunk, _EMPTY if metadata is None else metadata)
+                _SET_SCORE(chunk, score)
+                _SET_ID(chunk, id_)
+                append(chunk)
+                continue
+        append(Chunk.from_any(item, position=position))
+    return out
+
+
+# Slot setters of the frozen class, for chunks built from values already checked.
+_NEW = object.__new__
+_SET_TEXT = Chunk.text.__set__  # type: ignore[attr-defined]
+_SET_METADATA = Chunk.metadata.__set__  # type: ignore[attr-defined]
+_SET_SCORE = Chunk.score.__set__  # type: ignore[attr-defined]
+_SET_ID = Chunk.id.__set__  # type: ignore[attr-defined]

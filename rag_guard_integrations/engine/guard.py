@@ -4,19 +4,22 @@ combination rules in order, records every decision, and fails closed."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from functools import partial
+from itertools import compress, filterfalse, repeat
+from operator import attrgetter, is_
 from typing import TYPE_CHECKING, Any
 
 from rag_guard_integrations.classify.base import Classification
 from rag_guard_integrations.core.access import AccessContext
 from rag_guard_integrations.core.chunk import Chunk, coerce_chunks
-from rag_guard_integrations.core.decisions import PASSED, ChunkDecision, GuardResult, QueryDecision
+from rag_guard_integrations.core.decisions import ChunkDecisions, GuardResult, QueryDecision
 from rag_guard_integrations.core.errors import ContextBlocked, InputError
-from rag_guard_integrations.core.labels import has_label_metadata, metadata_labels
+from rag_guard_integrations.core.labels import has_label_metadata, labels_many, metadata_labels
 from rag_guard_integrations.core.normalize import normalize
 from rag_guard_integrations.core.request import ChunkCheck, Request
 from rag_guard_integrations.guards.access import AccessGuard, Constraints, HintGuard
 from rag_guard_integrations.guards.clause import ClauseGuard
-from rag_guard_integrations.guards.combination import CombinationGuard, Labelled
+from rag_guard_integrations.guards.combination import CombinationGuard, LabelledSet
 from rag_guard_integrations.guards.domain import DomainGuard
 from rag_guard_integrations.policy.loader import load_policy
 
@@ -30,6 +33,9 @@ if TYPE_CHECKING:
 
 
 FETCH_FACTOR = 4
+_SCORE = attrgetter("score")
+_METADATA = attrgetter("metadata")
+_IS_NONE = partial(is_, None)
 
 
 def fetch_size(k: int, fetch_k: int | None = None) -> int:
@@ -90,6 +96,7 @@ class Guard:
         checks.append(HintGuard())
         self.checks = tuple(checks)
         self.classifier = self._bind(classifier)
+        self._classify_always = policy.classify == "always"
         self._vocabulary = frozenset(policy.vocabulary) if policy.declares_vocabulary else None
         self._reads_labels = self.combination is not None or self._vocabulary is not None
         stages = [c.name for c in self.checks] + (["combination"] if self.combination else [])
@@ -186,21 +193,19 @@ class Guard:
             rejected = ("domain", f"the query was rejected ({decision.reason})")
             run.denied = dict.fromkeys(range(len(items)), rejected)
             return run
-        for index, chunk in enumerate(items):
-            for check in self.checks:
-                try:
-                    reason = check(chunk, run.request)
-                except Exception as error:  # a broken check denies the chunk (fail closed)
-                    reason = _failure(check.name, error)
-                if reason is not None:
-                    run.denied[index] = (check.name, reason)
-                    break
-            else:
-                if self._reads_labels:
-                    try:
-                        self._read_labels(run, index, chunk)
-                    except Exception as error:
-                        run.denied[index] = ("labels", _failure("labels", error))
+        # Stage by stage over the chunks still in: each chunk is denied by the first stage that
+        # denies it, as if the stages ran chunk by chunk.
+        remaining: Sequence[int] = range(len(items))
+        for check in self.checks:
+            chunks = items if len(remaining) == len(items) else [items[i] for i in remaining]
+            reasons = _stage(check, chunks, run.request)
+            if reasons.count(None) != len(reasons):
+                for index, reason in zip(remaining, reasons, strict=True):
+                    if reason is not None:
+                        run.denied[index] = (check.name, reason)
+                remaining = list(compress(remaining, map(_IS_NONE, reasons)))
+        if self._reads_labels:
+            self._read_labels(run, remaining)
         return run
 
     def _decide_query(self, query: str, normalized: str, items: list[Chunk]) -> QueryDecision:
@@ -214,15 +219,38 @@ class Guard:
             return QueryDecision(False, "error", _failure("query", error), refusal=refusal)
         return replace(decision, intents=intents)
 
-    def _read_labels(self, run: _Run, index: int, chunk: Chunk) -> None:
-        labels, problem = metadata_labels(chunk.metadata)
+    def _read_labels(self, run: _Run, positions: Sequence[int]) -> None:
+        chunks, classifier = run.chunks, self.classifier
+        try:
+            labels, problems = labels_many([chunks[i].metadata for i in positions])
+            pending = [
+                i
+                for i in (positions if classifier is not None else ())
+                if self._classify_always or not has_label_metadata(chunks[i].metadata)
+            ]
+        except Exception:  # odd metadata somewhere: chunk by chunk, so that only it fails
+            for index in positions:
+                self._read_one(run, index)
+            return
+        run.labels.update(zip(positions, labels, strict=True))
+        for offset, problem in problems.items():
+            run.notes[positions[offset]] = problem
+        run.pending.extend(pending)
+
+    def _read_one(self, run: _Run, index: int) -> None:
+        metadata = run.chunks[index].metadata
+        try:
+            labels, problem = metadata_labels(metadata)
+            wanted = self.classifier is not None and (
+                self._classify_always or not has_label_metadata(metadata)
+            )
+        except Exception as error:
+            run.denied[index] = ("labels", _failure("labels", error))
+            return
         if problem is not None:
             run.notes[index] = problem
         run.labels[index] = labels
-        mode = self.policy.classify
-        if self.classifier is not None and (
-            mode == "always" or not has_label_metadata(chunk.metadata)
-        ):
+        if wanted:
             run.pending.append(index)
 
     def _take_labels(self, run: _Run, found: Sequence[Classification]) -> None:
@@ -250,17 +278,23 @@ class Guard:
                         more = f" and {len(extra) - 5} more" if len(extra) > 5 else ""
                         names = ", ".join(shown) + more
                         run.denied[index] = ("labels", f"labels outside the vocabulary: {names}")
-        survivors = [i for i in range(len(run.chunks)) if i not in run.denied]
+        survivors = list(filterfalse(run.denied.__contains__, range(len(run.chunks))))
         outcome = None
         if self.combination is not None and survivors:
-            items = [
-                Labelled(
-                    i, run.labels.get(i, frozenset()), run.chunks[i].score, run.chunks[i].metadata
-                )
-                for i in survivors
-            ]
+            # Columns built by C-level maps: this runs once per chunk on every check.
+            survivor_chunks = (
+                run.chunks
+                if len(survivors) == len(run.chunks)
+                else list(map(run.chunks.__getitem__, survivors))
+            )
+            columns = LabelledSet(
+                survivors,
+                list(map(run.labels.get, survivors, repeat(frozenset(), len(survivors)))),
+                list(map(_SCORE, survivor_chunks)),
+                list(map(_METADATA, survivor_chunks)),
+            )
             try:
-                outcome = self.combination(items)
+                outcome = self.combination(columns)
             except Exception as error:  # a broken rule engine blocks the whole set
                 reason = _failure("combination", error)
                 run.denied.update(dict.fromkeys(survivors, ("combination", reason)))
@@ -272,10 +306,15 @@ class Guard:
                 if self.policy.on_block == "empty"
                 else dict(outcome.removed)
             )
-            for index, rule in blocked.items():
-                note = f" ({run.notes[index]})" if index in run.notes else ""
-                run.denied[index] = ("combination", f"{messages[rule]}{note}")
-                rules[index] = rule
+            # One shared verdict per rule; only chunks with a label note get their own reason.
+            verdicts = {rule: ("combination", message) for rule, message in messages.items()}
+            run.denied.update(
+                zip(blocked, map(verdicts.__getitem__, blocked.values()), strict=True)
+            )
+            for index in run.notes.keys() & blocked.keys():
+                reason = f"{messages[blocked[index]]} ({run.notes[index]})"
+                run.denied[index] = ("combination", reason)
+            rules = blocked
         # Labels that could not be read or computed are not known to be safe: withheld even when
         # no rule of the policy names ``unclassified`` (fail closed).
         for index, note in run.notes.items():
@@ -290,18 +329,7 @@ class Guard:
     def _result(
         self, run: _Run, outcome: Any, unknown: dict[int, frozenset[str]], rules: dict[int, str]
     ) -> GuardResult:
-        decisions = []
-        for index, chunk in enumerate(run.chunks):
-            labels = run.labels.get(index, frozenset())
-            if index in run.denied:
-                stage, reason = run.denied[index]
-                decisions.append(
-                    ChunkDecision(index, chunk, False, stage, reason, rules.get(index), labels)
-                )
-            else:
-                decisions.append(
-                    ChunkDecision(index, chunk, True, PASSED, self._passed_reason, None, labels)
-                )
+        decisions = ChunkDecisions(run.chunks, run.denied, run.labels, rules, self._passed_reason)
         refusal = run.query.refusal if not run.query.allowed else None
         # Nothing passed, and something was withheld or nothing could have passed (a pushdown
         # that fetched nothing, a query that asks for no known clause).
@@ -310,16 +338,37 @@ class Guard:
             if run.chunks or self.prefilter(request.query, request.access) is None:
                 refusal = self.policy.no_context_refusal
         if outcome is None:
-            return GuardResult(run.query, tuple(decisions), unknown_labels=unknown, refusal=refusal)
+            return GuardResult(run.query, decisions, unknown_labels=unknown, refusal=refusal)
         return GuardResult(
             run.query,
-            tuple(decisions),
+            decisions,
             outcome.violations,
             outcome.warnings,
             outcome.bridges,
             unknown,
             refusal,
         )
+
+
+def _stage(check: ChunkCheck, chunks: list[Chunk], request: Request) -> list[str | None]:
+    """Why ``check`` denies each chunk (None: it passes). A stage with a ``check_many`` takes
+    the chunks at once; if that raises or miscounts, each chunk is checked alone, so that a
+    broken check denies only the chunks it fails on (fail closed)."""
+    many = getattr(check, "check_many", None)
+    if many is not None:
+        try:
+            reasons = many(chunks, request)
+        except Exception:
+            reasons = None
+        if isinstance(reasons, list) and len(reasons) == len(chunks):
+            return reasons
+    out: list[str | None] = []
+    for chunk in chunks:
+        try:
+            out.append(check(chunk, request))
+        except Exception as error:  # noqa: PERF203 - a broken check denies only this chunk
+            out.append(_failure(check.name, error))
+    return out
 
 
 def _failure(stage: str, error: BaseException) -> str:

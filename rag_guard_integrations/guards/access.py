@@ -73,10 +73,24 @@ class HintGuard:
 
     name = "hint"
 
+    def check_many(self, chunks: Sequence[Chunk], request: Request) -> list[str | None]:
+        """:meth:`__call__` for each chunk; one without a hint key costs a scan of its keys."""
+        out: list[str | None] = []
+        for chunk in chunks:
+            reason = None
+            for key in chunk.metadata:
+                if isinstance(key, str) and key.endswith(HINT_SUFFIX):
+                    reason = self(chunk, request)
+                    break
+            out.append(reason)
+        return out
+
     def __call__(self, chunk: Chunk, request: Request) -> str | None:
-        for key, hint in chunk.metadata.items():
+        metadata = chunk.metadata
+        for key in metadata:
             if not isinstance(key, str) or not key.endswith(HINT_SUFFIX):
                 continue
+            hint = metadata[key]
             if not isinstance(hint, str):
                 return f"untrusted {key} is a {type(hint).__name__}, not a pattern (denied)"
             try:

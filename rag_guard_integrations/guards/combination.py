@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
+from itertools import chain, compress, filterfalse
 from typing import TYPE_CHECKING, Any
 
 from rag_guard_integrations.core.decisions import Bridge, Violation
@@ -22,6 +24,36 @@ class Labelled:
     labels: frozenset[str]
     score: float | None = None
     metadata: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class LabelledSet:
+    """The retrieved set column by column: input positions, labels, scores and metadata, one
+    entry per chunk. What the engine hands over, without an object per chunk.
+
+    Example:
+        >>> LabelledSet([0, 2], [frozenset({"financial"}), frozenset()], [None, 0.4], [{}, {}])
+        ... # doctest: +ELLIPSIS
+        LabelledSet(indices=[0, 2], ...)
+    """
+
+    indices: Sequence[int]
+    labels: Sequence[frozenset[str]]
+    scores: Sequence[float | None]
+    metadata: Sequence[Mapping[str, Any]]
+
+    @classmethod
+    def of(cls, items: Sequence[Labelled]) -> LabelledSet:
+        """The columns of ``items``."""
+        return cls(
+            [i.index for i in items],
+            [i.labels for i in items],
+            [i.score for i in items],
+            [i.metadata for i in items],
+        )
+
+    def __len__(self) -> int:
+        return len(self.indices)
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,25 +110,59 @@ class CombinationGuard:
         """Every label some rule triggers on."""
         return frozenset(self._by_label)
 
-    def __call__(self, items: Sequence[Labelled]) -> CombinationOutcome:
+    def __call__(self, items: Sequence[Labelled] | LabelledSet) -> CombinationOutcome:
         """Evaluate the rules on ``items`` and compute the removals that make the set safe."""
-        carriers = _carriers(items)
+        chunks = items if isinstance(items, LabelledSet) else LabelledSet.of(items)
+        carriers, overlap = self._carriers(chunks.labels)
         candidates = self._candidates(carriers)
         if not candidates:
             return CombinationOutcome()
-        groups = self._groups(items, range(len(items))) if self._needs_groups else []
+        groups = self._groups(chunks, range(len(chunks))) if self._needs_groups else []
         firings = [
             _Firing(rule, members, group)
             for rule in candidates
             for members, group in self._pools(rule, groups)
         ]
         violations = tuple(
-            _violation(f, items, carriers) for f in firings if f.rule.action == "block"
+            _violation(f, chunks, carriers, overlap) for f in firings if f.rule.action == "block"
         )
-        warnings = tuple(_violation(f, items, carriers) for f in firings if f.rule.action == "warn")
+        warnings = tuple(
+            _violation(f, chunks, carriers, overlap) for f in firings if f.rule.action == "warn"
+        )
         blocks = [rule for rule in candidates if rule.action == "block"]
-        removed = self._safe_subset(items, carriers, blocks) if violations else {}
+        removed = self._safe_subset(chunks, carriers, blocks) if violations else {}
         return CombinationOutcome(violations, warnings, _bridges(firings), removed)
+
+    def _carriers(self, labels: Sequence[frozenset[str]]) -> tuple[dict[str, list[int]], bool]:
+        """Label -> positions of the chunks carrying it, for the labels some rule names, and
+        whether some chunk carries two of those labels (then the lists overlap).
+
+        Chunks are grouped by their label set first: a retrieved set repeats a few sets many
+        times, and a set is hashed once.
+        """
+        by_set: dict[frozenset[str], list[int]] = {}
+        for position, carried in enumerate(labels):
+            if carried:
+                positions = by_set.get(carried)
+                if positions is None:
+                    by_set[carried] = [position]
+                else:
+                    positions.append(position)
+        indexed = self._by_label
+        runs: dict[str, list[list[int]]] = {}
+        overlap = False
+        for carried, positions in by_set.items():
+            count = 0
+            for label in carried:
+                if label in indexed:
+                    runs.setdefault(label, []).append(positions)
+                    count += 1
+            overlap = overlap or count > 1
+        carriers = {
+            label: parts[0] if len(parts) == 1 else sorted(chain.from_iterable(parts))
+            for label, parts in runs.items()
+        }
+        return carriers, overlap
 
     def _candidates(self, carriers: Mapping[str, list[int]]) -> list[RuleSpec]:
         """Rules whose trigger labels all occur somewhere in the set, in policy order."""
@@ -110,14 +176,14 @@ class CombinationGuard:
             if present[p] == len(self.rules[p].trigger.all_present)
         ]
 
-    def _groups(self, items: Sequence[Labelled], positions: Iterable[int]) -> list[_LinkedGroup]:
-        """Linked groups among ``items[p]`` for ``positions``, with the labels they carry."""
-        position = {item.index: p for p, item in enumerate(items)}
-        chosen = [(items[p].index, items[p].metadata) for p in positions]
+    def _groups(self, chunks: LabelledSet, positions: Iterable[int]) -> list[_LinkedGroup]:
+        """Linked groups among the chunks at ``positions``, with the labels they carry."""
+        position = {index: p for p, index in enumerate(chunks.indices)}
+        chosen = [(chunks.indices[p], chunks.metadata[p]) for p in positions]
         out = []
         for group in link_groups(chosen, self.linking_keys):
             members = frozenset(position[i] for i in group.members)
-            labels = frozenset(label for m in members for label in items[m].labels)
+            labels = frozenset(label for m in members for label in chunks.labels[m])
             out.append(_LinkedGroup(group, members, labels))
         return out
 
@@ -132,7 +198,7 @@ class CombinationGuard:
         return [(g.members, g.group) for g in groups if wanted <= g.labels]
 
     def _safe_subset(
-        self, items: Sequence[Labelled], carriers: Mapping[str, list[int]], blocks: list[RuleSpec]
+        self, chunks: LabelledSet, carriers: Mapping[str, list[int]], blocks: list[RuleSpec]
     ) -> dict[int, str]:
         """Greedy, as documented: while a block rule fires, remove the carriers of its trigger
         label with the fewest carriers (ties: lowest best score, then latest in retrieval).
@@ -141,41 +207,41 @@ class CombinationGuard:
         rules in policy order sees them in the order the documented loop would; a rule is
         looked at again after a removal because it may still fire in another linked group.
         """
-        alive = [True] * len(items)
+        removed_by: list[str | None] = [None] * len(chunks)  # the rule that removed each one
         remaining = {label: len(positions) for label, positions in carriers.items()}
-        removed: dict[int, str] = {}
         groups: list[_LinkedGroup] | None = None
         position = 0
         while position < len(blocks):
             rule = blocks[position]
-            if any(remaining[label] == 0 for label in rule.trigger.all_present):
+            if 0 in map(remaining.__getitem__, rule.trigger.all_present):
                 position += 1
                 continue
             if rule.trigger.scope == "linked" and groups is None:
-                groups = self._groups(items, (p for p in range(len(items)) if alive[p]))
+                groups = self._groups(chunks, _alive(range(len(chunks)), removed_by, None))
             pools = self._pools(rule, groups or [])
             if not pools:
                 position += 1
                 continue
             members = pools[0][0]
             by_label = {
-                label: [
-                    p for p in carriers[label] if alive[p] and (members is None or p in members)
-                ]
+                label: _alive(carriers[label], removed_by, members)
                 for label in rule.trigger.all_present
             }
-            label = min(by_label, key=lambda name: _removal_key(name, items, by_label[name]))
-            for p in by_label[label]:
-                alive[p] = False
-                removed[items[p].index] = rule.name
-                for other in items[p].labels:
-                    remaining[other] -= 1
+            gone = by_label[_removal_label(by_label, chunks)]
+            for p in gone:
+                removed_by[p] = rule.name
+            for carried, count in Counter(map(chunks.labels.__getitem__, gone)).items():
+                for other in carried:
+                    if other in remaining:
+                        remaining[other] -= count
             if groups is not None:
-                groups = self._without(groups, items, by_label[label])
-        return dict(sorted(removed.items()))
+                groups = self._without(groups, chunks, gone)
+        positions = compress(range(len(chunks)), removed_by)
+        rules = compress(removed_by, removed_by)
+        return dict(zip(map(chunks.indices.__getitem__, positions), rules, strict=True))
 
     def _without(
-        self, groups: list[_LinkedGroup], items: Sequence[Labelled], gone: list[int]
+        self, groups: list[_LinkedGroup], chunks: LabelledSet, gone: list[int]
     ) -> list[_LinkedGroup]:
         """The groups after removing ``gone``: only the groups that held a removed chunk are
         linked again (a removed chunk may have been the link that joined the others)."""
@@ -185,7 +251,7 @@ class CombinationGuard:
             if dropped.isdisjoint(group.members):
                 out.append(group)
             else:
-                out.extend(self._groups(items, sorted(group.members - dropped)))
+                out.extend(self._groups(chunks, sorted(group.members - dropped)))
         return sorted(out, key=lambda g: min(g.members))
 
 
@@ -196,33 +262,46 @@ class _LinkedGroup:
     labels: frozenset[str]
 
 
-def _carriers(items: Sequence[Labelled]) -> dict[str, list[int]]:
-    """Label -> positions (in ``items``) of the chunks carrying it."""
-    out: dict[str, list[int]] = {}
-    for position, item in enumerate(items):
-        for label in item.labels:
-            out.setdefault(label, []).append(position)
-    return out
+def _alive(
+    positions: Iterable[int], removed_by: list[str | None], members: frozenset[int] | None
+) -> list[int]:
+    """The positions not removed yet (and inside ``members`` when given), in order."""
+    kept = list(filterfalse(removed_by.__getitem__, positions))
+    return kept if members is None else [p for p in kept if p in members]
+
+
+def _removal_label(by_label: Mapping[str, list[int]], chunks: LabelledSet) -> str:
+    """The trigger label whose carriers go: the fewest carriers; on a tie, see
+    :func:`_removal_key` (computed only then: it reads every carrier's score)."""
+    fewest = min(map(len, by_label.values()))
+    tied = [label for label, positions in by_label.items() if len(positions) == fewest]
+    if len(tied) == 1:
+        return tied[0]
+    return min(tied, key=lambda name: _removal_key(name, chunks, by_label[name]))
 
 
 def _removal_key(
-    label: str, items: Sequence[Labelled], positions: list[int]
+    label: str, chunks: LabelledSet, positions: list[int]
 ) -> tuple[int, float, int, str]:
-    scores = [score for p in positions if (score := items[p].score) is not None]
+    scores = [score for score in map(chunks.scores.__getitem__, positions) if score is not None]
     best = max(scores, default=float("-inf"))
-    return len(positions), best, -min(items[p].index for p in positions), label
+    return len(positions), best, -min(map(chunks.indices.__getitem__, positions)), label
 
 
 def _violation(
-    firing: _Firing, items: Sequence[Labelled], carriers: Mapping[str, list[int]]
+    firing: _Firing, chunks: LabelledSet, carriers: Mapping[str, list[int]], overlap: bool
 ) -> Violation:
     rule = firing.rule
     labels = tuple(rule.trigger.all_present)
     members = firing.members
-    positions = set().union(*(carriers[label] for label in labels))
+    # Each carrier list is sorted: their sorted concatenation merges runs; duplicates exist
+    # only when some chunk carries two of the labels.
+    positions: Iterable[int] = sorted(chain.from_iterable(carriers[label] for label in labels))
+    if overlap:
+        positions = dict.fromkeys(positions)
     if members is not None:
-        positions &= members
-    indices = tuple(items[p].index for p in sorted(positions))
+        positions = [p for p in positions if p in members]
+    indices = tuple(map(chunks.indices.__getitem__, positions))
     links = connecting_links(firing.group.links, indices) if firing.group is not None else ()
     message = rule.message or f"{' + '.join(labels)} together in the retrieved context"
     return Violation(rule.name, rule.action, message, labels, indices, rule.trigger.scope, links)
