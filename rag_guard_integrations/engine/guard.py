@@ -7,6 +7,7 @@ from dataclasses import dataclass, field, replace
 from functools import partial
 from itertools import compress, filterfalse, repeat
 from operator import attrgetter, is_
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from rag_guard_integrations.classify.base import Classification
@@ -36,6 +37,8 @@ FETCH_FACTOR = 4
 _SCORE = attrgetter("score")
 _METADATA = attrgetter("metadata")
 _IS_NONE = partial(is_, None)
+# The query verdict without a domain guard or clause intents, shared (frozen, empty evidence).
+_NO_QUERY_STAGE = QueryDecision(evidence=MappingProxyType({}))
 
 
 def fetch_size(k: int, fetch_k: int | None = None) -> int:
@@ -212,7 +215,7 @@ class Guard:
         try:
             intents = self.clause.detect(normalized) if self.clause is not None else ()
             if self.domain is None:
-                return QueryDecision(intents=intents)
+                return QueryDecision(intents=intents) if intents else _NO_QUERY_STAGE
             decision = self.domain.decide(query, items)
         except Exception as error:  # a broken query stage rejects the query
             refusal = self.policy.domain.refusal if self.policy.domain else None
@@ -278,7 +281,11 @@ class Guard:
                         more = f" and {len(extra) - 5} more" if len(extra) > 5 else ""
                         names = ", ".join(shown) + more
                         run.denied[index] = ("labels", f"labels outside the vocabulary: {names}")
-        survivors = list(filterfalse(run.denied.__contains__, range(len(run.chunks))))
+        survivors: Sequence[int] = (
+            list(filterfalse(run.denied.__contains__, range(len(run.chunks))))
+            if run.denied
+            else range(len(run.chunks))
+        )
         outcome = None
         if self.combination is not None and survivors:
             # Columns built by C-level maps: this runs once per chunk on every check.

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass, field
 from itertools import chain, compress, filterfalse
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from rag_guard_integrations.core.decisions import Bridge, Violation
 from rag_guard_integrations.guards.linking import Group, connecting_links, link_groups
@@ -66,8 +65,11 @@ class CombinationOutcome:
     removed: Mapping[int, str] = field(default_factory=dict)
 
 
-@dataclass(frozen=True, slots=True)
-class _Firing:
+_WHOLE_SET: Sequence[tuple[frozenset[int] | None, Group | None]] = ((None, None),)
+_CACHE_SIZE = 1024  # entries per cache of a guard: label combinations, sets of fired rules
+
+
+class _Firing(NamedTuple):
     """A rule that fired, on the whole set (``members`` None) or inside one linked group."""
 
     rule: RuleSpec
@@ -99,6 +101,8 @@ class CombinationGuard:
             for label in rule.trigger.all_present:
                 self._by_label.setdefault(label, []).append(position)
         self._needs_groups = any(r.trigger.scope == "linked" for r in self.rules)
+        self._bridge_cache: dict[tuple[int, ...], tuple[Bridge, ...]] = {}
+        self._candidate_cache: dict[frozenset[str], tuple[RuleSpec, ...]] = {}
 
     @classmethod
     def from_policy(cls, policy: Policy) -> CombinationGuard | None:
@@ -123,15 +127,13 @@ class CombinationGuard:
             for rule in candidates
             for members, group in self._pools(rule, groups)
         ]
-        violations = tuple(
-            _violation(f, chunks, carriers, overlap) for f in firings if f.rule.action == "block"
-        )
-        warnings = tuple(
-            _violation(f, chunks, carriers, overlap) for f in firings if f.rule.action == "warn"
-        )
+        fired: dict[str, list[Violation]] = {"block": [], "warn": []}
+        for firing in firings:
+            fired[firing.rule.action].append(_violation(firing, chunks, carriers, overlap))
+        violations, warnings = tuple(fired["block"]), tuple(fired["warn"])
         blocks = [rule for rule in candidates if rule.action == "block"]
-        removed = self._safe_subset(chunks, carriers, blocks) if violations else {}
-        return CombinationOutcome(violations, warnings, _bridges(firings), removed)
+        removed = self._safe_subset(chunks, carriers, overlap, blocks) if violations else {}
+        return CombinationOutcome(violations, warnings, self._bridges(firings), removed)
 
     def _carriers(self, labels: Sequence[frozenset[str]]) -> tuple[dict[str, list[int]], bool]:
         """Label -> positions of the chunks carrying it, for the labels some rule names, and
@@ -164,17 +166,25 @@ class CombinationGuard:
         }
         return carriers, overlap
 
-    def _candidates(self, carriers: Mapping[str, list[int]]) -> list[RuleSpec]:
-        """Rules whose trigger labels all occur somewhere in the set, in policy order."""
-        present: dict[int, int] = {}
-        for label in carriers:
-            for position in self._by_label.get(label, ()):
-                present[position] = present.get(position, 0) + 1
-        return [
-            self.rules[p]
-            for p in sorted(present)
-            if present[p] == len(self.rules[p].trigger.all_present)
-        ]
+    def _candidates(self, carriers: Mapping[str, list[int]]) -> tuple[RuleSpec, ...]:
+        """Rules whose trigger labels all occur somewhere in the set, in policy order (kept
+        per combination of labels present: retrieved sets repeat a few of them)."""
+        labels = frozenset(carriers)
+        found = self._candidate_cache.get(labels)
+        if found is None:
+            counts: dict[int, int] = {}
+            for label in labels:
+                for position in self._by_label.get(label, ()):
+                    counts[position] = counts.get(position, 0) + 1
+            found = tuple(
+                self.rules[p]
+                for p in sorted(counts)
+                if counts[p] == len(self.rules[p].trigger.all_present)
+            )
+            if len(self._candidate_cache) >= _CACHE_SIZE:
+                self._candidate_cache.clear()
+            self._candidate_cache[labels] = found
+        return found
 
     def _groups(self, chunks: LabelledSet, positions: Iterable[int]) -> list[_LinkedGroup]:
         """Linked groups among the chunks at ``positions``, with the labels they carry."""
@@ -190,15 +200,19 @@ class CombinationGuard:
     @staticmethod
     def _pools(
         rule: RuleSpec, groups: Sequence[_LinkedGroup]
-    ) -> list[tuple[frozenset[int] | None, Group | None]]:
+    ) -> Sequence[tuple[frozenset[int] | None, Group | None]]:
         """Where ``rule`` fires: the whole set, or each linked group holding all its labels."""
         if rule.trigger.scope == "context":
-            return [(None, None)]
+            return _WHOLE_SET
         wanted = set(rule.trigger.all_present)
         return [(g.members, g.group) for g in groups if wanted <= g.labels]
 
     def _safe_subset(
-        self, chunks: LabelledSet, carriers: Mapping[str, list[int]], blocks: list[RuleSpec]
+        self,
+        chunks: LabelledSet,
+        carriers: Mapping[str, list[int]],
+        overlap: bool,
+        blocks: list[RuleSpec],
     ) -> dict[int, str]:
         """Greedy, as documented: while a block rule fires, remove the carriers of its trigger
         label with the fewest carriers (ties: lowest best score, then latest in retrieval).
@@ -208,37 +222,66 @@ class CombinationGuard:
         looked at again after a removal because it may still fire in another linked group.
         """
         removed_by: list[str | None] = [None] * len(chunks)  # the rule that removed each one
-        remaining = {label: len(positions) for label, positions in carriers.items()}
+        # With context rules only and no chunk carrying two rule labels, a label's carriers
+        # are all present or all removed: tracking spent labels replaces filtering positions.
+        spent: set[str] | None = None if overlap or self._needs_groups else set()
         groups: list[_LinkedGroup] | None = None
         position = 0
         while position < len(blocks):
             rule = blocks[position]
-            if 0 in map(remaining.__getitem__, rule.trigger.all_present):
-                position += 1
-                continue
             if rule.trigger.scope == "linked" and groups is None:
                 groups = self._groups(chunks, _alive(range(len(chunks)), removed_by, None))
-            pools = self._pools(rule, groups or [])
-            if not pools:
+            by_label = self._firing(rule, carriers, removed_by, groups or [], spent)
+            if by_label is None:
                 position += 1
                 continue
-            members = pools[0][0]
+            label = _removal_label(by_label, chunks)
+            for p in by_label[label]:
+                removed_by[p] = rule.name
+            if groups is not None:
+                groups = self._without(groups, chunks, by_label[label])
+            if rule.trigger.scope == "context":
+                position += 1  # its label has no carrier left: it cannot fire again
+                if spent is not None:
+                    spent.add(label)
+        positions = compress(range(len(chunks)), removed_by)
+        rules = compress(removed_by, removed_by)
+        return dict(zip(map(chunks.indices.__getitem__, positions), rules, strict=True))
+
+    def _firing(
+        self,
+        rule: RuleSpec,
+        carriers: Mapping[str, list[int]],
+        removed_by: list[str | None],
+        groups: Sequence[_LinkedGroup],
+        spent: set[str] | None,
+    ) -> dict[str, list[int]] | None:
+        """Where ``rule`` still fires, its trigger labels' carriers not removed yet (the first
+        pool where every label keeps one); None when it fires nowhere."""
+        if spent is not None:
+            labels = rule.trigger.all_present
+            return None if not spent.isdisjoint(labels) else {x: carriers[x] for x in labels}
+        for members, _ in self._pools(rule, groups):
             by_label = {
                 label: _alive(carriers[label], removed_by, members)
                 for label in rule.trigger.all_present
             }
-            gone = by_label[_removal_label(by_label, chunks)]
-            for p in gone:
-                removed_by[p] = rule.name
-            for carried, count in Counter(map(chunks.labels.__getitem__, gone)).items():
-                for other in carried:
-                    if other in remaining:
-                        remaining[other] -= count
-            if groups is not None:
-                groups = self._without(groups, chunks, gone)
-        positions = compress(range(len(chunks)), removed_by)
-        rules = compress(removed_by, removed_by)
-        return dict(zip(map(chunks.indices.__getitem__, positions), rules, strict=True))
+            if all(by_label.values()):
+                return by_label
+        return None
+
+    def _bridges(self, firings: Sequence[_Firing]) -> tuple[Bridge, ...]:
+        """The bridges of the distinct rules that fired: computed once per set of rules (a
+        policy fires few distinct sets), so a retrieved set does not rebuild them."""
+        fired = tuple(dict.fromkeys(id(f.rule) for f in firings))
+        bridges = self._bridge_cache.get(fired)
+        if bridges is None:
+            by_id = {id(f.rule): f.rule for f in firings}
+            bridges = _bridges([by_id[i] for i in fired])
+            if len(self._bridge_cache) >= _CACHE_SIZE:
+                self._bridge_cache.clear()
+            self._bridge_cache[fired] = bridges
+        return bridges
 
     def _without(
         self, groups: list[_LinkedGroup], chunks: LabelledSet, gone: list[int]
@@ -296,25 +339,25 @@ def _violation(
     members = firing.members
     # Each carrier list is sorted: their sorted concatenation merges runs; duplicates exist
     # only when some chunk carries two of the labels.
-    positions: Iterable[int] = sorted(chain.from_iterable(carriers[label] for label in labels))
+    positions: Iterable[int] = sorted(chain.from_iterable(map(carriers.__getitem__, labels)))
     if overlap:
         positions = dict.fromkeys(positions)
     if members is not None:
         positions = [p for p in positions if p in members]
-    indices = tuple(map(chunks.indices.__getitem__, positions))
+    column = chunks.indices
+    identity = column == range(len(column))  # the engine's survivors when nothing was denied
+    indices = tuple(positions) if identity else tuple(map(column.__getitem__, positions))
     links = connecting_links(firing.group.links, indices) if firing.group is not None else ()
     message = rule.message or f"{' + '.join(labels)} together in the retrieved context"
     return Violation(rule.name, rule.action, message, labels, indices, rule.trigger.scope, links)
 
 
-def _bridges(firings: Sequence[_Firing]) -> tuple[Bridge, ...]:
-    """Labels shared by the triggers of two or more distinct rules that fired together."""
+def _bridges(rules: Sequence[RuleSpec]) -> tuple[Bridge, ...]:
+    """Labels shared by the triggers of two or more of ``rules`` (distinct rules that fired)."""
     rules_by_label: dict[str, list[str]] = {}
-    for firing in firings:
-        for label in firing.rule.trigger.all_present:
-            names = rules_by_label.setdefault(label, [])
-            if firing.rule.name not in names:
-                names.append(firing.rule.name)
+    for rule in rules:
+        for label in rule.trigger.all_present:
+            rules_by_label.setdefault(label, []).append(rule.name)
     return tuple(
         Bridge(label, tuple(names)) for label, names in rules_by_label.items() if len(names) > 1
     )
