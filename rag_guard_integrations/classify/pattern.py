@@ -16,8 +16,8 @@ from rag_guard_integrations.classify.recognizers import (
 from rag_guard_integrations.classify.support import VocabularyBound, label_specs, text_key
 from rag_guard_integrations.core.cache import BoundedCache
 from rag_guard_integrations.core.errors import PolicyError
-from rag_guard_integrations.core.normalize import normalize_with_offsets
-from rag_guard_integrations.core.patterns import PatternSet, compile_pattern
+from rag_guard_integrations.core.normalize import fold_ascii, normalize_with_offsets
+from rag_guard_integrations.core.patterns import PatternSet, compile_pattern, find_spans
 
 if TYPE_CHECKING:
     from collections.abc import Hashable, Iterable, Sequence
@@ -29,6 +29,7 @@ DEFAULT_CACHE_SIZE = 4096
 # Below this many characters a batch is classified inline; above it, in a worker thread so
 # that a large batch does not stall the event loop.
 _INLINE_CHARS = 65_536
+_NOTHING = Classification(frozenset())
 _LINE_BREAK = re.compile(r"[\n\r\v\f\x1c-\x1e\x85\u2028\u2029]")
 
 
@@ -63,37 +64,50 @@ class _Matcher:
 
     def _classify(self, text: str) -> Classification:
         findings = self._find(text)
-        return Classification(frozenset(f.label for f in findings), findings)
+        if not findings:
+            return _NOTHING
+        return Classification(frozenset([f.label for f in findings]), findings)
 
     def _find(self, text: str) -> tuple[Finding, ...]:
         folded, offsets = _fold(text)
-        hits = set(self._set.matching(folded))
+        subject = _subject(folded)
+        # The set already says which recognisers (and context words) occur at all: only
+        # those are scanned again for their spans. Recognisers come first in the set.
+        hits = self._set.matching(subject)
+        count = len(self.recognizers)
         findings: list[Finding] = []
-        for index, recognizer in enumerate(self.recognizers):
+        for index in hits:
+            if index >= count:
+                break
             slot = self._context_slot[index]
-            # The set already says which recognisers (and context words) occur at all: only
-            # those are scanned again for their spans.
-            if index not in hits or (slot is not None and slot not in hits):
+            if slot is not None and slot not in hits:
                 continue
-            near = _spans(self._contexts[index], folded) if slot is not None else None
-            for match in compile_pattern(recognizer.regex).finditer(folded):
-                start, end = match.span()
-                if start == end:
+            recognizer = self.recognizers[index]
+            near: list[tuple[int, int]] | None = None  # context spans, found at first need
+            for low, high in _scan(compile_pattern(recognizer.regex), subject):
+                if recognizer.validator is not None and not recognizer.validator(folded[low:high]):
                     continue
-                if recognizer.validator is not None and not recognizer.validator(match.group()):
-                    continue
-                if near is not None and not _is_near(near, start, end, recognizer.window):
-                    continue
-                findings.append(
-                    Finding(recognizer.name, recognizer.label, offsets[start], offsets[end - 1] + 1)
+                if slot is not None:
+                    if near is None:
+                        near = _spans(self._contexts[index], subject)
+                    if not _is_near(near, low, high, recognizer.window):
+                        continue
+                start, end = (
+                    (low, high) if offsets is None else (offsets[low], offsets[high - 1] + 1)
                 )
-        findings.sort(key=lambda f: (f.start, f.end, f.recognizer))
+                findings.append(Finding(recognizer.name, recognizer.label, start, end))
+        if len(findings) > 1:
+            findings.sort(key=lambda f: (f.start, f.end, f.recognizer))
         return tuple(findings)
 
 
-def _fold(text: str) -> tuple[str, list[int]]:
+def _fold(text: str) -> tuple[str, list[int] | None]:
     """Normalise for matching, keeping line breaks: values do not run across lines, and text
-    on the ASCII fast path (lower-cased only) keeps them too, so all text matches alike."""
+    on the ASCII fast path (lower-cased only) keeps them too, so all text matches alike.
+    Offsets are None when they are the identity (the ASCII fast path)."""
+    ascii_folded = fold_ascii(text)
+    if ascii_folded is not None:
+        return ascii_folded, None
     folded, offsets = normalize_with_offsets(text)
     breaks = []
     for match in _LINE_BREAK.finditer(text):
@@ -108,8 +122,23 @@ def _fold(text: str) -> tuple[str, list[int]]:
     return "".join(chars), offsets
 
 
-def _spans(pattern: str | None, text: str) -> list[tuple[int, int]]:
-    return [m.span() for m in compile_pattern(pattern).finditer(text)] if pattern else []
+def _subject(folded: str) -> str | bytes:
+    """What RE2 scans: the UTF-8 bytes when the folded text is ASCII, so that byte offsets are
+    character offsets and the RE2 wrapper skips its offset translation (several times the
+    cost of the match itself on short texts); the text itself otherwise."""
+    data = folded.encode("utf-8")
+    return data if len(data) == len(folded) else folded
+
+
+def _scan(regex: Any, subject: str | bytes) -> list[tuple[int, int]]:
+    """Non-empty match spans of ``regex`` in ``subject`` (see :func:`_subject`)."""
+    if isinstance(subject, bytes):
+        return find_spans(regex, subject)
+    return [m.span() for m in regex.finditer(subject) if m.end() > m.start()]
+
+
+def _spans(pattern: str | None, text: str | bytes) -> list[tuple[int, int]]:
+    return _scan(compile_pattern(pattern), text) if pattern else []
 
 
 def _is_near(spans: list[tuple[int, int]], start: int, end: int, window: int) -> bool:
@@ -224,8 +253,8 @@ class PatternClassifier(VocabularyBound):
         self._vocabulary = frozenset(labels or ())
 
     def _restrict(self, found: Classification) -> Classification:
-        if self._vocabulary is None:
-            return found
+        if self._vocabulary is None or found.labels <= self._vocabulary:
+            return found  # nothing to drop (also when nothing was found)
         kept = tuple(f for f in found.findings if f.label in self._vocabulary)
         dropped = frozenset(f.label for f in found.findings) - self._vocabulary
         return Classification(frozenset(f.label for f in kept), kept, dropped)

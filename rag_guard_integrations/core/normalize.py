@@ -89,3 +89,16 @@ def normalize_with_offsets(text: str) -> tuple[str, list[int]]:
     chars.append(text[position:].lower())
     offsets.extend(range(position, len(text)))
     return "".join(chars), offsets
+
+
+def fold_ascii(text: str) -> str | None:
+    """What :func:`normalize_with_offsets` makes of ``text`` when it takes the ASCII fast path
+    (the offsets are then the identity), else None: callers skip building offsets.
+
+    Example:
+        >>> fold_ascii("Call 555-0100"), fold_ascii("Zoë")
+        ('call 555-0100', None)
+    """
+    if text.isascii() and not _ASCII_CONTROL.search(text):
+        return text.lower()
+    return None

@@ -69,12 +69,33 @@ _WHOLE_SET: Sequence[tuple[frozenset[int] | None, Group | None]] = ((None, None)
 _CACHE_SIZE = 1024  # entries per cache of a guard: label combinations, sets of fired rules
 
 
+class _Plan(NamedTuple):
+    """What a combination of labels present decides before any chunk is looked at: the rules
+    that fire, the block rules among them, and (without linked rules) their firings and
+    bridges."""
+
+    candidates: tuple[RuleSpec, ...]
+    blocks: tuple[RuleSpec, ...]
+    firings: tuple[_Firing, ...] | None
+    bridges: tuple[Bridge, ...] | None
+
+
 class _Firing(NamedTuple):
-    """A rule that fired, on the whole set (``members`` None) or inside one linked group."""
+    """A rule that fired, on the whole set (``members`` None) or inside one linked group,
+    with the trigger labels and message its violation reports."""
 
     rule: RuleSpec
     members: frozenset[int] | None
     group: Group | None
+    labels: tuple[str, ...]
+    message: str
+
+    @classmethod
+    def of(cls, rule: RuleSpec, members: frozenset[int] | None, group: Group | None) -> _Firing:
+        """The firing of ``rule`` in ``members`` (None: the whole set)."""
+        labels = tuple(rule.trigger.all_present)
+        message = rule.message or f"{' + '.join(labels)} together in the retrieved context"
+        return cls(rule, members, group, labels, message)
 
 
 class CombinationGuard:
@@ -102,7 +123,7 @@ class CombinationGuard:
                 self._by_label.setdefault(label, []).append(position)
         self._needs_groups = any(r.trigger.scope == "linked" for r in self.rules)
         self._bridge_cache: dict[tuple[int, ...], tuple[Bridge, ...]] = {}
-        self._candidate_cache: dict[frozenset[str], tuple[RuleSpec, ...]] = {}
+        self._plans: dict[frozenset[str], _Plan] = {}
 
     @classmethod
     def from_policy(cls, policy: Policy) -> CombinationGuard | None:
@@ -118,22 +139,24 @@ class CombinationGuard:
         """Evaluate the rules on ``items`` and compute the removals that make the set safe."""
         chunks = items if isinstance(items, LabelledSet) else LabelledSet.of(items)
         carriers, overlap = self._carriers(chunks.labels)
-        candidates = self._candidates(carriers)
-        if not candidates:
+        plan = self._plan(carriers)
+        if not plan.candidates:
             return CombinationOutcome()
-        groups = self._groups(chunks, range(len(chunks))) if self._needs_groups else []
-        firings = [
-            _Firing(rule, members, group)
-            for rule in candidates
-            for members, group in self._pools(rule, groups)
-        ]
+        firings, bridges = plan.firings, plan.bridges
+        if firings is None or bridges is None:  # linked rules: where they fire depends on links
+            groups = self._groups(chunks, range(len(chunks)))
+            firings = tuple(
+                _Firing.of(rule, members, group)
+                for rule in plan.candidates
+                for members, group in self._pools(rule, groups)
+            )
+            bridges = self._bridges(firings)
         fired: dict[str, list[Violation]] = {"block": [], "warn": []}
         for firing in firings:
             fired[firing.rule.action].append(_violation(firing, chunks, carriers, overlap))
         violations, warnings = tuple(fired["block"]), tuple(fired["warn"])
-        blocks = [rule for rule in candidates if rule.action == "block"]
-        removed = self._safe_subset(chunks, carriers, overlap, blocks) if violations else {}
-        return CombinationOutcome(violations, warnings, self._bridges(firings), removed)
+        removed = self._safe_subset(chunks, carriers, overlap, plan.blocks) if violations else {}
+        return CombinationOutcome(violations, warnings, bridges, removed)
 
     def _carriers(self, labels: Sequence[frozenset[str]]) -> tuple[dict[str, list[int]], bool]:
         """Label -> positions of the chunks carrying it, for the labels some rule names, and
@@ -166,25 +189,32 @@ class CombinationGuard:
         }
         return carriers, overlap
 
-    def _candidates(self, carriers: Mapping[str, list[int]]) -> tuple[RuleSpec, ...]:
-        """Rules whose trigger labels all occur somewhere in the set, in policy order (kept
-        per combination of labels present: retrieved sets repeat a few of them)."""
+    def _plan(self, carriers: Mapping[str, list[int]]) -> _Plan:
+        """The rules whose trigger labels all occur somewhere in the set, in policy order, and
+        what follows from them alone; kept per combination of labels present, which
+        retrieved sets repeat."""
         labels = frozenset(carriers)
-        found = self._candidate_cache.get(labels)
-        if found is None:
+        plan = self._plans.get(labels)
+        if plan is None:
             counts: dict[int, int] = {}
             for label in labels:
                 for position in self._by_label.get(label, ()):
                     counts[position] = counts.get(position, 0) + 1
-            found = tuple(
+            candidates = tuple(
                 self.rules[p]
                 for p in sorted(counts)
                 if counts[p] == len(self.rules[p].trigger.all_present)
             )
-            if len(self._candidate_cache) >= _CACHE_SIZE:
-                self._candidate_cache.clear()
-            self._candidate_cache[labels] = found
-        return found
+            blocks = tuple(rule for rule in candidates if rule.action == "block")
+            if self._needs_groups:
+                plan = _Plan(candidates, blocks, None, None)
+            else:
+                firings = tuple(_Firing.of(rule, None, None) for rule in candidates)
+                plan = _Plan(candidates, blocks, firings, _bridges(candidates))
+            if len(self._plans) >= _CACHE_SIZE:
+                self._plans.clear()
+            self._plans[labels] = plan
+        return plan
 
     def _groups(self, chunks: LabelledSet, positions: Iterable[int]) -> list[_LinkedGroup]:
         """Linked groups among the chunks at ``positions``, with the labels they carry."""
@@ -212,7 +242,7 @@ class CombinationGuard:
         chunks: LabelledSet,
         carriers: Mapping[str, list[int]],
         overlap: bool,
-        blocks: list[RuleSpec],
+        blocks: Sequence[RuleSpec],
     ) -> dict[int, str]:
         """Greedy, as documented: while a block rule fires, remove the carriers of its trigger
         label with the fewest carriers (ties: lowest best score, then latest in retrieval).
@@ -334,9 +364,7 @@ def _removal_key(
 def _violation(
     firing: _Firing, chunks: LabelledSet, carriers: Mapping[str, list[int]], overlap: bool
 ) -> Violation:
-    rule = firing.rule
-    labels = tuple(rule.trigger.all_present)
-    members = firing.members
+    rule, labels, members = firing.rule, firing.labels, firing.members
     # Each carrier list is sorted: their sorted concatenation merges runs; duplicates exist
     # only when some chunk carries two of the labels.
     positions: Iterable[int] = sorted(chain.from_iterable(map(carriers.__getitem__, labels)))
@@ -348,8 +376,8 @@ def _violation(
     identity = column == range(len(column))  # the engine's survivors when nothing was denied
     indices = tuple(positions) if identity else tuple(map(column.__getitem__, positions))
     links = connecting_links(firing.group.links, indices) if firing.group is not None else ()
-    message = rule.message or f"{' + '.join(labels)} together in the retrieved context"
-    return Violation(rule.name, rule.action, message, labels, indices, rule.trigger.scope, links)
+    scope = rule.trigger.scope
+    return Violation(rule.name, rule.action, firing.message, labels, indices, scope, links)
 
 
 def _bridges(rules: Sequence[RuleSpec]) -> tuple[Bridge, ...]:
