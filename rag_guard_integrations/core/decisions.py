@@ -259,7 +259,8 @@ class GuardResult:
 
     def __post_init__(self) -> None:
         # Decisions given as a tuple are wrapped once, so every reader below takes one path.
-        object.__setattr__(self, "decisions", _lazy(self.decisions))
+        if not isinstance(self.decisions, ChunkDecisions):
+            object.__setattr__(self, "decisions", ChunkDecisions.of(self.decisions))
 
     @property
     def allowed(self) -> list[Chunk]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from functools import partial
 from itertools import compress, filterfalse, repeat
-from operator import attrgetter, is_
+from operator import is_
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
@@ -34,8 +34,6 @@ if TYPE_CHECKING:
 
 
 FETCH_FACTOR = 4
-_SCORE = attrgetter("score")
-_METADATA = attrgetter("metadata")
 _IS_NONE = partial(is_, None)
 # The query verdict without a domain guard or clause intents, shared (frozen, empty evidence).
 _NO_QUERY_STAGE = QueryDecision(evidence=MappingProxyType({}))
@@ -288,18 +286,13 @@ class Guard:
         )
         outcome = None
         if self.combination is not None and survivors:
-            # Columns built by C-level maps: this runs once per chunk on every check.
             survivor_chunks = (
                 run.chunks
                 if len(survivors) == len(run.chunks)
                 else list(map(run.chunks.__getitem__, survivors))
             )
-            columns = LabelledSet(
-                survivors,
-                list(map(run.labels.get, survivors, repeat(frozenset(), len(survivors)))),
-                list(map(_SCORE, survivor_chunks)),
-                list(map(_METADATA, survivor_chunks)),
-            )
+            labels = list(map(run.labels.get, survivors, repeat(frozenset(), len(survivors))))
+            columns = LabelledSet(survivors, labels, survivor_chunks)
             try:
                 outcome = self.combination(columns)
             except Exception as error:  # a broken rule engine blocks the whole set
@@ -318,7 +311,7 @@ class Guard:
             run.denied.update(
                 zip(blocked, map(verdicts.__getitem__, blocked.values()), strict=True)
             )
-            for index in run.notes.keys() & blocked.keys():
+            for index in run.notes.keys() & blocked.keys() if run.notes else ():
                 reason = f"{messages[blocked[index]]} ({run.notes[index]})"
                 run.denied[index] = ("combination", reason)
             rules = blocked

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from itertools import chain, compress, filterfalse
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from rag_guard_integrations.core.decisions import Bridge, Violation
 from rag_guard_integrations.guards.linking import Group, connecting_links, link_groups
@@ -25,31 +25,38 @@ class Labelled:
     metadata: Mapping[str, Any] = field(default_factory=dict)
 
 
+class Retrieved(Protocol):
+    """What the combination guard reads of a chunk besides its labels: the score breaks ties
+    between removals, the metadata links chunks. A ``Chunk`` and a ``Labelled`` are both."""
+
+    @property
+    def score(self) -> float | None: ...
+
+    @property
+    def metadata(self) -> Mapping[str, Any]: ...
+
+
 @dataclass(frozen=True, slots=True)
 class LabelledSet:
-    """The retrieved set column by column: input positions, labels, scores and metadata, one
-    entry per chunk. What the engine hands over, without an object per chunk.
+    """The retrieved set as the combination guard sees it: input positions and labels column
+    by column, and the chunks themselves for scores and metadata (read only when needed). What
+    the engine hands over, without an object per chunk.
 
     Example:
-        >>> LabelledSet([0, 2], [frozenset({"financial"}), frozenset()], [None, 0.4], [{}, {}])
+        >>> from rag_guard_integrations import Chunk
+        >>> LabelledSet([0, 2], [frozenset({"financial"}), frozenset()], [Chunk("a"), Chunk("b")])
         ... # doctest: +ELLIPSIS
         LabelledSet(indices=[0, 2], ...)
     """
 
     indices: Sequence[int]
     labels: Sequence[frozenset[str]]
-    scores: Sequence[float | None]
-    metadata: Sequence[Mapping[str, Any]]
+    chunks: Sequence[Retrieved]
 
     @classmethod
     def of(cls, items: Sequence[Labelled]) -> LabelledSet:
-        """The columns of ``items``."""
-        return cls(
-            [i.index for i in items],
-            [i.labels for i in items],
-            [i.score for i in items],
-            [i.metadata for i in items],
-        )
+        """The set of ``items``."""
+        return cls([i.index for i in items], [i.labels for i in items], items)
 
     def __len__(self) -> int:
         return len(self.indices)
@@ -152,8 +159,10 @@ class CombinationGuard:
             )
             bridges = self._bridges(firings)
         fired: dict[str, list[Violation]] = {"block": [], "warn": []}
+        # The engine's survivors when nothing was denied: positions are the input indices.
+        indices = None if chunks.indices == range(len(chunks)) else chunks.indices
         for firing in firings:
-            fired[firing.rule.action].append(_violation(firing, chunks, carriers, overlap))
+            fired[firing.rule.action].append(_violation(firing, indices, carriers, overlap))
         violations, warnings = tuple(fired["block"]), tuple(fired["warn"])
         removed = self._safe_subset(chunks, carriers, overlap, plan.blocks) if violations else {}
         return CombinationOutcome(violations, warnings, bridges, removed)
@@ -219,7 +228,7 @@ class CombinationGuard:
     def _groups(self, chunks: LabelledSet, positions: Iterable[int]) -> list[_LinkedGroup]:
         """Linked groups among the chunks at ``positions``, with the labels they carry."""
         position = {index: p for p, index in enumerate(chunks.indices)}
-        chosen = [(chunks.indices[p], chunks.metadata[p]) for p in positions]
+        chosen = [(chunks.indices[p], chunks.chunks[p].metadata) for p in positions]
         out = []
         for group in link_groups(chosen, self.linking_keys):
             members = frozenset(position[i] for i in group.members)
@@ -251,29 +260,33 @@ class CombinationGuard:
         rules in policy order sees them in the order the documented loop would; a rule is
         looked at again after a removal because it may still fire in another linked group.
         """
+        if not (overlap or self._needs_groups):
+            return _label_greedy(chunks, carriers, blocks)
         removed_by: list[str | None] = [None] * len(chunks)  # the rule that removed each one
-        # With context rules only and no chunk carrying two rule labels, a label's carriers
-        # are all present or all removed: tracking spent labels replaces filtering positions.
-        spent: set[str] | None = None if overlap or self._needs_groups else set()
+        remaining = {label: len(positions) for label, positions in carriers.items()}
         groups: list[_LinkedGroup] | None = None
         position = 0
         while position < len(blocks):
             rule = blocks[position]
+            if 0 in map(remaining.__getitem__, rule.trigger.all_present):
+                position += 1  # a label with no carrier left: it fires nowhere
+                continue
             if rule.trigger.scope == "linked" and groups is None:
                 groups = self._groups(chunks, _alive(range(len(chunks)), removed_by, None))
-            by_label = self._firing(rule, carriers, removed_by, groups or [], spent)
+            by_label = self._firing(rule, carriers, removed_by, groups or [])
             if by_label is None:
                 position += 1
                 continue
             label = _removal_label(by_label, chunks)
             for p in by_label[label]:
                 removed_by[p] = rule.name
+                for other in chunks.labels[p]:
+                    if other in remaining:
+                        remaining[other] -= 1
             if groups is not None:
                 groups = self._without(groups, chunks, by_label[label])
             if rule.trigger.scope == "context":
                 position += 1  # its label has no carrier left: it cannot fire again
-                if spent is not None:
-                    spent.add(label)
         positions = compress(range(len(chunks)), removed_by)
         rules = compress(removed_by, removed_by)
         return dict(zip(map(chunks.indices.__getitem__, positions), rules, strict=True))
@@ -284,13 +297,9 @@ class CombinationGuard:
         carriers: Mapping[str, list[int]],
         removed_by: list[str | None],
         groups: Sequence[_LinkedGroup],
-        spent: set[str] | None,
     ) -> dict[str, list[int]] | None:
         """Where ``rule`` still fires, its trigger labels' carriers not removed yet (the first
         pool where every label keeps one); None when it fires nowhere."""
-        if spent is not None:
-            labels = rule.trigger.all_present
-            return None if not spent.isdisjoint(labels) else {x: carriers[x] for x in labels}
         for members, _ in self._pools(rule, groups):
             by_label = {
                 label: _alive(carriers[label], removed_by, members)
@@ -343,6 +352,23 @@ def _alive(
     return kept if members is None else [p for p in kept if p in members]
 
 
+def _label_greedy(
+    chunks: LabelledSet, carriers: Mapping[str, list[int]], blocks: Sequence[RuleSpec]
+) -> dict[int, str]:
+    """The documented greedy when every rule looks at the whole set and no chunk carries two
+    rule labels: removing a label's carriers then touches no other label, so the loop runs on
+    labels alone, each block rule once, in policy order."""
+    removed: dict[int, str] = {}
+    spent: set[str] = set()
+    for rule in blocks:
+        labels = rule.trigger.all_present
+        if spent.isdisjoint(labels):
+            label = _removal_label({name: carriers[name] for name in labels}, chunks)
+            spent.add(label)
+            removed.update(dict.fromkeys(carriers[label], rule.name))
+    return {chunks.indices[p]: removed[p] for p in sorted(removed)}
+
+
 def _removal_label(by_label: Mapping[str, list[int]], chunks: LabelledSet) -> str:
     """The trigger label whose carriers go: the fewest carriers; on a tie, see
     :func:`_removal_key` (computed only then: it reads every carrier's score)."""
@@ -356,14 +382,20 @@ def _removal_label(by_label: Mapping[str, list[int]], chunks: LabelledSet) -> st
 def _removal_key(
     label: str, chunks: LabelledSet, positions: list[int]
 ) -> tuple[int, float, int, str]:
-    scores = [score for score in map(chunks.scores.__getitem__, positions) if score is not None]
+    items = chunks.chunks
+    scores = [score for p in positions if (score := items[p].score) is not None]
     best = max(scores, default=float("-inf"))
     return len(positions), best, -min(map(chunks.indices.__getitem__, positions)), label
 
 
 def _violation(
-    firing: _Firing, chunks: LabelledSet, carriers: Mapping[str, list[int]], overlap: bool
+    firing: _Firing,
+    indices: Sequence[int] | None,
+    carriers: Mapping[str, list[int]],
+    overlap: bool,
 ) -> Violation:
+    """The violation of ``firing``: every carrier of its labels, as input indices (positions
+    when ``indices`` is None)."""
     rule, labels, members = firing.rule, firing.labels, firing.members
     # Each carrier list is sorted: their sorted concatenation merges runs; duplicates exist
     # only when some chunk carries two of the labels.
@@ -372,12 +404,10 @@ def _violation(
         positions = dict.fromkeys(positions)
     if members is not None:
         positions = [p for p in positions if p in members]
-    column = chunks.indices
-    identity = column == range(len(column))  # the engine's survivors when nothing was denied
-    indices = tuple(positions) if identity else tuple(map(column.__getitem__, positions))
-    links = connecting_links(firing.group.links, indices) if firing.group is not None else ()
+    found = tuple(positions) if indices is None else tuple(map(indices.__getitem__, positions))
+    links = connecting_links(firing.group.links, found) if firing.group is not None else ()
     scope = rule.trigger.scope
-    return Violation(rule.name, rule.action, firing.message, labels, indices, scope, links)
+    return Violation(rule.name, rule.action, firing.message, labels, found, scope, links)
 
 
 def _bridges(rules: Sequence[RuleSpec]) -> tuple[Bridge, ...]:
