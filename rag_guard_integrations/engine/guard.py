@@ -291,8 +291,8 @@ class Guard:
                 if len(survivors) == len(run.chunks)
                 else list(map(run.chunks.__getitem__, survivors))
             )
-            labels = list(map(run.labels.get, survivors, repeat(frozenset(), len(survivors))))
-            columns = LabelledSet(survivors, labels, survivor_chunks)
+            carried = list(map(run.labels.get, survivors, repeat(frozenset(), len(survivors))))
+            columns = LabelledSet(survivors, carried, survivor_chunks)
             try:
                 outcome = self.combination(columns)
             except Exception as error:  # a broken rule engine blocks the whole set
@@ -300,19 +300,18 @@ class Guard:
                 run.denied.update(dict.fromkeys(survivors, ("combination", reason)))
         rules: dict[int, str] = {}
         if outcome is not None and outcome.violations:
-            messages = {v.rule: v.message for v in outcome.violations}
             blocked = (
                 dict.fromkeys(survivors, outcome.violations[0].rule)
                 if self.policy.on_block == "empty"
                 else dict(outcome.removed)
             )
             # One shared verdict per rule; only chunks with a label note get their own reason.
-            verdicts = {rule: ("combination", message) for rule, message in messages.items()}
+            verdicts = {v.rule: ("combination", v.message) for v in outcome.violations}
             run.denied.update(
                 zip(blocked, map(verdicts.__getitem__, blocked.values()), strict=True)
             )
             for index in run.notes.keys() & blocked.keys() if run.notes else ():
-                reason = f"{messages[blocked[index]]} ({run.notes[index]})"
+                reason = f"{verdicts[blocked[index]][1]} ({run.notes[index]})"
                 run.denied[index] = ("combination", reason)
             rules = blocked
         # Labels that could not be read or computed are not known to be safe: withheld even when

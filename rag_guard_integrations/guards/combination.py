@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from itertools import chain, compress, filterfalse
-from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, cast
 
 from rag_guard_integrations.core.decisions import Bridge, Violation
 from rag_guard_integrations.guards.linking import Group, connecting_links, link_groups
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Mapping, Sequence
+    from collections.abc import Iterable, Iterator, Mapping, Sequence
 
     from rag_guard_integrations.policy.schema import Policy, RuleSpec
 
@@ -183,19 +183,23 @@ class CombinationGuard:
                 else:
                     positions.append(position)
         indexed = self._by_label
-        runs: dict[str, list[list[int]]] = {}
+        carriers: dict[str, list[int]] = {}
+        merged: set[str] = set()
         overlap = False
         for carried, positions in by_set.items():
             count = 0
             for label in carried:
                 if label in indexed:
-                    runs.setdefault(label, []).append(positions)
                     count += 1
+                    known = carriers.get(label)
+                    if known is None:
+                        carriers[label] = positions
+                    else:
+                        carriers[label] = known + positions
+                        merged.add(label)
             overlap = overlap or count > 1
-        carriers = {
-            label: parts[0] if len(parts) == 1 else sorted(chain.from_iterable(parts))
-            for label, parts in runs.items()
-        }
+        for label in merged:
+            carriers[label].sort()  # runs of several label sets, each in order
         return carriers, overlap
 
     def _plan(self, carriers: Mapping[str, list[int]]) -> _Plan:
@@ -288,7 +292,7 @@ class CombinationGuard:
             if rule.trigger.scope == "context":
                 position += 1  # its label has no carrier left: it cannot fire again
         positions = compress(range(len(chunks)), removed_by)
-        rules = compress(removed_by, removed_by)
+        rules = cast("Iterator[str]", compress(removed_by, removed_by))  # the non-None ones
         return dict(zip(map(chunks.indices.__getitem__, positions), rules, strict=True))
 
     def _firing(
