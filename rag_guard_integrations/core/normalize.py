@@ -31,6 +31,7 @@ _NOT_PRINTABLE_ASCII = re.compile(r"[^\x20-\x7e]")
 CACHED_CHARS = 16_384
 
 
+@lru_cache(maxsize=4096)  # text repeats its few non-ASCII characters
 def _fold_char(char: str) -> str:
     """Return what one original character becomes: possibly several characters, or none."""
     if char.isspace():

@@ -25,7 +25,7 @@ from rag_guard_integrations.guards.domain import DomainGuard
 from rag_guard_integrations.policy.loader import load_policy
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Mapping, Sequence
     from pathlib import Path
 
     from rag_guard_integrations.classify.base import Classifier
@@ -298,12 +298,12 @@ class Guard:
             except Exception as error:  # a broken rule engine blocks the whole set
                 reason = _failure("combination", error)
                 run.denied.update(dict.fromkeys(survivors, ("combination", reason)))
-        rules: dict[int, str] = {}
+        rules: Mapping[int, str] = {}
         if outcome is not None and outcome.violations:
             blocked = (
                 dict.fromkeys(survivors, outcome.violations[0].rule)
                 if self.policy.on_block == "empty"
-                else dict(outcome.removed)
+                else outcome.removed
             )
             # One shared verdict per rule; only chunks with a label note get their own reason.
             verdicts = {v.rule: ("combination", v.message) for v in outcome.violations}
@@ -326,7 +326,7 @@ class Guard:
         return result
 
     def _result(
-        self, run: _Run, outcome: Any, unknown: dict[int, frozenset[str]], rules: dict[int, str]
+        self, run: _Run, outcome: Any, unknown: dict[int, frozenset[str]], rules: Mapping[int, str]
     ) -> GuardResult:
         decisions = ChunkDecisions(run.chunks, run.denied, run.labels, rules, self._passed_reason)
         refusal = run.query.refusal if not run.query.allowed else None

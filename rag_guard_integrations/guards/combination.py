@@ -6,11 +6,11 @@ from dataclasses import dataclass, field
 from itertools import chain, compress, filterfalse
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, cast
 
-from rag_guard_integrations.core.decisions import Bridge, Violation
+from rag_guard_integrations.core.decisions import Bridge, Link, Violation
 from rag_guard_integrations.guards.linking import Group, connecting_links, link_groups
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Iterator, Mapping, Sequence
+    from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 
     from rag_guard_integrations.policy.schema import Policy, RuleSpec
 
@@ -411,7 +411,39 @@ def _violation(
     found = tuple(positions) if indices is None else tuple(map(indices.__getitem__, positions))
     links = connecting_links(firing.group.links, found) if firing.group is not None else ()
     scope = rule.trigger.scope
-    return Violation(rule.name, rule.action, firing.message, labels, found, scope, links)
+    return _new_violation(rule.name, rule.action, firing.message, labels, found, scope, links)
+
+
+def _filled_violation(  # noqa: PLR0917 - Violation's fields, in order, on the hot path
+    rule: str,
+    action: str,
+    message: str,
+    labels: tuple[str, ...],
+    chunk_indices: tuple[int, ...],
+    scope: str,
+    links: tuple[Link, ...],
+) -> Violation:
+    """``Violation(...)`` filled slot by slot: half the cost of the frozen ``__init__``, and a
+    check makes several violations on every call."""
+    record: Violation = object.__new__(Violation)
+    _SET_RULE(record, rule)
+    _SET_ACTION(record, action)
+    _SET_MESSAGE(record, message)
+    _SET_LABELS(record, labels)
+    _SET_CHUNK_INDICES(record, chunk_indices)
+    _SET_SCOPE(record, scope)
+    _SET_LINKS(record, links)
+    return record
+
+
+_VIOLATION_SLOTS = ("rule", "action", "message", "labels", "chunk_indices", "scope", "links")
+(_SET_RULE, _SET_ACTION, _SET_MESSAGE, _SET_LABELS, _SET_CHUNK_INDICES, _SET_SCOPE, _SET_LINKS) = (
+    getattr(Violation, name).__set__ for name in _VIOLATION_SLOTS
+)
+# Should Violation gain a field, the slot-by-slot fill would leave it unset: use the class.
+_new_violation: Callable[..., Violation] = (
+    _filled_violation if Violation.__slots__ == _VIOLATION_SLOTS else Violation
+)
 
 
 def _bridges(rules: Sequence[RuleSpec]) -> tuple[Bridge, ...]:
