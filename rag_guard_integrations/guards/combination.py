@@ -55,8 +55,11 @@ class LabelledSet:
 
     @classmethod
     def of(cls, items: Sequence[Labelled]) -> LabelledSet:
-        """The set of ``items``."""
-        return cls([i.index for i in items], [i.labels for i in items], items)
+        """The set of ``items`` (indices kept as a range when they are 0, 1, 2, ...)."""
+        indices: Sequence[int] = [i.index for i in items]
+        if indices == list(range(len(indices))):
+            indices = range(len(indices))
+        return cls(indices, [i.labels for i in items], items)
 
     def __len__(self) -> int:
         return len(self.indices)
@@ -231,11 +234,16 @@ class CombinationGuard:
 
     def _groups(self, chunks: LabelledSet, positions: Iterable[int]) -> list[_LinkedGroup]:
         """Linked groups among the chunks at ``positions``, with the labels they carry."""
-        position = {index: p for p, index in enumerate(chunks.indices)}
-        chosen = [(chunks.indices[p], chunks.chunks[p].metadata) for p in positions]
+        indices = chunks.indices
+        chosen = [(indices[p], chunks.chunks[p].metadata) for p in positions]
+        # Input indices back to positions: the same numbers when the set is the whole input
+        # (this runs again for every group a removal splits, so the map is built only if needed).
+        position = None if indices == range(len(indices)) else {i: p for p, i in enumerate(indices)}
         out = []
         for group in link_groups(chosen, self.linking_keys):
-            members = frozenset(position[i] for i in group.members)
+            members = frozenset(
+                group.members if position is None else (position[i] for i in group.members)
+            )
             labels = frozenset(label for m in members for label in chunks.labels[m])
             out.append(_LinkedGroup(group, members, labels))
         return out
