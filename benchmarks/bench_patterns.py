@@ -67,7 +67,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         print(json.dumps({"rounds": args.rounds, "corpora": results}, indent=2))
     else:
-        from rag_guard_integrations.cli.output import table  # noqa: PLC0415 - only for the table
+        from rag_guard_integrations.console import table  # noqa: PLC0415 - only for the table
 
         rows = [
             (

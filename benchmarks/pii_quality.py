@@ -4,11 +4,16 @@ research's synthetic set): ``python benchmarks/pii_quality.py [--json] [--data F
 Span level: a finding of a recogniser counts as correct when it overlaps an annotated span of
 the corresponding entity type; an annotated span counts as found when a finding of that
 recogniser overlaps it.
+
+``--split`` also scores the two halves of a fixed split: a sentence belongs to the *tune* half
+when the first byte of the SHA-256 of its text is even, else to the *held-back* half. The
+recognisers were adjusted looking only at the tune half's misses.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import sys
 from pathlib import Path
@@ -30,13 +35,19 @@ ENTITY_RECOGNIZER = {
     "PHONE_NUMBER": "phone",
     "IP_ADDRESS": "ip_address",
 }
-TARGETS = dict.fromkeys(ENTITY_RECOGNIZER, 0.95) | {"PHONE_NUMBER": 0.85}
+TARGETS = dict.fromkeys(ENTITY_RECOGNIZER, 0.95)
+SPLITS = ("tune", "held_back")
 
 
 def load(path: Path = DATA) -> list[dict[str, Any]]:
     """The annotated records (``text`` and ``spans``) of a JSONL file."""
     with path.open(encoding="utf-8") as handle:
         return [json.loads(line) for line in handle if line.strip()]
+
+
+def split_of(record: Mapping[str, Any]) -> str:
+    """The half of the documented split ``record`` belongs to: ``tune`` or ``held_back``."""
+    return SPLITS[hashlib.sha256(record["text"].encode("utf-8")).digest()[0] % 2]
 
 
 def _overlaps(a: tuple[int, int], b: tuple[int, int]) -> bool:
@@ -80,20 +91,32 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=DATA, help="annotated JSONL file")
     parser.add_argument("--json", action="store_true", help="machine-readable output")
+    parser.add_argument(
+        "--split", action="store_true", help="also score the tune and held-back halves"
+    )
     args = parser.parse_args(argv)
-    scored = score(load(args.data))
+    records = load(args.data)
+    scored = score(records)
+    if args.split:
+        scored["split"] = {h: score([r for r in records if split_of(r) == h]) for h in SPLITS}
     results = scored["entities"]
     missed = [e for e, r in results.items() if min(r["precision"], r["recall"]) < TARGETS[e]]
     if args.json:
         print(json.dumps({"data": str(args.data), **scored, "missed": missed}, indent=2))
     else:
-        from rag_guard_integrations.cli.output import table  # noqa: PLC0415 - only for the table
+        from rag_guard_integrations.console import table  # noqa: PLC0415 - only for the table
 
         rows = [
             (e, r["precision"], r["recall"], r["support"], r["predicted"], TARGETS[e])
             for e, r in results.items()
         ]
         print(table(("entity", "precision", "recall", "spans", "findings", "target"), rows))
+        for half, part in scored.get("split", {}).items():
+            cells = [
+                (e, r["precision"], r["recall"], r["support"]) for e, r in part["entities"].items()
+            ]
+            print(f"\n{half}:")
+            print(table(("entity", "precision", "recall", "spans"), cells))
         print(f"texts the classifier could not classify: {scored['errors']}")
     return 1 if missed or scored["errors"] else 0
 

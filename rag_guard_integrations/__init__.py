@@ -12,7 +12,6 @@ from rag_guard_integrations.core.decisions import (
 )
 from rag_guard_integrations.core.errors import (
     ChunkError,
-    ClassifierError,
     ContextBlocked,
     InputError,
     PolicyError,
@@ -29,7 +28,6 @@ __all__ = [
     "Chunk",
     "ChunkDecision",
     "ChunkError",
-    "ClassifierError",
     "ContextBlocked",
     "Guard",
     "GuardResult",

@@ -33,8 +33,8 @@ class MiniLMEmbedder:
     """all-MiniLM-L6-v2 on the CPU, loaded from its PyPI package with the hub offline.
 
     Example:
-        >>> emb = default_embedder()  # doctest: +SKIP
-        >>> len(emb.embed_query("structural steel"))  # doctest: +SKIP
+        >>> emb = default_embedder()
+        >>> len(emb.embed_query("structural steel"))
         384
     """
 
@@ -42,7 +42,6 @@ class MiniLMEmbedder:
         self._model = model
         self._lock = threading.Lock()
         self._cache: BoundedCache[str, list[float]] = BoundedCache(cache_size)
-        self.dimension: int = int(model.get_embedding_dimension())
 
     def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
         """Embed several texts (normalised vectors), in order; repeated texts come from a cache."""
@@ -98,6 +97,36 @@ def default_embedder() -> MiniLMEmbedder:
     return MiniLMEmbedder(SentenceTransformer(path, device="cpu"))
 
 
-def cosine(a: Sequence[float], b: Sequence[float]) -> float:
-    """Dot product of two normalised vectors (their cosine similarity)."""
+@lru_cache(maxsize=1)
+def _numpy() -> Any:
+    """numpy when the embeddings extra brought it, else None (the core imports without it)."""
+    try:
+        import numpy  # noqa: PLC0415 - optional, comes with the embeddings extra
+    except ImportError:
+        return None
+    return numpy
+
+
+def unit(vector: Sequence[float]) -> Any:
+    """The vector scaled to length 1 (a numpy array when numpy is installed), so that the dot
+    product of two is their cosine similarity; a zero vector stays as it is."""
+    np = _numpy()
+    if np is not None:
+        array = np.asarray(vector, dtype=np.float32)
+        norm = float(np.linalg.norm(array))
+        return array / norm if norm else array
+    norm = sum(x * x for x in vector) ** 0.5
+    return [x / norm for x in vector] if norm else list(vector)
+
+
+def cosine(a: Any, b: Any) -> float:
+    """The cosine similarity of two unit vectors (their dot product): lists or numpy arrays.
+
+    Example:
+        >>> round(cosine(unit([3.0, 4.0]), unit([4.0, 3.0])), 2)
+        0.96
+    """
+    np = _numpy()
+    if np is not None:
+        return float(np.dot(a, b))
     return float(sum(x * y for x, y in zip(a, b, strict=True)))

@@ -6,42 +6,32 @@ import logging
 import pickle
 import warnings
 from contextlib import contextmanager
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from rag_guard_integrations.core.errors import RagGuardError
+from rag_guard_integrations.core.errors import ArgumentError, RagGuardError
 from rag_guard_integrations.scale_worker import (
     KEPT,
     RETRIED,
     TAGGED,
     BatchOptions,
+    ClassifierSpec,
     TagWorker,
-    records_of,
-    table_of,
     tag_in_task,
 )
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterator
+    from collections.abc import Iterator
 
-    from rag_guard_integrations.classify.base import Classifier
-    from rag_guard_integrations.policy.schema import Policy
 
 INSTALL_HINT = "pip install 'rag-guard-integrations[ray]'"
-KINDS = ("pattern", "embedding", "llm")
 __all__ = [
-    "DEFAULT_BATCH_SIZE",
-    "INSTALL_HINT",
     "KEPT",
     "RETRIED",
     "TAGGED",
     "ClassifierSpec",
     "RayEngineError",
     "RayUnavailableError",
-    "import_ray",
     "ray_session",
-    "records_of",
-    "table_of",
     "tag_dataset",
 ]
 DEFAULT_BATCH_SIZE = 2048  # records per task: Ray adds a few ms to each, so not fewer
@@ -56,67 +46,6 @@ class RayEngineError(RagGuardError):
 
 class RayUnavailableError(RayEngineError, ImportError):
     """The ``ray`` extra is not installed."""
-
-
-@dataclass(frozen=True)
-class ClassifierSpec:
-    """What each worker builds its classifier from: small, picklable, the same on every node.
-
-    Args:
-        kind: ``pattern`` (stateless tasks), ``embedding`` or ``llm`` (actor pools, so a model
-            loads once per worker), exactly as ``rag-guard tag --classifier``.
-        policy: built-in policy name or YAML path for recognisers and labels; loaded once on
-            the driver, so a path need not exist on the workers.
-        model: the Ollama chat model for ``kind="llm"``.
-        factory: a picklable zero-argument callable returning a classifier of your own; it
-            runs once per actor and ``kind`` only names it.
-
-    Example:
-        >>> ClassifierSpec("pattern", policy="default")
-        ClassifierSpec(kind='pattern', policy='default', model=None, factory=None)
-    """
-
-    kind: str = "pattern"
-    policy: str | None = None
-    model: str | None = None
-    factory: Callable[[], Classifier] | None = None
-
-    def __post_init__(self) -> None:
-        if self.factory is None and self.kind not in KINDS:
-            raise ValueError(
-                f"classifier kind {self.kind!r} is unknown; use one of {', '.join(KINDS)} "
-                "or pass factory="
-            )
-
-    @property
-    def stateless(self) -> bool:
-        """True when batches can run as plain tasks (nothing worth loading once per worker)."""
-        return self.kind == "pattern" and self.factory is None
-
-    def build(self, policy: Policy | None) -> Classifier:
-        """The classifier, built as ``rag-guard tag`` builds it (so both label alike)."""
-        if self.factory is not None:
-            return self.factory()
-        from rag_guard_integrations.classify.factory import build_classifier  # noqa: PLC0415
-
-        return build_classifier(self.kind, self.model, policy)
-
-    def check(self) -> Policy | None:
-        """Load the policy and build the classifier once, so that a bad policy or model name
-        fails on the driver, in one line, before any worker starts (building loads no model
-        and calls no server). A ``factory`` is left for the workers to run.
-
-        Returns:
-            The policy ``policy`` names, or None.
-        """
-        policy = None
-        if self.policy is not None:
-            from rag_guard_integrations.policy.loader import load_policy  # noqa: PLC0415
-
-            policy = load_policy(self.policy)
-        if self.factory is None:
-            self.build(policy)
-        return policy
 
 
 def tag_dataset(
@@ -167,7 +96,7 @@ def tag_dataset(
     """
     ray = import_ray()
     if batch_size < 1:
-        raise ValueError(f"batch_size={batch_size!r} must be at least 1")
+        raise ArgumentError(f"batch_size={batch_size!r} must be at least 1")
     policy = classifier_spec.check()
     options = BatchOptions(
         text_column,
@@ -225,8 +154,8 @@ def ray_session(address: str | None = None, num_cpus: int | None = None) -> Iter
     """
     ray = import_ray()
     if num_cpus is not None and (address is not None or num_cpus < 1):
-        hint = "drop it with --address" if address else "use 1 or more"
-        raise ValueError(f"--num-cpus {num_cpus} is for a local Ray instance; {hint}")
+        hint = "drop it when address= is given" if address else "use 1 or more"
+        raise ArgumentError(f"num_cpus={num_cpus!r} is for a local Ray instance; {hint}")
     if ray.is_initialized():
         yield ray
         return

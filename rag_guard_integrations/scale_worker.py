@@ -1,4 +1,5 @@
-"""What each Ray worker runs on a batch: decode its records, tag them, encode them again."""
+"""What each Ray worker runs on a batch: build its classifier from a spec, decode the
+batch's records, tag them, encode them again."""
 
 from __future__ import annotations
 
@@ -8,18 +9,77 @@ import pickle
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from rag_guard_integrations.classify.base import Classification
+from rag_guard_integrations.classify.factory import KINDS, build_classifier
 from rag_guard_integrations.classify.tagging import metadata_key, tag_batch
-from rag_guard_integrations.core.errors import InputError
+from rag_guard_integrations.core.errors import ArgumentError, InputError
+from rag_guard_integrations.data.jsonl import parse_line
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping, Sequence
+    from collections.abc import Callable, Mapping, Sequence
 
     from rag_guard_integrations.classify.base import Classifier
-    from rag_guard_integrations.policy.schema import LabelSpec
-    from rag_guard_integrations.scale import ClassifierSpec
+    from rag_guard_integrations.policy.schema import Policy
 
 KEPT, TAGGED, RETRIED = "kept", "tagged", "retried"
+
+
+@dataclass(frozen=True)
+class ClassifierSpec:
+    """What each worker builds its classifier from: small, picklable, the same on every node.
+
+    Args:
+        kind: ``pattern`` (stateless tasks), ``embedding`` or ``llm`` (actor pools, so a model
+            loads once per worker), exactly as ``rag-guard tag --classifier``.
+        policy: built-in policy name or YAML path for recognisers and labels; loaded once on
+            the driver, so a path need not exist on the workers.
+        model: the Ollama chat model for ``kind="llm"``.
+        factory: a picklable zero-argument callable returning a classifier of your own; it
+            runs once per actor and ``kind`` only names it.
+
+    Example:
+        >>> ClassifierSpec("pattern", policy="default")
+        ClassifierSpec(kind='pattern', policy='default', model=None, factory=None)
+    """
+
+    kind: str = "pattern"
+    policy: str | None = None
+    model: str | None = None
+    factory: Callable[[], Classifier] | None = None
+
+    def __post_init__(self) -> None:
+        if self.factory is None and self.kind not in KINDS:
+            raise ArgumentError(
+                f"classifier kind {self.kind!r} is unknown; use one of {', '.join(KINDS)} "
+                "or pass factory="
+            )
+
+    @property
+    def stateless(self) -> bool:
+        """True when batches can run as plain tasks (nothing worth loading once per worker)."""
+        return self.kind == "pattern" and self.factory is None
+
+    def build(self, policy: Policy | None) -> Classifier:
+        """The classifier, built as ``rag-guard tag`` builds it (so both label alike)."""
+        if self.factory is not None:
+            return self.factory()
+        return build_classifier(self.kind, self.model, policy)
+
+    def check(self) -> Policy | None:
+        """Load the policy and build the classifier once, so that a bad policy or model name
+        fails on the driver, in one line, before any worker starts (building loads no model
+        and calls no server). A ``factory`` is left for the workers to run.
+
+        Returns:
+            The policy ``policy`` names, or None.
+        """
+        policy = None
+        if self.policy is not None:
+            from rag_guard_integrations.policy.loader import load_policy  # noqa: PLC0415
+
+            policy = load_policy(self.policy)
+        if self.factory is None:
+            self.build(policy)
+        return policy
 
 
 @dataclass(frozen=True)
@@ -88,13 +148,11 @@ def records_of(batch: Any, json_column: str | None) -> list[dict[str, Any]]:
         return rows
     if json_column not in batch.column_names:
         raise InputError(f"no column {json_column!r} (columns: {', '.join(batch.column_names)})")
-    records = []
-    for index, line in enumerate(batch.column(json_column).to_pylist()):
-        record = json.loads(line) if isinstance(line, str) else None
-        if not isinstance(record, dict):
-            raise InputError(f"{json_column}[{index}] is not a JSON object; one record per row")
-        records.append(record)
-    return records
+    where = f"column {json_column}"
+    return [
+        parse_line(line if isinstance(line, str) else "null", where, number)
+        for number, line in enumerate(batch.column(json_column).to_pylist(), start=1)
+    ]
 
 
 def _tag_records(
@@ -104,57 +162,20 @@ def _tag_records(
     overwrite: bool = False,
 ) -> tuple[list[dict[str, Any]], list[str]]:
     """The tagged records and what happened to each (``kept``, ``tagged`` or ``retried``)."""
-    isolating = _OneByOneOnFailure(classifier)
     # tag_batch reads the text under "text": show it the chosen column there.
     views = (
         records if text_column == "text" else [{**r, "text": r.get(text_column)} for r in records]
     )
     out: list[dict[str, Any]] = []
     statuses: list[str] = []
-    for record, item in zip(records, tag_batch(views, isolating, overwrite=overwrite), strict=True):
+    for record, item in zip(
+        records, tag_batch(views, classifier, overwrite=overwrite), strict=True
+    ):
         if item.classification is None:
             out.append(dict(record))
             statuses.append(KEPT)
         else:
             key = metadata_key(record)
             out.append({**record, key: item.record[key]})
-            statuses.append(RETRIED if isolating.retried else TAGGED)
+            statuses.append(RETRIED if item.retried else TAGGED)
     return out, statuses
-
-
-class _OneByOneOnFailure:
-    """A classifier that, when a batch call raises or miscounts, classifies each text alone,
-    so one bad record does not cost its whole batch its labels."""
-
-    def __init__(self, classifier: Classifier) -> None:
-        self._classifier = classifier
-        self.retried = False
-
-    def classify(self, text: str) -> Classification:
-        return self.classify_many([text])[0]
-
-    def classify_many(self, texts: Sequence[str]) -> list[Classification]:
-        try:
-            found = list(self._classifier.classify_many(texts))
-        except Exception:  # each text is tried again alone just below
-            found = []
-        if len(found) == len(texts):
-            return found
-        self.retried = True
-        return [self._alone(text) for text in texts]
-
-    async def aclassify_many(self, texts: Sequence[str]) -> list[Classification]:
-        return self.classify_many(texts)
-
-    def bind(self, vocabulary: Mapping[str, LabelSpec]) -> _OneByOneOnFailure:
-        return _OneByOneOnFailure(self._classifier.bind(vocabulary))
-
-    def _alone(self, text: str) -> Classification:
-        # The same reasons, in the same words, as the local engine gives.
-        try:
-            found = list(self._classifier.classify_many([text]))
-        except Exception as error:  # fail closed: the record carries unclassified
-            return Classification.failed(f"classifier failed: {type(error).__name__}: {error}")
-        if len(found) != 1:
-            return Classification.failed(f"classifier returned {len(found)} results for 1 texts")
-        return found[0]

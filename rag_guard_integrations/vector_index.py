@@ -16,9 +16,11 @@ class VectorIndex:
     """Embeds chunks once and returns the top-k by cosine similarity (exact, numpy).
 
     Example:
-        >>> index = VectorIndex(load_corpus("contracts"), default_embedder())  # doctest: +SKIP
-        >>> hits = index.search("notice to terminate", k=2)  # doctest: +SKIP
-        >>> [c.metadata["clause_id"] for c in hits]  # doctest: +SKIP
+        >>> from rag_guard_integrations.data import load_corpus
+        >>> from rag_guard_integrations.embeddings import default_embedder
+        >>> index = VectorIndex(load_corpus("contracts"), default_embedder())
+        >>> hits = index.search("notice to terminate", k=2)
+        >>> [c.metadata["clause_id"] for c in hits]
         ['TERMINATION_NOTICE', 'TERMINATION_NOTICE']
     """
 

@@ -278,7 +278,7 @@ GOOD = json.dumps({"text": TEXT, "meta": {"contract_type": "MSA"}})
         (None, (), "No such file or directory"),
         ([GOOD], ("--allow", "contract_type"), "must look like attribute=value1,value2"),
         ([GOOD], ("--allow", "=MSA"), "must look like attribute=value1,value2"),
-        ([GOOD, "3"], (), "chunk 1 is a int; pass a dict with 'text'"),
+        ([GOOD, "3"], (), "chunks.jsonl line 2: expected a JSON object, got int"),
         ([json.dumps({"text": 3})], (), "chunk 0 text is a int, not str"),
         ([GOOD], ("--policy", "no_such_pack"), "'no_such_pack' is not a built-in policy"),
     ],

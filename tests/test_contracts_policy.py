@@ -180,6 +180,26 @@ GENERAL_DRAFTING = [
     ("NON_SOLICIT", "For one year after termination, Consultant shall not recruit any personnel of the Company."),  # noqa: E501
     ("WARRANTY", "The Seller warrants that the Goods will be free from defects for a period of twelve months from delivery."),  # noqa: E501
     ("WARRANTY", "The warranty period is one (1) year from installation."),
+    ("TERMINATION_NOTICE", "Either party may elect not to renew by written notice given at least 90 days prior to the date of expiration of the Term."),  # noqa: E501
+    ("TERMINATION_NOTICE", "Pursuant to Section 8.3, Buyer may terminate this Agreement for convenience upon sixty (60) days written notice."),  # noqa: E501
+    ("GOVERNING_LAW", "This Agreement shall be controlled by the laws of the Republic of India."),
+    ("GOVERNING_LAW", "This Agreement will be construed in accordance with the laws of England and Wales."),  # noqa: E501
+    ("LIMITATION_OF_LIABILITY", "The Contractor's total damages shall not exceed ten percent of the value of the Contract."),  # noqa: E501
+    ("ASSIGNMENT", "The Distributor may not assign this Agreement."),
+    ("ASSIGNMENT", "This Agreement shall not be assigned by either party."),
+    ("EXCLUSIVITY", "During the Term, the Company will be the exclusive presenting sponsor of the Event."),  # noqa: E501
+    ("AUDIT_RIGHTS", "All such records shall be open to inspection and examination by the Licensor."),  # noqa: E501
+    ("RENEWAL", "This Agreement shall thereafter be renewed for further terms of one (1) year."),
+    ("CHANGE_OF_CONTROL", "If the Supplier is acquired by a competitor of the Customer, the Customer may terminate."),  # noqa: E501
+    ("WARRANTY", "Any Product found defective within twelve (12) months after delivery will be repaired or replaced."),  # noqa: E501
+    ("ASSIGNMENT", "Neither party may assign this Agreement to any third party."),
+    ("GOVERNING_LAW", "All disputes shall be resolved under the laws of the State of New York."),
+    ("EXCLUSIVITY", "Supplier shall be the sole supplier of the Products to Buyer."),
+    ("NON_COMPETE", "Seller shall not open a store within 10 miles of the Premises."),
+    ("AUDIT_RIGHTS", "Supplier shall permit Buyer's representatives to enter its facilities to verify compliance."),  # noqa: E501
+    ("CHANGE_OF_CONTROL", "Any transaction in which a third party obtains control of Licensee requires notice."),  # noqa: E501
+    ("RENEWAL", "This Agreement will renew each year unless cancelled."),
+    ("TERMINATION_NOTICE", "Customer may end this Agreement on 30 days' notice."),
 ]  # fmt: skip
 
 

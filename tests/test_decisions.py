@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import logging
+
 import pytest
 
 from rag_guard_integrations import Chunk, Guard, parse_policy
@@ -44,8 +46,11 @@ def test_lazy_decisions_read_like_a_tuple() -> None:
         lazy[3]
 
 
-def test_allowed_needs_no_decision_object(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A caller that only takes ``allowed`` never makes a ChunkDecision."""
+def test_allowed_needs_no_decision_object(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """With no audit listener, a caller that only takes ``allowed`` makes no ChunkDecision."""
+    caplog.set_level(logging.WARNING, logger="rag_guard_integrations.audit")
     made: list[int] = []
     original = ChunkDecisions._decision
 

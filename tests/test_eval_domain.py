@@ -3,20 +3,26 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 from rag_guard_integrations.cli import main
+from rag_guard_integrations.data import DATA_DIR, load_corpus
+from rag_guard_integrations.evaluation.datasets import read_clinc, read_labelled
 from rag_guard_integrations.evaluation.domain import (
     TARGET_BLOCK_RATE,
     TARGET_PASS_RATE,
     evaluate,
 )
-from rag_guard_integrations.evaluation.retrieval import read_clinc, read_labelled
 from rag_guard_integrations.guards.domain import TIERS
 
-CLINC = Path(__file__).parents[2] / "shared" / "data" / "clinc_oos.json"
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from pathlib import Path
+
+CLINC = "clinc_oos.json"
+PRODUCTS = DATA_DIR / "bis_products_queries.jsonl"
 
 
 @pytest.fixture(scope="module")
@@ -26,14 +32,13 @@ def bundled() -> dict[str, object]:
 
 
 @pytest.fixture(scope="module")
-def clinc() -> dict[str, object]:
-    """The evaluation with CLINC150 as the out-of-domain set."""
-    assert CLINC.is_file(), f"{CLINC} is missing; the shared evaluation data must be checked out"
-    return evaluate("bis", clinc_path=str(CLINC))
+def clinc(shared_data: Callable[[str], Path]) -> dict[str, object]:
+    """The evaluation of the product questions, with CLINC150 as the out-of-domain set."""
+    return evaluate("bis", queries_path=str(PRODUCTS), clinc_path=str(shared_data(CLINC)))
 
 
 def test_bundled_queries_meet_the_targets(bundled: dict[str, object]) -> None:
-    """In-domain queries pass at >= 0.95 and the bundled out-of-domain ones are blocked."""
+    """In-domain queries pass at >= 0.97 and the bundled out-of-domain ones are blocked."""
     inside, outside = bundled["in_domain"], bundled["out_of_domain"]
     assert isinstance(inside, dict)
     assert isinstance(outside, dict)
@@ -58,7 +63,7 @@ def test_tier_counts_add_up_and_every_tier_is_used(bundled: dict[str, object]) -
 
 
 def test_clinc_block_rate_meets_the_target(clinc: dict[str, object]) -> None:
-    """Every CLINC split is out of domain; at least 99.5 percent of them are refused."""
+    """Every CLINC split is out of domain; at least 99.9 percent of them are refused."""
     outside = clinc["out_of_domain"]
     assert isinstance(outside, dict)
     assert outside["subsets"] == {"oos_test": 1000, "oos_val": 100, "in_scope_test_sample": 300}
@@ -66,7 +71,20 @@ def test_clinc_block_rate_meets_the_target(clinc: dict[str, object]) -> None:
     assert outside["block_rate"] >= TARGET_BLOCK_RATE
     assert outside["tiers"]["identifier"] == 0
     assert all(leak["tier"] in {"root", "dense"} for leak in outside["leaked"])
-    assert clinc["targets"] == {"pass_rate": 0.95, "block_rate": 0.995, "met": True}
+    assert clinc["targets"] == {"pass_rate": 0.97, "block_rate": 0.999, "met": True}
+
+
+def test_product_questions_cover_every_family_and_pass(clinc: dict[str, object]) -> None:
+    """At least 200 product questions, naming every product family's products, pass >= 0.97."""
+    queries = [q.query.casefold() for q in read_labelled(PRODUCTS)]
+    assert len(queries) >= 200
+    assert all(q.in_domain for q in read_labelled(PRODUCTS))
+    families = {str(c.metadata["category"]) for c in load_corpus("bis")}
+    assert len(families) >= 10
+    inside = clinc["in_domain"]
+    assert isinstance(inside, dict)
+    assert inside["queries"] == len(queries)
+    assert inside["pass_rate"] >= TARGET_PASS_RATE
 
 
 def test_cli_json(capsys: pytest.CaptureFixture[str]) -> None:
@@ -98,7 +116,7 @@ def test_cli_table_and_custom_queries(tmp_path: Path, capsys: pytest.CaptureFixt
     [
         ('{"query": "x"}\n', "'in_domain' must be true or false"),
         ('{"query": "", "in_domain": true}\n', "'query' must be a non-empty string"),
-        ("not json\n", "not JSON"),
+        ("not json\n", "not valid JSON"),
         ("\n", "no queries"),
     ],
 )

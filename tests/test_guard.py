@@ -11,7 +11,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rag_guard_integrations import AccessContext, Chunk, Guard, InputError, parse_policy
+from rag_guard_integrations import (
+    AccessContext,
+    Chunk,
+    Guard,
+    InputError,
+    PolicyError,
+    parse_policy,
+)
 
 if TYPE_CHECKING:
     from rag_guard_integrations.classify.base import Classification
@@ -317,3 +324,49 @@ def test_refusal_when_nothing_could_pass_even_for_an_empty_retrieval(guard: Guar
     assert guard.check("Who won the match?", []).refusal == "No authorized matching clause found."
     assert guard.check(QUERY, []).refusal == "No authorized matching clause found."
     assert guard.check(QUERY, [], access={"contract_type": ["MSA"]}).refusal is None
+
+
+ACCESS_ONLY = Guard(parse_policy(POLICY + "on_no_intent: access_only\n"))
+
+
+def test_access_only_lets_authorised_chunks_through_when_no_clause_is_named() -> None:
+    """Under access_only a query naming no clause gets the chunks its access allows, any clause."""
+    result = ACCESS_ONLY.check(
+        "Can we terminate early?", [MSA, SOW, LAW], access={"contract_type": ["MSA"]}
+    )
+    assert result.allowed == [MSA, LAW]
+    assert [d.stage for d in result.decisions if not d.allowed] == ["access"]
+    assert result.refusal is None
+
+
+def test_access_only_still_restricts_a_query_that_names_a_clause() -> None:
+    """A recognised clause intent keeps its clause and fingerprint checks under access_only."""
+    result = ACCESS_ONLY.check(QUERY, [MSA, LAW], access={"contract_type": ["MSA"]})
+    assert result.allowed == [MSA]
+
+
+def test_refuse_is_the_default_and_denies_every_chunk(guard: Guard) -> None:
+    """Without on_no_intent, a query naming no clause lets nothing through and is refused."""
+    assert parse_policy(POLICY).on_no_intent == "refuse"
+    result = guard.check("Can we terminate early?", [MSA, LAW], access={"contract_type": ["MSA"]})
+    assert result.allowed == []
+    assert result.refusal == "No authorized matching clause found."
+
+
+@pytest.mark.parametrize(
+    ("access", "expected"),
+    [
+        ({"contract_type": ["MSA"]}, {"contract_type": frozenset({"MSA"})}),
+        ({"contract_type": []}, None),
+        (None, None),
+    ],
+)
+def test_access_only_prefilter_pushes_down_the_allowlists_only(access: Any, expected: Any) -> None:
+    """prefilter agrees with check: no clause restriction, the access allowlists still apply."""
+    assert ACCESS_ONLY.prefilter("What happens if we terminate?", access) == expected
+
+
+def test_unknown_on_no_intent_value_is_a_policy_error() -> None:
+    """A value other than refuse or access_only is refused at load time, naming the key."""
+    with pytest.raises(PolicyError, match="on_no_intent"):
+        parse_policy(POLICY + "on_no_intent: allow\n")

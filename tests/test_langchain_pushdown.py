@@ -17,7 +17,7 @@ from langchain_support import (
 )
 
 from rag_guard_integrations import AccessContext, Chunk, Guard, parse_policy
-from rag_guard_integrations.core.request import Request
+from rag_guard_integrations.core.stage import Request
 from rag_guard_integrations.guards.access import AccessGuard, satisfies
 from rag_guard_integrations.langchain import GuardedRetriever, MiniLMEmbeddings
 from rag_guard_integrations.langchain.pushdown import CHROMA, IN_MEMORY, plan_pushdown

@@ -37,7 +37,7 @@ rules:
         ("rules:\n  - trigger: {all_present: [a]}\n", "rules[0].name is missing (line 2)"),
         (
             "rules:\n  - name: r\n    action: blok\n    trigger: {all_present: [a]}\n",
-            "rules[0].action is 'blok' (line 3); use one of 'block' or 'warn'",
+            "rules[0].action is 'blok' (line 3); use one of 'block', 'warn' or 'redact'",
         ),
         (
             "domain:\n  min_similarity: 1.5\n",

@@ -15,7 +15,7 @@ from rag_guard_integrations.classify.recognizers.validators import (
     phone_number,
     us_ssn,
 )
-from rag_guard_integrations.core.patterns import PatternCompileError
+from rag_guard_integrations.core.errors import PatternCompileError
 
 CLASSIFIER = PatternClassifier(cache_size=0)
 

@@ -26,9 +26,9 @@ from rag_guard_integrations.scale import (
     RayUnavailableError,
     import_ray,
     ray_session,
-    records_of,
     tag_dataset,
 )
+from rag_guard_integrations.scale_worker import records_of
 
 if TYPE_CHECKING:
     from collections.abc import Iterator, Sequence

@@ -53,3 +53,9 @@ class Classifier(Protocol):
     async def aclassify_many(self, texts: Sequence[str]) -> list[Classification]: ...
 
     def bind(self, vocabulary: Mapping[str, LabelSpec]) -> Classifier: ...
+
+
+def describe_error(error: BaseException) -> str:
+    """``"ConnectError: [Errno 111] Connection refused"``: type and first line of the message."""
+    lines = str(error).splitlines()
+    return f"{type(error).__name__}: {lines[0]}" if lines else type(error).__name__

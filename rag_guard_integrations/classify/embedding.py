@@ -3,20 +3,14 @@
 from __future__ import annotations
 
 import asyncio
-import math
 import threading
 from typing import TYPE_CHECKING
 
-from rag_guard_integrations.classify.base import Classification, Finding
-from rag_guard_integrations.classify.support import (
-    VocabularyBound,
-    check_threshold,
-    describe_error,
-    label_specs,
-    text_key,
-)
-from rag_guard_integrations.core.cache import BoundedCache
-from rag_guard_integrations.embeddings import cosine, default_embedder
+from rag_guard_integrations.classify.base import Classification, Finding, describe_error
+from rag_guard_integrations.classify.vocabulary import VocabularyBound, label_specs
+from rag_guard_integrations.core.cache import BoundedCache, text_key
+from rag_guard_integrations.core.errors import ArgumentError
+from rag_guard_integrations.embeddings import cosine, default_embedder, unit
 
 if TYPE_CHECKING:
     from collections.abc import Hashable, Mapping, Sequence
@@ -50,8 +44,8 @@ class EmbeddingClassifier(VocabularyBound):
         >>> classifier = EmbeddingClassifier(labels={
         ...     "medical": "patient diagnosis, treatment and prescriptions",
         ...     "financial": "revenue, prices, salaries and account balances",
-        ... })  # doctest: +SKIP
-        >>> classifier.classify("The patient was prescribed insulin.").labels  # doctest: +SKIP
+        ... })
+        >>> classifier.classify("The patient was prescribed insulin.").labels
         frozenset({'medical'})
     """
 
@@ -62,7 +56,11 @@ class EmbeddingClassifier(VocabularyBound):
         threshold: float = 0.35,
         cache_size: int = 10_000,
     ) -> None:
-        self.threshold = check_threshold("threshold", threshold)
+        if not -1.0 <= threshold <= 1.0:
+            raise ArgumentError(
+                f"threshold={threshold!r} is outside [-1, 1]; use a cosine similarity"
+            )
+        self.threshold = float(threshold)
         self._embedder = embedder
         self._explicit = labels is not None
         # shared with bound copies: the vocabulary is part of every key
@@ -130,7 +128,7 @@ class EmbeddingClassifier(VocabularyBound):
             label_vectors = self._descriptions_embedded()
             vectors = self._model().embed_documents(list(texts.values()))
             scored = {
-                key: self._score(text, _unit(vector), label_vectors)
+                key: self._score(text, unit(vector), label_vectors)
                 for (key, text), vector in zip(texts.items(), vectors, strict=True)
             }
         except Exception as error:  # any embedder failure fails closed
@@ -168,12 +166,6 @@ class EmbeddingClassifier(VocabularyBound):
                 descriptions = [(self._labels or {})[name].description for name in names]
                 vectors = model.embed_documents(descriptions)
                 self._label_vectors = {
-                    name: _unit(vector) for name, vector in zip(names, vectors, strict=True)
+                    name: unit(vector) for name, vector in zip(names, vectors, strict=True)
                 }
             return self._label_vectors
-
-
-def _unit(vector: Sequence[float]) -> list[float]:
-    """Scale to length 1, so a dot product is the cosine for embedders that do not normalise."""
-    norm = math.sqrt(sum(x * x for x in vector))
-    return [x / norm for x in vector] if norm else list(vector)

@@ -4,6 +4,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from rag_guard_integrations.core.errors import ArgumentError
+
+KINDS = ("pattern", "embedding", "llm")
+"""The classifier kinds :func:`build_classifier` builds."""
+
 if TYPE_CHECKING:
     from rag_guard_integrations.classify.base import Classifier
     from rag_guard_integrations.policy.schema import Policy
@@ -16,16 +21,16 @@ def build_classifier(kind: str, model: str | None, policy: Policy | None) -> Cla
     embedding and LLM classifiers need label descriptions and take the built-in ``default``.
     """
     if model is not None and kind != "llm":
-        raise ValueError(f"--model {model} applies to --classifier llm only; drop it")
+        raise ArgumentError(f"model={model!r} applies to kind='llm' only; drop it")
     if kind == "pattern":
         from rag_guard_integrations.classify.pattern import PatternClassifier  # noqa: PLC0415
 
         if policy is None:
             return PatternClassifier()
         if not (policy.classifiers.patterns or policy.classifiers.builtin):
-            raise ValueError(
+            raise ArgumentError(
                 f"policy {', '.join(policy.sources)} declares no recognisers "
-                "(classifiers.patterns or classifiers.builtin); add some or omit --policy"
+                "(classifiers.patterns or classifiers.builtin); add some or pass no policy"
             )
         return PatternClassifier.from_policy(policy).bind(policy.vocabulary)
     if policy is None:
@@ -38,9 +43,7 @@ def build_classifier(kind: str, model: str | None, policy: Policy | None) -> Cla
 
         return EmbeddingClassifier().bind(vocabulary)
     if model is None:
-        raise ValueError(
-            "--classifier llm needs --model NAME (an Ollama chat model, e.g. llama3.2)"
-        )
+        raise ArgumentError("kind='llm' needs model= (an Ollama chat model name, e.g. 'llama3.2')")
     from langchain_ollama import ChatOllama  # noqa: PLC0415 - optional extra, loaded on demand
 
     from rag_guard_integrations.classify.llm import LLMClassifier  # noqa: PLC0415

@@ -9,7 +9,7 @@ import weakref
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
-from rag_guard_integrations.classify.base import Classification
+from rag_guard_integrations.classify.base import Classification, describe_error
 from rag_guard_integrations.classify.llm_prompt import (
     UnparseableReplyError,
     output_schema,
@@ -17,14 +17,9 @@ from rag_guard_integrations.classify.llm_prompt import (
     system_prompt,
     user_prompt,
 )
-from rag_guard_integrations.classify.support import (
-    LabelsArg,
-    VocabularyBound,
-    describe_error,
-    label_specs,
-    text_key,
-)
-from rag_guard_integrations.core.cache import BoundedCache
+from rag_guard_integrations.classify.vocabulary import LabelsArg, VocabularyBound, label_specs
+from rag_guard_integrations.core.cache import BoundedCache, text_key
+from rag_guard_integrations.core.errors import ArgumentError, InputError, MissingExtraError
 
 if TYPE_CHECKING:
     from collections.abc import Hashable, Mapping, Sequence
@@ -109,9 +104,11 @@ class LLMClassifier(VocabularyBound):
         try:
             from langchain_core.language_models import BaseChatModel  # noqa: PLC0415 - optional
         except ImportError:
-            raise ImportError(f"LLMClassifier needs langchain-core; run {INSTALL_HINT}") from None
+            raise MissingExtraError(
+                f"LLMClassifier needs langchain-core; run {INSTALL_HINT}"
+            ) from None
         if not isinstance(llm, BaseChatModel):
-            raise TypeError(
+            raise InputError(
                 f"llm is a {type(llm).__name__}; pass a LangChain chat model such as "
                 "ChatOllama(model='llama3.2')"
             )
@@ -295,10 +292,10 @@ def _is_connection_error(error: BaseException) -> bool:
 def _check_positive(**values: float) -> None:
     for name, value in values.items():
         if not value > 0:
-            raise ValueError(f"{name}={value!r} must be greater than 0")
+            raise ArgumentError(f"{name}={value!r} must be greater than 0")
 
 
 def _check_not_negative(**values: float) -> None:
     for name, value in values.items():
         if value < 0:
-            raise ValueError(f"{name}={value!r} must be 0 or more")
+            raise ArgumentError(f"{name}={value!r} must be 0 or more")

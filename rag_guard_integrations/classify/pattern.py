@@ -13,17 +13,19 @@ from rag_guard_integrations.classify.recognizers import (
     VALIDATORS,
     Recognizer,
 )
-from rag_guard_integrations.classify.support import VocabularyBound, label_specs, text_key
-from rag_guard_integrations.core.cache import BoundedCache
-from rag_guard_integrations.core.errors import PolicyError
+from rag_guard_integrations.classify.vocabulary import VocabularyBound, label_specs
+from rag_guard_integrations.core.cache import BoundedCache, text_key
+from rag_guard_integrations.core.errors import ArgumentError, PolicyError
 from rag_guard_integrations.core.normalize import fold_ascii, normalize_with_offsets
 from rag_guard_integrations.core.patterns import PatternSet, compile_pattern, find_spans
+from rag_guard_integrations.policy.loader import load_policy
 
 if TYPE_CHECKING:
     from collections.abc import Hashable, Iterable, Sequence
 
-    from rag_guard_integrations.classify.support import LabelsArg
-    from rag_guard_integrations.policy.schema import LabelSpec, Policy
+    from rag_guard_integrations.classify.vocabulary import LabelsArg
+    from rag_guard_integrations.policy.loader import PolicyRef
+    from rag_guard_integrations.policy.schema import LabelSpec
 
 DEFAULT_CACHE_SIZE = 4096
 # Below this many characters a batch is classified inline; above it, in a worker thread so
@@ -42,10 +44,15 @@ class _Matcher:
         patterns = [r.regex for r in recognizers]
         self._contexts = [r.context_regex for r in recognizers]
         self._context_slot: list[int | None] = []
-        for context in self._contexts:
+        self._standalone_slot: list[int | None] = []
+        for recognizer, context in zip(recognizers, self._contexts, strict=True):
             self._context_slot.append(None if context is None else len(patterns))
             if context is not None:
                 patterns.append(context)
+            gate = recognizer.standalone_regex
+            self._standalone_slot.append(None if gate is None else len(patterns))
+            if gate is not None:
+                patterns.append(gate)
         self._set = PatternSet(patterns)
         self._cache: BoundedCache[Hashable, Classification] | None = (
             BoundedCache(cache_size) if cache_size else None
@@ -80,18 +87,23 @@ class _Matcher:
             if index >= count:
                 break
             slot = self._context_slot[index]
-            if slot is not None and slot not in hits:
+            no_context = slot is not None and slot not in hits
+            if no_context and self._standalone_slot[index] not in hits:
                 continue
             recognizer = self.recognizers[index]
-            near: list[tuple[int, int]] | None = None  # context spans, found at first need
+            # Context spans, found at first need; none when the set saw no context word.
+            near: list[tuple[int, int]] | None = [] if no_context else None
             for low, high in _scan(compile_pattern(recognizer.regex), subject):
-                if recognizer.validator is not None and not recognizer.validator(folded[low:high]):
+                value = folded[low:high]
+                if recognizer.validator is not None and not recognizer.validator(value):
                     continue
                 if slot is not None:
                     if near is None:
                         near = _spans(self._contexts[index], subject)
                     if not _is_near(near, low, high, recognizer.window):
-                        continue
+                        standalone = recognizer.standalone
+                        if standalone is None or not standalone(value):
+                            continue
                 start, end = (
                     (low, high) if offsets is None else (offsets[low], offsets[high - 1] + 1)
                 )
@@ -185,7 +197,7 @@ class PatternClassifier(VocabularyBound):
 
     @classmethod
     def from_policy(
-        cls, policy: Policy, *, cache_size: int = DEFAULT_CACHE_SIZE
+        cls, policy: PolicyRef, *, cache_size: int = DEFAULT_CACHE_SIZE
     ) -> PatternClassifier:
         """The policy's ``classifiers.patterns`` plus the built-ins ``classifiers.builtin`` maps
         to its labels (only the patterns when ``builtin`` is empty).
@@ -193,6 +205,7 @@ class PatternClassifier(VocabularyBound):
         Raises:
             PolicyError: an unknown built-in name, or a recogniser name used twice.
         """
+        policy = load_policy(policy)
         where = ", ".join(policy.sources) or "policy"
         chosen: list[Recognizer] = []
         for index, spec in enumerate(policy.classifiers.patterns):
@@ -281,7 +294,7 @@ def _recognizers(items: Iterable[Recognizer | str] | None) -> tuple[Recognizer, 
     for item in items:
         recognizer = _recognizer(item)
         if recognizer.name in seen:
-            raise ValueError(f"recognizer name {recognizer.name!r} is given twice; rename one")
+            raise ArgumentError(f"recognizer name {recognizer.name!r} is given twice; rename one")
         seen.add(recognizer.name)
         chosen.append(recognizer)
     return tuple(chosen)
@@ -293,7 +306,9 @@ def _recognizer(item: Any) -> Recognizer:
     if isinstance(item, str) and item in BUILTIN_RECOGNIZERS:
         return BUILTIN_RECOGNIZERS[item]
     choices = ", ".join(BUILTIN_RECOGNIZERS)
-    raise ValueError(f"{item!r} is not a built-in recognizer or a Recognizer; use one of {choices}")
+    raise ArgumentError(
+        f"{item!r} is not a built-in recognizer or a Recognizer; use one of {choices}"
+    )
 
 
 def _restore(

@@ -15,6 +15,7 @@ from itertools import islice
 from typing import TYPE_CHECKING, Any
 
 from rag_guard_integrations.classify.base import Classification
+from rag_guard_integrations.core.errors import ArgumentError
 from rag_guard_integrations.core.labels import LABEL_KEYS, has_label_metadata
 
 if TYPE_CHECKING:
@@ -27,10 +28,12 @@ DEFAULT_BATCH_SIZE = 64
 
 @dataclass(frozen=True, slots=True)
 class Tagged:
-    """One output record and the classification it got (None: kept with its own labels)."""
+    """One output record and the classification it got (None: kept with its own labels);
+    ``retried`` when its batch call failed and it was classified alone."""
 
     record: dict[str, Any]
     classification: Classification | None
+    retried: bool = False
 
 
 def metadata_key(record: Mapping[str, Any]) -> str:
@@ -74,13 +77,14 @@ def tag_batch(
     """
     texts = {i: _text(r) for i, r in enumerate(records) if needs_labels(r, overwrite)}
     readable = {i: text for i, text in texts.items() if text is not None}
-    results = dict(zip(readable, _classify(list(readable.values()), classifier), strict=True))
+    found, retried = classify_each_on_failure(list(readable.values()), classifier)
+    results = dict(zip(readable, found, strict=True))
     missing = Classification.failed("record has no 'text' string")
     tagged: list[Tagged] = []
     for i, record in enumerate(records):
         if i in texts:
             classification = results.get(i, missing)
-            tagged.append(Tagged(labelled(record, classification), classification))
+            tagged.append(Tagged(labelled(record, classification), classification, retried))
         else:
             tagged.append(Tagged(dict(record), None))
     return tagged
@@ -109,7 +113,7 @@ def tag_records(
 def batches(items: Iterable[Any], size: int) -> Iterator[list[Any]]:
     """Consecutive lists of at most ``size`` items."""
     if size < 1:
-        raise ValueError(f"batch_size={size!r} must be at least 1")
+        raise ArgumentError(f"batch_size={size!r} must be at least 1")
     iterator = iter(items)
     while batch := list(islice(iterator, size)):
         yield batch
@@ -119,18 +123,20 @@ def _text(record: Mapping[str, Any]) -> str | None:
     return next((v for k in TEXT_KEYS if isinstance(v := record.get(k), str)), None)
 
 
-def _classify(texts: list[str], classifier: Classifier) -> list[Classification]:
+def classify_each_on_failure(
+    texts: Sequence[str], classifier: Classifier
+) -> tuple[list[Classification], bool]:
     """One batch call; when it raises or miscounts, each text is classified alone, so one bad
-    record costs only its own labels (the Ray engine does the same)."""
+    record costs only its own labels. Returns the results and whether it fell back."""
     if not texts:
-        return []
+        return [], False
     try:
         found = list(classifier.classify_many(texts))
     except Exception:  # each text is tried again alone just below
         found = []
     if len(found) == len(texts):
-        return found
-    return [_classify_alone(text, classifier) for text in texts]
+        return found, False
+    return [_classify_alone(text, classifier) for text in texts], True
 
 
 def _classify_alone(text: str, classifier: Classifier) -> Classification:

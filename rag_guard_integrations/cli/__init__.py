@@ -12,8 +12,9 @@ from rag_guard_integrations.core.errors import RagGuardError
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-COMMANDS = ("demo", "check", "lint", "tag", "evaluate", "calibrate", "bench")
-EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
+__all__ = ["main"]
+COMMANDS = ("demo", "check", "lint", "tag", "evaluate", "calibrate", "bench", "audit")
+EXIT_USAGE = 2
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -32,7 +33,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         code: int = args.run(args)
-    except (RagGuardError, OSError, ValueError, TypeError) as error:
+    except RagGuardError as error:
         print(f"rag-guard {args.command}: {error}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:

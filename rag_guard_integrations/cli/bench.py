@@ -5,7 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rag_guard_integrations.cli.output import print_json, table
+from rag_guard_integrations.console import print_json, table
+from rag_guard_integrations.core.errors import ArgumentError
 
 if TYPE_CHECKING:
     import argparse
@@ -28,9 +29,9 @@ def _ints(text: str, flag: str) -> list[int]:
     try:
         values = [int(v) for v in text.split(",") if v.strip()]
     except ValueError:
-        raise ValueError(f"{flag} {text!r} must be whole numbers separated by commas") from None
+        raise ArgumentError(f"{flag} {text!r} must be whole numbers separated by commas") from None
     if not values or min(values) < 1:
-        raise ValueError(f"{flag} {text!r} must list positive whole numbers")
+        raise ArgumentError(f"{flag} {text!r} must list positive whole numbers")
     return values
 
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from rag_guard_integrations.core.errors import ArgumentError
+
 if TYPE_CHECKING:
     import argparse
 
@@ -29,18 +31,18 @@ def register(commands: argparse._SubParsersAction[Any]) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Run ``rag-guard calibrate``; exit 1 when no thresholds reach the target."""
-    from rag_guard_integrations.cli.output import print_json, table  # noqa: PLC0415
+    from rag_guard_integrations.console import print_json, table  # noqa: PLC0415
     from rag_guard_integrations.evaluation.calibrate import plot, sweep  # noqa: PLC0415
+    from rag_guard_integrations.evaluation.datasets import default_corpus, read_labelled  # noqa: PLC0415
     from rag_guard_integrations.evaluation.domain import collect_signals, guard_for  # noqa: PLC0415
-    from rag_guard_integrations.evaluation.retrieval import default_corpus, read_labelled  # noqa: PLC0415
     from rag_guard_integrations.policy.loader import load_policy  # noqa: PLC0415
 
     if not 0.0 < args.target <= 1.0:
-        raise ValueError(f"--target must be in (0, 1], got {args.target}")
+        raise ArgumentError(f"--target must be in (0, 1], got {args.target}")
     labelled = read_labelled(args.queries)
     policy = load_policy(args.policy)
-    guard = guard_for(policy)
     corpus = args.corpus or default_corpus(policy.name)
+    guard = guard_for(policy, corpus=corpus)
     signals = collect_signals(guard, corpus, [q.query for q in labelled], args.k)
     current = (guard.spec.root_min_similarity, guard.spec.min_similarity)
     result = sweep(signals, [q.in_domain for q in labelled], current=current, target=args.target)

@@ -5,7 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rag_guard_integrations.cli.output import print_json, read_jsonl
+from rag_guard_integrations.console import print_json, table
+from rag_guard_integrations.core.errors import ArgumentError
+from rag_guard_integrations.data.jsonl import read_jsonl
 
 if TYPE_CHECKING:
     import argparse
@@ -26,6 +28,9 @@ def register(commands: argparse._SubParsersAction[Any]) -> None:
     )
     parser.add_argument("--principal", help="who is asking (recorded in the audit)")
     parser.add_argument("--no-text", action="store_true", help="leave chunk text out")
+    shown = parser.add_mutually_exclusive_group()
+    shown.add_argument("--explain", action="store_true", help="print the decision table")
+    shown.add_argument("--audit", action="store_true", help="print the audit record (v1)")
     parser.set_defaults(run=run)
 
 
@@ -35,7 +40,7 @@ def parse_allow(values: list[str]) -> dict[str, list[str]]:
     for value in values:
         name, sep, items = value.partition("=")
         if not sep or not name.strip():
-            raise ValueError(f"--allow {value!r} must look like attribute=value1,value2")
+            raise ArgumentError(f"--allow {value!r} must look like attribute=value1,value2")
         allow.setdefault(name.strip(), []).extend(v.strip() for v in items.split(",") if v.strip())
     return allow
 
@@ -47,5 +52,37 @@ def run(args: argparse.Namespace) -> int:
     guard = Guard.from_policy(*args.policy)
     access = AccessContext(args.principal, **parse_allow(args.allow))
     result = guard.check(args.query, [chunk for _, chunk in read_jsonl(args.chunks)], access=access)
-    print_json(result.to_dict(include_text=not args.no_text))
+    if args.explain:
+        explain(result.audit(include_query=not args.no_text))
+    elif args.audit:
+        print_json(result.audit(include_query=not args.no_text))
+    else:
+        print_json(result.to_dict(include_text=not args.no_text))
     return 0 if result.query.allowed and result.is_safe else 1
+
+
+def explain(record: dict[str, Any]) -> None:
+    """The query verdict, one row per chunk (decision, stage, rule, reason), rules and notices."""
+    query = record["query"]
+    verdict = "allowed" if query["allowed"] else "rejected"
+    intents = ", ".join(query["intents"]) or "none"
+    print(
+        f"query {verdict} (tier {query['tier'] or '-'}; intents {intents}); mode {record['mode']}"
+    )
+    rows = [
+        [
+            c["index"],
+            c["id"] or c["content_sha256"][:12],
+            c["decision"] if c["enforced"] else f"{c['decision']} (shadow)",
+            c["stage"],
+            c["rule"] or "-",
+            c["reason"],
+        ]
+        for c in record["chunks"]
+    ]
+    print(table(["#", "chunk", "decision", "stage", "rule", "reason"], rows))
+    for rule in record["rules"]:
+        state = "" if rule["enforced"] else " (shadow, not enforced)"
+        print(f"rule {rule['rule']} {rule['action']}{state}: chunks {rule['chunks']}")
+    for notice in record["notices"]:
+        print(f"notice: {notice}")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from rag_guard_integrations.cli.output import heading, snippet, table
+from rag_guard_integrations.console import heading, snippet, table
 
 if TYPE_CHECKING:
     import argparse
@@ -14,6 +14,7 @@ if TYPE_CHECKING:
 DOMAIN_QUERIES = (
     "Which standard applies to TMT rebar for construction?",
     "IS 2062 requirements",
+    "What is 269 plus 1?",
     "BIS certification for packaged drinking water bottles",
     "What is the price of bitcoin today?",
     "ＢＩＴ\u200bCOIN trading tips",
@@ -63,14 +64,17 @@ def run(args: argparse.Namespace) -> int:
 
 def domain_section(embedder: Embedder) -> None:
     """In-domain and out-of-domain queries over the BIS catalogue, with the deciding tier."""
-    from rag_guard_integrations import Guard  # noqa: PLC0415
+    from rag_guard_integrations import Guard, load_policy  # noqa: PLC0415
     from rag_guard_integrations.data import load_corpus  # noqa: PLC0415
+    from rag_guard_integrations.guards.domain import collection_identifiers  # noqa: PLC0415
     from rag_guard_integrations.vector_index import VectorIndex  # noqa: PLC0415
 
     catalogue = load_corpus("bis")
     heading(f"Domain guard: four tiers over {len(catalogue)} BIS/AIS standards")
     index = VectorIndex(catalogue, embedder)
-    guard = Guard.from_policy("bis", embedder=embedder)
+    policy = load_policy("bis")
+    keys = policy.domain.identifier_keys if policy.domain else ()
+    guard = Guard(policy, embedder=embedder, identifiers=collection_identifiers(catalogue, keys))
     rows = []
     for query in DOMAIN_QUERIES:
         result = guard.check(query, index.search(query, k=5))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from rag_guard_integrations.cli.output import heading, snippet, table
+from rag_guard_integrations.console import heading, snippet, table
 
 if TYPE_CHECKING:
     from rag_guard_integrations.core.decisions import GuardResult
@@ -93,7 +93,7 @@ def rules_text(result: GuardResult) -> str:
     """The violations and warnings, with the chain of links for linked rules."""
     lines = []
     for violation in (*result.violations, *result.warnings):
-        chain = " -> ".join(f"#{lk.a}~#{lk.b} ({lk.key}={lk.value})" for lk in violation.links)
+        chain = " -> ".join(map(str, violation.links))
         lines.append(
             f"   {violation.action.upper()} {violation.rule}: {violation.message}"
             + (f"\n      linked by {chain}" if chain else "")

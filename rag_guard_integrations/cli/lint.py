@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from rag_guard_integrations.cli.output import print_json
+from rag_guard_integrations.console import print_json
 
 if TYPE_CHECKING:
     import argparse

@@ -7,8 +7,16 @@ from typing import TYPE_CHECKING, Any
 
 from rag_guard_integrations.classify.base import Classification
 from rag_guard_integrations.classify.tagging import metadata_key
-from rag_guard_integrations.cli.output import print_json, progress, table
-from rag_guard_integrations.core.errors import InputError
+from rag_guard_integrations.cli.tag_corpus import (
+    Summary,
+    count_record,
+    done_ids,
+    unseen_records,
+)
+from rag_guard_integrations.cli.tag_corpus import print_report as local_report
+from rag_guard_integrations.console import print_json, progress, table
+from rag_guard_integrations.core.errors import ArgumentError, InputError
+from rag_guard_integrations.data.jsonl import read_jsonl
 from rag_guard_integrations.scale import (
     DEFAULT_BATCH_SIZE,
     KEPT,
@@ -16,17 +24,15 @@ from rag_guard_integrations.scale import (
     ClassifierSpec,
     RayEngineError,
     ray_session,
-    records_of,
-    table_of,
     tag_dataset,
 )
+from rag_guard_integrations.scale_worker import records_of, table_of
 
 if TYPE_CHECKING:
     import argparse
     from collections.abc import Iterator
     from pathlib import Path
 
-    from rag_guard_integrations.cli.tag import Summary
 
 PARQUET_SUFFIXES = (".parquet", ".pq")
 RECORD, STATUS = "record", "status"
@@ -61,24 +67,25 @@ def run_ray(args: argparse.Namespace) -> int:
     records of differing shape come back exactly as the local engine writes them, or as
     Arrow rows (Parquet input).
     """
-    from rag_guard_integrations.cli import tag as local  # noqa: PLC0415 - tag.py imports us
-
     if args.engine != "ray":
-        raise ValueError("--address and --num-cpus apply to --engine ray; add --engine ray")
+        raise ArgumentError("--address and --num-cpus apply to --engine ray; add --engine ray")
+    if args.num_cpus is not None and (args.address is not None or args.num_cpus < 1):
+        hint = "drop it with --address" if args.address else "use 1 or more"
+        raise ArgumentError(f"--num-cpus {args.num_cpus} is for a local Ray instance; {hint}")
     source: Path = args.input
     out: Path = args.out
     spec = ClassifierSpec(args.classifier, args.policy, args.model)
     spec.check()
     as_json = not _is_parquet(source)
-    done = _fresh_parquet(out) if _is_parquet(out) else local.done_ids(out)
-    summary = local.Summary()
-    records = list(local.unseen_records(read_records(source), done, summary))
+    done = _fresh_parquet(out) if _is_parquet(out) else done_ids(out)
+    summary = Summary()
+    records = list(unseen_records(read_records(source), done, summary))
     retried = 0
     with _Sink(out) as sink:
         for record, status in progress(_tag(records, spec, as_json, args), len(records), "tag"):
             sink.write(record)
             classification = None if status == KEPT else _classification(record)
-            local.count_record(summary, record, classification)
+            count_record(summary, record, classification)
             retried += status == RETRIED
     print_report(summary, retried, args)
     return 1 if summary.failed else 0
@@ -90,7 +97,7 @@ def _is_parquet(path: Path) -> bool:
 
 def _fresh_parquet(out: Path) -> set[str]:
     if out.exists():
-        raise FileExistsError(
+        raise ArgumentError(
             f"--out {out} exists; Parquet output is written whole: remove it or pick a new name"
         )
     return set()
@@ -99,8 +106,6 @@ def _fresh_parquet(out: Path) -> set[str]:
 def read_records(source: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     """(line or row number, record) pairs, numbered from 1 as the local engine numbers lines."""
     if not _is_parquet(source):
-        from rag_guard_integrations.cli.tag import read_records as read_jsonl  # noqa: PLC0415
-
         yield from read_jsonl(source)
         return
     import pyarrow.parquet as pq  # noqa: PLC0415 - part of the ray extra
@@ -192,8 +197,6 @@ def _write_parquet(rows: list[dict[str, Any]], out: Path) -> None:
 
 
 def print_report(summary: Summary, retried: int, args: argparse.Namespace) -> None:
-    from rag_guard_integrations.cli.tag import print_report as local_report  # noqa: PLC0415
-
     if args.json:
         data = {"input": str(args.input), "output": str(args.out), "classifier": args.classifier}
         print_json({**data, **summary.to_dict(), "engine": "ray", "retried": retried})

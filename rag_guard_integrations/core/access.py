@@ -7,7 +7,7 @@ from typing import Annotated, Any
 
 from pydantic import BeforeValidator
 
-from rag_guard_integrations.core.errors import InputError
+from rag_guard_integrations.core.errors import AccessError
 
 
 class AccessContext:
@@ -28,7 +28,7 @@ class AccessContext:
     _allowlists: Mapping[str, frozenset[str]]
 
     def __init__(self, principal: str | None = None, **allowlists: Iterable[Any] | str) -> None:
-        cleaned = {name: _values(name, values) for name, values in allowlists.items()}
+        cleaned = {name: _allowlist(name, values) for name, values in allowlists.items()}
         object.__setattr__(self, "principal", None if principal is None else str(principal))
         object.__setattr__(self, "_allowlists", cleaned)
 
@@ -86,17 +86,17 @@ class AccessContext:
         return f"AccessContext(principal={self.principal!r}{', ' if lists else ''}{lists})"
 
 
-class AccessError(InputError):
-    """An access context of the wrong shape was passed."""
-
-
-def _values(name: str, values: Iterable[Any] | str) -> frozenset[str]:
+def _allowlist(name: str, values: Iterable[Any] | str) -> frozenset[str]:
     if isinstance(values, str):
         return frozenset({values})
     if not isinstance(values, Iterable):
         raise AccessError(f"access allowlist {name}={values!r} must be a value or a list of values")
     return frozenset(str(v) for v in values)
 
+
+AccessLike = AccessContext | Mapping[str, Iterable[Any] | str] | None
+"""What every ``access=`` argument takes: a context, a mapping such as
+``{"contract_type": ["MSA"]}`` (``principal`` as a key), or None (default deny)."""
 
 AccessField = Annotated[AccessContext | None, BeforeValidator(AccessContext.coerce)]
 """A pydantic field type for adapters: accepts an AccessContext, a mapping or None."""

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import hashlib
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Sized
 from typing import Generic, TypeVar
+
+from rag_guard_integrations.core.errors import ArgumentError
 
 K = TypeVar("K")
 V = TypeVar("V")
@@ -22,7 +25,7 @@ class BoundedCache(Generic[K, V]):
 
     def __init__(self, maxsize: int, max_key_len: int | None = None) -> None:
         if maxsize < 0:
-            raise ValueError(f"cache_size={maxsize!r} is negative; use 0 to disable the cache")
+            raise ArgumentError(f"cache_size={maxsize!r} is negative; use 0 to disable the cache")
         self.maxsize = maxsize
         self.max_key_len = max_key_len
         self._data: OrderedDict[K, V] = OrderedDict()
@@ -62,3 +65,8 @@ class BoundedCache(Generic[K, V]):
     def __len__(self) -> int:
         with self._lock:
             return len(self._data)
+
+
+def text_key(text: str) -> str:
+    """A fixed-size cache key for a text (its sha256), so long chunks are not kept twice."""
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()

@@ -3,14 +3,28 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from itertools import filterfalse
 from typing import TYPE_CHECKING, Any, overload
 
+from rag_guard_integrations.core.audit import audit_record, text_free_reason
+from rag_guard_integrations.core.display import result_html
+
 if TYPE_CHECKING:
+    from rag_guard_integrations.core.audit import RequestInfo
     from rag_guard_integrations.core.chunk import Chunk
 
 PASSED = "passed"
+
+
+@dataclass(frozen=True, slots=True)
+class Redaction:
+    """A span masked as ``[LABEL]`` in the text handed to the LLM (offsets index the original)."""
+
+    label: str
+    start: int
+    end: int
+    recognizer: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,19 +38,34 @@ class ChunkDecision:
     reason: str
     rule: str | None = None
     labels: frozenset[str] = frozenset()
+    redactions: tuple[Redaction, ...] = ()
+    original: Chunk | None = None
+
+    @property
+    def source(self) -> Chunk:
+        """The input chunk (``chunk`` is its masked copy when ``redactions`` is not empty)."""
+        return self.original or self.chunk
 
     def to_dict(self, *, include_text: bool = True) -> dict[str, Any]:
-        """JSON-ready record; chunk text only when ``include_text``."""
+        """JSON-ready record; chunk text only when ``include_text`` (without it, a reason that
+        could quote the chunk is cut to its fixed part)."""
+        reason = (
+            self.reason
+            if include_text
+            else text_free_reason(self.stage, self.reason, self.source.text, keep_query=True)
+        )
         out: dict[str, Any] = {
             "index": self.index,
             "id": self.chunk.id,
             "allowed": self.allowed,
             "stage": self.stage,
-            "reason": self.reason,
+            "reason": reason,
             "rule": self.rule,
             "labels": sorted(self.labels),
             "score": self.chunk.score,
         }
+        if self.redactions:
+            out["redactions"] = [[r.label, r.start, r.end, r.recognizer] for r in self.redactions]
         if include_text:
             out["text"] = self.chunk.text
             out["metadata"] = _jsonable(self.chunk.metadata)
@@ -65,6 +94,7 @@ class ChunkDecisions(Sequence[ChunkDecision]):
         "_chunks",
         "_denied",
         "_labels",
+        "_overrides",
         "_passed",
         "_positions",
         "_rules",
@@ -77,8 +107,11 @@ class ChunkDecisions(Sequence[ChunkDecision]):
         labels: Mapping[int, frozenset[str]],
         rules: Mapping[int, str],
         passed_reason: str,
+        *,
+        overrides: Mapping[int, ChunkDecision] | None = None,
     ) -> None:
         self._chunks = chunks
+        self._overrides = overrides or {}  # decisions made already (masked chunks)
         self._denied = denied
         self._labels = labels
         self._rules = rules
@@ -93,6 +126,7 @@ class ChunkDecisions(Sequence[ChunkDecision]):
         built = list(decisions)
         out = cls([d.chunk for d in built], {}, {}, {}, PASSED)
         out._built = list(built)
+        out._overrides = dict(enumerate(built))
         out._denied = {p: (d.stage, d.reason) for p, d in enumerate(built) if not d.allowed}
         out._positions = tuple(p for p, d in enumerate(built) if d.allowed)
         out._allowed = tuple(built[p].index for p in out._positions)
@@ -105,8 +139,16 @@ class ChunkDecisions(Sequence[ChunkDecision]):
 
     def allowed_chunks(self) -> list[Chunk]:
         """The allowed chunks, in input order (no decision object is built)."""
-        chunks = self._chunks
+        chunks, overrides = self._chunks, self._overrides
+        if overrides:
+            return [overrides[p].chunk if p in overrides else chunks[p] for p in self._positions]
         return [chunks[p] for p in self._positions]
+
+    def redacted(self) -> dict[int, str]:
+        """Input index -> masked text of the allowed chunks a ``redact`` rule masked."""
+        return {
+            d.index: d.chunk.text for d in self._overrides.values() if d.allowed and d.redactions
+        }
 
     def denied_stages(self) -> dict[str, int]:
         """How many chunks each stage withheld."""
@@ -118,6 +160,8 @@ class ChunkDecisions(Sequence[ChunkDecision]):
 
     def _decision(self, position: int) -> ChunkDecision:
         decision = self._built[position]
+        if decision is None and position in self._overrides:
+            decision = self._built[position] = self._overrides[position]
         if decision is None:
             chunk = self._chunks[position]
             labels = self._labels.get(position, frozenset())
@@ -183,17 +227,8 @@ class QueryDecision:
     refusal: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready record."""
-        return {
-            "allowed": self.allowed,
-            "tier": self.tier,
-            "reason": self.reason,
-            "intents": list(self.intents),
-            "evidence": _jsonable(self.evidence),
-            "similarity": self.similarity,
-            "similarity_source": self.similarity_source,
-            "refusal": self.refusal,
-        }
+        """JSON-ready record: every field, by name."""
+        return {item.name: _jsonable(getattr(self, item.name)) for item in fields(self)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -204,6 +239,9 @@ class Link:
     b: int
     key: str
     value: str
+
+    def __str__(self) -> str:
+        return f"#{self.a}~#{self.b} ({self.key}={self.value})"
 
 
 @dataclass(frozen=True, slots=True)
@@ -244,9 +282,14 @@ class GuardResult:
     """Everything one check decided; ``allowed`` is what may reach the LLM, in input order.
 
     Example:
-        >>> result = guard.check("termination notice period?", chunks, access=ctx)  # doctest: +SKIP
-        >>> [c.metadata["contract_type"] for c in result.allowed]  # doctest: +SKIP
-        ['MSA']
+        >>> from rag_guard_integrations import AccessContext, Guard
+        >>> chunks = [{"text": "Either party may terminate on 30 days' written notice.",
+        ...            "meta": {"contract_type": t, "clause_id": "TERMINATION_NOTICE"}}
+        ...           for t in ("MSA", "SOW")]
+        >>> result = Guard.from_policy("contracts").check(
+        ...     "termination notice period?", chunks, access=AccessContext(contract_type={"MSA"}))
+        >>> [c.metadata["contract_type"] for c in result.allowed], result.denied[0].stage
+        (['MSA'], 'access')
     """
 
     query: QueryDecision
@@ -256,6 +299,9 @@ class GuardResult:
     bridges: tuple[Bridge, ...] = ()
     unknown_labels: Mapping[int, frozenset[str]] = field(default_factory=dict)
     refusal: str | None = None
+    request: RequestInfo | None = None
+    notices: tuple[str, ...] = ()
+    shadow: GuardResult | None = None
 
     def __post_init__(self) -> None:
         # Decisions given as a tuple are wrapped once, so every reader below takes one path.
@@ -271,6 +317,12 @@ class GuardResult:
     def allowed_indices(self) -> tuple[int, ...]:
         """Input positions of the allowed chunks (adapters return their own objects by these)."""
         return _lazy(self.decisions).allowed_indices
+
+    @property
+    def redacted(self) -> dict[int, str]:
+        """Input position -> masked text, for allowed chunks a ``redact`` rule masked: adapters
+        hand the LLM a copy of their own object with this text."""
+        return _lazy(self.decisions).redacted()
 
     @property
     def denied(self) -> list[ChunkDecision]:
@@ -292,11 +344,20 @@ class GuardResult:
             "chunks": len(self.decisions),
             "allowed": len(self.allowed_indices),
             "denied_by_stage": stages,
+            "redacted": len(self.redacted),
             "violations": [v.rule for v in self.violations],
             "warnings": [w.rule for w in self.warnings],
             "is_safe": self.is_safe,
             "refusal": self.refusal,
+            "notices": list(self.notices),
         }
+
+    def audit(self, *, include_query: bool = False) -> dict[str, Any]:
+        """Audit record v1 (schema ``schemas/audit-v1.json``): request id, time, principal,
+        access, query hash, policy names and sha256, and per chunk its id, content hash,
+        decision, stage, rule and reason. Never chunk text; the query text only when
+        ``include_query``."""
+        return audit_record(self, include_query=include_query)
 
     def to_dict(self, *, include_text: bool = True) -> dict[str, Any]:
         """The JSON-ready audit record (chunk text left out when ``include_text`` is False)."""
@@ -310,11 +371,10 @@ class GuardResult:
             "warnings": [w.to_dict() for w in self.warnings],
             "bridges": [{"label": b.label, "rules": list(b.rules)} for b in self.bridges],
             "unknown_labels": {str(i): sorted(s) for i, s in self.unknown_labels.items()},
+            "notices": list(self.notices),
         }
 
     def _repr_html_(self) -> str:
-        from rag_guard_integrations.notebook import result_html  # noqa: PLC0415 - notebooks only
-
         return result_html(self)
 
 

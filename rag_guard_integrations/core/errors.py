@@ -1,4 +1,23 @@
-"""The error tree: one base class to catch, a few documented subclasses beneath it."""
+"""The error tree: one base class to catch, a few documented subclasses beneath it.
+
+Every error the package raises on purpose derives from :class:`RagGuardError`; each also
+derives from the builtin it refines (``ValueError``, ``TypeError``...), so code written
+against the builtin keeps working::
+
+    RagGuardError
+    +-- PolicyError (ValueError)            a policy could not be loaded
+    |   +-- PolicyNotFoundError (FileNotFoundError)
+    +-- InputError (TypeError)              a query, chunk list or access context of the wrong type
+    |   +-- ChunkError                      a chunk of the wrong shape
+    |   +-- AccessError                     an access context of the wrong shape
+    +-- ArgumentError (ValueError)          an argument with a value the function cannot use
+    +-- DataError (ValueError)              a data file that cannot be read
+    +-- PatternCompileError (ValueError)    a pattern RE2 cannot compile
+    +-- MissingExtraError (ImportError)     an optional extra is not installed
+    |   +-- EmbedderUnavailableError
+    +-- QueryRejected                       the domain guard rejected the query
+    +-- ContextBlocked                      a block rule fired under ``on_block: raise``
+"""
 
 from __future__ import annotations
 
@@ -37,11 +56,27 @@ class ChunkError(InputError):
     """A chunk or the chunk list handed to a guard has the wrong shape."""
 
 
-class ClassifierError(RagGuardError):
-    """A classifier could not label a chunk (the guard turns this into ``unclassified``)."""
+class AccessError(InputError):
+    """An access context of the wrong shape was passed."""
 
 
-class EmbedderUnavailableError(RagGuardError, ImportError):
+class ArgumentError(RagGuardError, ValueError):
+    """An argument has a value the function cannot use; the message names it and the fix."""
+
+
+class DataError(RagGuardError, ValueError):
+    """A data file (JSONL records, labelled queries, a corpus) is missing or malformed."""
+
+
+class PatternCompileError(RagGuardError, ValueError):
+    """RE2 refused a pattern (a syntax error, or a feature such as a backreference)."""
+
+
+class MissingExtraError(RagGuardError, ImportError):
+    """An optional extra is not installed; the message names the ``pip install`` to run."""
+
+
+class EmbedderUnavailableError(MissingExtraError):
     """The optional embedding extra is not installed."""
 
 

@@ -7,14 +7,11 @@ from typing import TYPE_CHECKING, Any
 
 import re2
 
+from rag_guard_integrations.core.errors import PatternCompileError
 from rag_guard_integrations.core.normalize import CACHED_CHARS, normalize
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
-
-
-class PatternCompileError(ValueError):
-    """RE2 refused a pattern (a syntax error, or a feature such as a backreference)."""
 
 
 def _options(max_mem: int) -> Any:

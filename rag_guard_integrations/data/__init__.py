@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-import json
 from functools import lru_cache
 from pathlib import Path
 
 from rag_guard_integrations.core.chunk import Chunk
+from rag_guard_integrations.core.errors import ArgumentError
+from rag_guard_integrations.data.jsonl import read_jsonl
 
 DATA_DIR = Path(__file__).resolve().parent
+__all__ = ["DATA_DIR", "corpus_names", "load_corpus", "load_queries"]
 
 
 def corpus_names() -> list[str]:
@@ -20,11 +22,10 @@ def corpus_names() -> list[str]:
 def _records(name: str) -> tuple[dict[str, object], ...]:
     path = DATA_DIR / f"{name}.jsonl"
     if not path.is_file():
-        raise FileNotFoundError(
+        raise ArgumentError(
             f"no bundled corpus {name!r}; choose one of {', '.join(corpus_names())}"
         )
-    with path.open(encoding="utf-8") as handle:
-        return tuple(json.loads(line) for line in handle if line.strip())
+    return tuple(record for _, record in read_jsonl(path))
 
 
 def load_corpus(name: str) -> list[Chunk]:

@@ -1,6 +1,6 @@
 """The Guard engine: runs the stages of a policy over a request (above core, guards, policy and
 classify)."""
 
-from rag_guard_integrations.engine.guard import Guard
+from rag_guard_integrations.engine.guard import Guard, fetch_size
 
-__all__ = ["Guard"]
+__all__ = ["Guard", "fetch_size"]

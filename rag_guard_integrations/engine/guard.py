@@ -3,6 +3,7 @@ combination rules in order, records every decision, and fails closed."""
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field, replace
 from functools import partial
 from itertools import compress, filterfalse, repeat
@@ -11,25 +12,31 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from rag_guard_integrations.classify.base import Classification
-from rag_guard_integrations.core.access import AccessContext
+from rag_guard_integrations.core.access import AccessContext, AccessLike
+from rag_guard_integrations.core.audit import RequestInfo
 from rag_guard_integrations.core.chunk import Chunk, coerce_chunks
 from rag_guard_integrations.core.decisions import ChunkDecisions, GuardResult, QueryDecision
 from rag_guard_integrations.core.errors import ContextBlocked, InputError
 from rag_guard_integrations.core.labels import has_label_metadata, labels_many, metadata_labels
 from rag_guard_integrations.core.normalize import normalize
-from rag_guard_integrations.core.request import ChunkCheck, Request
-from rag_guard_integrations.guards.access import AccessGuard, Constraints, HintGuard
+from rag_guard_integrations.core.stage import ChunkCheck, Request
+from rag_guard_integrations.engine.audit import policy_identity, publish
+from rag_guard_integrations.engine.notices import policy_notices, request_notices
+from rag_guard_integrations.engine.redact import Masked, confirm_masks, redact
+from rag_guard_integrations.engine.shadow import Shadow
 from rag_guard_integrations.guards.clause import ClauseGuard
-from rag_guard_integrations.guards.combination import CombinationGuard, LabelledSet
+from rag_guard_integrations.guards.combination import CombinationGuard, Labelled, LabelledSet
 from rag_guard_integrations.guards.domain import DomainGuard
+from rag_guard_integrations.guards.registry import policy_checks
 from rag_guard_integrations.policy.loader import load_policy
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping, Sequence
-    from pathlib import Path
+    from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 
-    from rag_guard_integrations.classify.base import Classifier
+    from rag_guard_integrations.classify.base import Classifier, Finding
     from rag_guard_integrations.embeddings import Embedder
+    from rag_guard_integrations.guards.access import Constraints
+    from rag_guard_integrations.policy.loader import PolicyRef
     from rag_guard_integrations.policy.schema import Policy
 
 
@@ -62,10 +69,33 @@ class _Run:
     labels: dict[int, frozenset[str]] = field(default_factory=dict)
     pending: list[int] = field(default_factory=list)
     notes: dict[int, str] = field(default_factory=dict)
+    started_ns: int = field(default_factory=time.time_ns)
+    claimed: dict[int, frozenset[str]] = field(default_factory=dict)
+    findings: dict[int, tuple[Finding, ...]] = field(default_factory=dict)
+    masked: dict[int, Masked] = field(default_factory=dict)
+    info: RequestInfo | None = None
+    notices: tuple[str, ...] = ()
+
+    @property
+    def pending_texts(self) -> list[str]:
+        """The texts of the chunks waiting for a classifier."""
+        return [self.chunks[i].text for i in self.pending]
 
 
 class Guard:
     """Checks retrieved chunks against one policy before they can become prompt context.
+
+    The per-chunk stages come from one registry (:mod:`rag_guard_integrations.guards.registry`):
+    each stage whose section the policy configures runs, in order; ``checks`` adds your own
+    (objects with a ``name`` and ``__call__(chunk, request) -> reason | None``), run after the
+    policy's. A check can only deny; one that raises denies the chunk.
+
+    Args:
+        policy: the merged policy (:func:`load_policy`).
+        classifier: labels untagged chunks for the combination rules; by default the policy's
+            pattern recognisers.
+        embedder: the domain guard's embedder; by default the offline MiniLM.
+        checks: extra per-chunk checks.
 
     Example:
         >>> from rag_guard_integrations import AccessContext, Guard
@@ -83,35 +113,48 @@ class Guard:
         policy: Policy,
         classifier: Classifier | None = None,
         embedder: Embedder | None = None,
+        checks: Iterable[ChunkCheck] = (),
+        identifiers: Iterable[str] = (),
     ) -> None:
         self.policy = policy
-        self.domain = DomainGuard.from_policy(policy, embedder)
-        self.clause = ClauseGuard.from_policy(policy)
+        self.domain = DomainGuard.from_policy(policy, embedder, identifiers)
         self.combination = CombinationGuard.from_policy(policy)
-        checks: list[ChunkCheck] = []
-        if policy.access.attributes:
-            checks.append(AccessGuard(policy.access.attributes))
-        if self.clause is not None:
-            checks.append(self.clause)
-        # Hints scan every metadata key, so they run last, on the chunks nothing else denied.
-        checks.append(HintGuard())
-        self.checks = tuple(checks)
+        self.checks: tuple[ChunkCheck, ...] = (*policy_checks(policy), *checks)
+        self.clause = next((c for c in self.checks if isinstance(c, ClauseGuard)), None)
         self.classifier = self._bind(classifier)
         self._classify_always = policy.classify == "always"
         self._vocabulary = frozenset(policy.vocabulary) if policy.declares_vocabulary else None
         self._reads_labels = self.combination is not None or self._vocabulary is not None
         stages = [c.name for c in self.checks] + (["combination"] if self.combination else [])
         self._passed_reason = "passed " + ", ".join(stages)
+        self._identity = policy_identity(policy)
+        self._notices = policy_notices(policy, self.classifier)
+        self._shadow = Shadow.of(policy)
+        self._redacting = {rule.name: rule for rule in policy.rules if rule.action == "redact"}
 
     @classmethod
     def from_policy(
         cls,
-        *refs: str | Path,
+        *refs: PolicyRef,
         classifier: Classifier | None = None,
         embedder: Embedder | None = None,
+        checks: Iterable[ChunkCheck] = (),
+        identifiers: Iterable[str] = (),
     ) -> Guard:
-        """A guard for built-in policy names or paths (several are merged in order)."""
-        return cls(load_policy(*refs), classifier=classifier, embedder=embedder)
+        """A guard for policies, built-in names or paths (several are merged in order): every
+        ``from_policy`` of the package takes what :func:`load_policy` takes.
+
+        ``identifiers`` are the collection's standard identifiers (for instance
+        ``collection_identifiers(chunks, policy.domain.identifier_keys)`` over the corpus):
+        the domain guard accepts a query that names one of them, whatever was retrieved.
+        """
+        return cls(
+            load_policy(*refs),
+            classifier=classifier,
+            embedder=embedder,
+            checks=checks,
+            identifiers=identifiers,
+        )
 
     def _bind(self, classifier: Classifier | None) -> Classifier | None:
         if self.policy.classify == "never" or self.combination is None:
@@ -124,41 +167,32 @@ class Guard:
             classifier = PatternClassifier.from_policy(self.policy)
         return classifier.bind(self.policy.vocabulary)
 
-    def check(
-        self, query: str, chunks: Sequence[Any], access: AccessContext | Any = None
-    ) -> GuardResult:
+    def check(self, query: str, chunks: Sequence[Any], access: AccessLike = None) -> GuardResult:
         """Decide which of ``chunks`` may reach the LLM for ``query`` and ``access``."""
         run = self._start(query, chunks, access)
-        if run.pending:
-            texts = [run.chunks[i].text for i in run.pending]
-            try:
-                found = self.classifier.classify_many(texts) if self.classifier else []
-            except Exception as error:  # a failing classifier must not let chunks through
-                found = [Classification.failed(_failure("classifier", error))] * len(texts)
-            self._take_labels(run, found)
-        return self._finish(run)
+        if run.pending and self.classifier is not None:
+            self._take_labels(run, _attempt(self.classifier.classify_many, run.pending_texts))
+        return self._conclude(run)
 
     async def acheck(
-        self, query: str, chunks: Sequence[Any], access: AccessContext | Any = None
+        self, query: str, chunks: Sequence[Any], access: AccessLike = None
     ) -> GuardResult:
         """Async twin of :meth:`check`: classification awaits the classifier's async path."""
         run = self._start(query, chunks, access)
-        if run.pending:
-            texts = [run.chunks[i].text for i in run.pending]
-            try:
-                found = await self.classifier.aclassify_many(texts) if self.classifier else []
-            except Exception as error:  # fail closed, as in check()
-                found = [Classification.failed(_failure("classifier", error))] * len(texts)
+        if run.pending and self.classifier is not None:
+            found = await _aattempt(self.classifier.aclassify_many, run.pending_texts)
             self._take_labels(run, found)
-        return self._finish(run)
+        return self._conclude(run)
 
-    def prefilter(self, query: str, access: AccessContext | Any = None) -> Constraints | None:
+    def prefilter(self, query: str, access: AccessLike = None) -> Constraints | None:
         """Metadata values every chunk this guard could allow must carry, for a retriever to
         push into its store: each access attribute -> the caller's allowlist, and ``clause_id``
         -> the clause ids the query asks for.
 
         None when no chunk could pass (an attribute with no allowed value, or a clause policy
-        and a query that asks for no clause); ``{}`` when nothing can be pushed down. Pushdown
+        with ``on_no_intent: refuse`` and a query that asks for no clause; under
+        ``access_only`` such a query pushes down the allowlists only); ``{}`` when nothing can
+        be pushed down. Pushdown
         only saves work and recall: :meth:`check` still judges whatever comes back.
 
         Example:
@@ -167,6 +201,8 @@ class Guard:
             {'contract_type': frozenset({'MSA'}), 'clause_id': frozenset({'TERMINATION_NOTICE'})}
         """
         context = AccessContext.coerce(access)
+        if self.policy.mode == "shadow":
+            return {}  # a store-side filter would enforce what shadow mode only records
         constraints: dict[str, frozenset[str]] = {}
         for attribute in self.policy.access.attributes:
             allowed = context.allowlists.get(attribute) if context is not None else None
@@ -177,9 +213,10 @@ class Guard:
             if not isinstance(query, str):
                 raise InputError(f"query must be a str, got {type(query).__name__}")
             intents = self.clause.detect(normalize(query))
-            if not intents:
+            if intents:
+                constraints["clause_id"] = frozenset(intents)
+            elif self.clause.restricts_without_intent:
                 return None
-            constraints["clause_id"] = frozenset(intents)
         return constraints
 
     def _start(self, query: str, chunks: Sequence[Any], access: object) -> _Run:
@@ -234,6 +271,7 @@ class Guard:
                 self._read_one(run, index)
             return
         run.labels.update(zip(positions, labels, strict=True))
+        run.claimed.update(zip(positions, labels, strict=True))
         for offset, problem in problems.items():
             run.notes[positions[offset]] = problem
         run.pending.extend(pending)
@@ -251,11 +289,14 @@ class Guard:
         if problem is not None:
             run.notes[index] = problem
         run.labels[index] = labels
+        run.claimed[index] = labels
         if wanted:
             run.pending.append(index)
 
-    def _take_labels(self, run: _Run, found: Sequence[Classification]) -> None:
-        if (
+    def _take_labels(self, run: _Run, found: Sequence[Classification] | Exception) -> None:
+        if isinstance(found, Exception):  # a failing classifier must not let chunks through
+            found = [Classification.failed(_failure("classifier", found))] * len(run.pending)
+        elif (
             not isinstance(found, list | tuple)
             or len(found) != len(run.pending)
             or not all(isinstance(item, Classification) for item in found)
@@ -264,10 +305,34 @@ class Guard:
             found = [Classification.failed(problem)] * len(run.pending)
         for index, classification in zip(run.pending, found, strict=True):
             run.labels[index] = run.labels[index] | classification.labels
+            run.findings[index] = classification.findings
             if classification.error is not None:
                 run.notes[index] = f"classifier: {classification.error}"
 
-    def _finish(self, run: _Run) -> GuardResult:
+    def _conclude(self, run: _Run) -> GuardResult:
+        """The applied result (with the whole evaluation alongside when parts are in shadow
+        mode), published to the audit logger; raises when a block rule fired under
+        ``on_block: raise``."""
+        request = run.request
+        run.info = RequestInfo.new(
+            request.query, request.access, *self._identity, started_ns=run.started_ns
+        )
+        run.notices = self._notices + request_notices(self.policy, request.access)
+        if self._shadow is None:
+            result = self._finish(run, self.combination)
+        else:
+            whole = replace(run, denied=dict(run.denied), masked={})
+            evaluated = self._finish(whole, self.combination)
+            result = self._shadow.apply(
+                evaluated, run.chunks, lambda combination: self._finish(run, combination)
+            )
+        publish(result)
+        blocking = any(v.action == "block" for v in result.violations)
+        if blocking and self.policy.on_block == "raise":
+            raise ContextBlocked(result)
+        return result
+
+    def _finish(self, run: _Run, combination: CombinationGuard | None) -> GuardResult:
         unknown: dict[int, frozenset[str]] = {}
         if self._vocabulary is not None:
             for index, labels in run.labels.items():
@@ -285,26 +350,32 @@ class Guard:
             else range(len(run.chunks))
         )
         outcome = None
-        if self.combination is not None and survivors:
+        if combination is not None and survivors:
             survivor_chunks = (
                 run.chunks
                 if len(survivors) == len(run.chunks)
                 else list(map(run.chunks.__getitem__, survivors))
             )
             carried = list(map(run.labels.get, survivors, repeat(frozenset(), len(survivors))))
-            columns = LabelledSet(survivors, carried, survivor_chunks)
             try:
-                outcome = self.combination(columns)
+                outcome = combination(LabelledSet(survivors, carried, survivor_chunks))
             except Exception as error:  # a broken rule engine blocks the whole set
                 reason = _failure("combination", error)
                 run.denied.update(dict.fromkeys(survivors, ("combination", reason)))
-        rules: Mapping[int, str] = {}
+        rules: dict[int, str] = {}
         if outcome is not None and outcome.violations:
-            blocked = (
-                dict.fromkeys(survivors, outcome.violations[0].rule)
-                if self.policy.on_block == "empty"
+            blocking = [v.rule for v in outcome.violations if v.action == "block"]
+            blocked: Mapping[int, str] = (
+                dict.fromkeys(survivors, blocking[0])
+                if self.policy.on_block == "empty" and blocking
                 else outcome.removed
             )
+            if self._redacting:  # carriers of redact rules stay, masked, where they can
+                blocked = {
+                    index: rule
+                    for index, rule in blocked.items()
+                    if not (rule in self._redacting and self._mask(run, index, rule))
+                }
             # One shared verdict per rule; only chunks with a label note get their own reason.
             verdicts = {v.rule: ("combination", v.message) for v in outcome.violations}
             run.denied.update(
@@ -313,22 +384,55 @@ class Guard:
             for index in run.notes.keys() & blocked.keys() if run.notes else ():
                 reason = f"{verdicts[blocked[index]][1]} ({run.notes[index]})"
                 run.denied[index] = ("combination", reason)
-            rules = blocked
+            rules = dict(blocked)
         # Labels that could not be read or computed are not known to be safe: withheld even when
         # no rule of the policy names ``unclassified`` (fail closed).
         for index, note in run.notes.items():
             run.denied.setdefault(
                 index, ("labels", f"{note}; labels unknown, denied (fail closed)")
             )
-        result = self._result(run, outcome, unknown, rules)
-        if outcome is not None and outcome.violations and self.policy.on_block == "raise":
-            raise ContextBlocked(result)
-        return result
+        if run.masked and combination is not None:
+            kept = [
+                Labelled(
+                    i, run.labels.get(i, frozenset()), run.chunks[i].score, run.chunks[i].metadata
+                )
+                for i in survivors
+                if i not in run.denied
+            ]
+            for index, rule in confirm_masks(run.masked, kept, combination).items():
+                message = self._redacting[rule].message or rule
+                run.denied[index] = ("combination", f"{message} (masking could not make it safe)")
+                rules[index] = rule
+        return self._result(run, outcome, unknown, rules)
+
+    def _mask(self, run: _Run, index: int, rule: str) -> bool:
+        """Keep carrier ``index`` of redact rule ``rule`` with its spans masked, if it can be
+        (not when its labels are uncertain: a classifier failed on it)."""
+        if index in run.notes:
+            return False
+        masked = redact(
+            run.chunks[index],
+            rule,
+            trigger=self._redacting[rule].trigger.all_present,
+            labels=run.labels.get(index, frozenset()),
+            claimed=run.claimed.get(index, frozenset()),
+            findings=run.findings.get(index, ()),
+        )
+        if masked is None:
+            return False
+        run.masked[index] = masked
+        return True
 
     def _result(
         self, run: _Run, outcome: Any, unknown: dict[int, frozenset[str]], rules: Mapping[int, str]
     ) -> GuardResult:
-        decisions = ChunkDecisions(run.chunks, run.denied, run.labels, rules, self._passed_reason)
+        masked = {
+            i: m.decision(i, run.chunks[i], run.labels.get(i, frozenset()))
+            for i, m in run.masked.items()
+        }
+        decisions = ChunkDecisions(
+            run.chunks, run.denied, run.labels, rules, self._passed_reason, overrides=masked
+        )
         refusal = run.query.refusal if not run.query.allowed else None
         # Nothing passed, and something was withheld or nothing could have passed (a pushdown
         # that fetched nothing, a query that asks for no known clause).
@@ -336,8 +440,16 @@ class Guard:
             request = run.request
             if run.chunks or self.prefilter(request.query, request.access) is None:
                 refusal = self.policy.no_context_refusal
+        info, notices = run.info, run.notices
         if outcome is None:
-            return GuardResult(run.query, decisions, unknown_labels=unknown, refusal=refusal)
+            return GuardResult(
+                run.query,
+                decisions,
+                unknown_labels=unknown,
+                refusal=refusal,
+                request=info,
+                notices=notices,
+            )
         return GuardResult(
             run.query,
             decisions,
@@ -346,6 +458,8 @@ class Guard:
             outcome.bridges,
             unknown,
             refusal,
+            request=info,
+            notices=notices,
         )
 
 
@@ -368,6 +482,24 @@ def _stage(check: ChunkCheck, chunks: list[Chunk], request: Request) -> list[str
         except Exception as error:  # noqa: PERF203 - a broken check denies only this chunk
             out.append(_failure(check.name, error))
     return out
+
+
+def _attempt(
+    classify: Callable[[list[str]], Sequence[Classification]], texts: list[str]
+) -> Sequence[Classification] | Exception:
+    try:
+        return classify(texts)
+    except Exception as error:  # recorded, and the chunks denied, by _take_labels
+        return error
+
+
+async def _aattempt(
+    classify: Callable[[list[str]], Awaitable[Sequence[Classification]]], texts: list[str]
+) -> Sequence[Classification] | Exception:
+    try:
+        return await classify(texts)
+    except Exception as error:  # as in _attempt
+        return error
 
 
 def _failure(stage: str, error: BaseException) -> str:

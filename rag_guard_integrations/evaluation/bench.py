@@ -9,7 +9,7 @@ import tracemalloc
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from rag_guard_integrations.cli.output import progress
+from rag_guard_integrations.console import progress
 from rag_guard_integrations.core.access import AccessContext
 from rag_guard_integrations.policy.schema import RuleSpec, TriggerSpec
 

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from rag_guard_integrations.core.errors import ArgumentError, DataError, MissingExtraError
 from rag_guard_integrations.guards.domain import REJECTING, TIERS, DomainSignals, tier_for
 
 if TYPE_CHECKING:
@@ -20,7 +21,9 @@ if TYPE_CHECKING:
 def grid(start: float, stop: float, step: float) -> tuple[float, ...]:
     """Evenly spaced thresholds from ``start`` to ``stop`` inclusive, rounded to 4 places."""
     if step <= 0 or stop < start:
-        raise ValueError(f"a grid needs step > 0 and stop >= start, got {start}..{stop} by {step}")
+        raise ArgumentError(
+            f"a grid needs step > 0 and stop >= start, got {start}..{stop} by {step}"
+        )
     count = round((stop - start) / step)
     return tuple(round(start + i * step, 4) for i in range(count + 1))
 
@@ -122,11 +125,11 @@ def sweep(
         0.45
     """
     if len(signals) != len(labels):
-        raise ValueError(f"{len(signals)} signals but {len(labels)} labels; pass one per query")
+        raise ArgumentError(f"{len(signals)} signals but {len(labels)} labels; pass one per query")
     if not any(labels):
-        raise ValueError("calibration needs in-domain queries; label some with in_domain: true")
+        raise DataError("calibration needs in-domain queries; label some with in_domain: true")
     if not 0.0 < target <= 1.0:
-        raise ValueError(f"--target must be in (0, 1], got {target}")
+        raise ArgumentError(f"target={target!r} must be in (0, 1]")
     root_now, min_now = current
     grid_points = [evaluate_point(signals, labels, r, m) for r in root_grid for m in min_grid]
     return Sweep(
@@ -165,8 +168,8 @@ def plot(result: Sweep, path: str | Path) -> Path:
         # A bare Figure draws without pyplot, so a notebook's plotting backend is left alone.
         from matplotlib.figure import Figure  # noqa: PLC0415 - the plot extra is optional
     except ImportError:
-        raise ValueError(
-            "--plot needs matplotlib; pip install 'rag-guard-integrations[plot]'"
+        raise MissingExtraError(
+            "plotting needs matplotlib; run pip install 'rag-guard-integrations[plot]'"
         ) from None
     out = Path(path)
     figure = Figure(figsize=(11, 4.2))

@@ -4,16 +4,25 @@ The reference is CUAD (The Atticus Project): excerpts of real contracts, each la
 of its categories. For every clause id of a policy, recall is the share of the excerpts of its
 corresponding CUAD categories that its fingerprint matches, and the false-match rate is the
 share of the excerpts of every other category that it matches.
+
+``--split`` measures the two halves of a fixed split as well: an excerpt belongs to the *tune*
+half when the first byte of the SHA-256 of its document name (``contract_title``, else
+``document_name``) is even, else to the *held-back* half. Every excerpt of one contract falls in
+the same half, so patterns written while looking at the tune half's misses are measured on
+contracts they have never seen.
 """
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rag_guard_integrations.cli.output import print_json, read_jsonl, table
-from rag_guard_integrations.core.normalize import normalize
+from rag_guard_integrations.console import print_json, table
+from rag_guard_integrations.core.errors import DataError
 from rag_guard_integrations.core.patterns import compile_pattern
+from rag_guard_integrations.core.sentences import clause_text
+from rag_guard_integrations.data.jsonl import read_jsonl
 from rag_guard_integrations.policy.loader import load_policy
 
 if TYPE_CHECKING:
@@ -23,6 +32,7 @@ if TYPE_CHECKING:
     from rag_guard_integrations.policy.schema import Policy
 
 RECALL_TARGET = 0.9
+SPLITS = ("tune", "held_back")
 FALSE_MATCH_TARGET = 0.05
 
 CUAD_CATEGORIES: dict[str, tuple[str, ...]] = {
@@ -70,7 +80,7 @@ def evaluate_clauses(records: Iterable[Mapping[str, Any]], policy: Policy) -> di
         >>> evaluate_clauses(rows, load_policy("contracts"))["clauses"]["GOVERNING_LAW"]["recall"]
         1.0
     """
-    excerpts = [(category, normalize(text)) for category, text in _checked(records)]
+    excerpts = [(category, clause_text(text)) for category, text in _checked(records)]
     results: dict[str, Any] = {}
     for clause_id, spec in policy.clauses.items():
         categories = CUAD_CATEGORIES.get(clause_id, ())
@@ -89,17 +99,57 @@ def evaluate_clauses(records: Iterable[Mapping[str, Any]], policy: Policy) -> di
     return {"clauses": results}
 
 
+def split_of(record: Mapping[str, Any]) -> str:
+    """The half of the documented split ``record`` belongs to: ``tune`` or ``held_back``.
+
+    Example:
+        >>> split_of({"contract_title": "ACME-EX-10.1-SUPPLY AGREEMENT", "text": "..."})
+        'held_back'
+    """
+    name = record.get("contract_title") or record.get("document_name") or record.get("text")
+    digest = hashlib.sha256(str(name).encode("utf-8")).digest()
+    return SPLITS[digest[0] % 2]
+
+
+def evaluate_split(records: Iterable[Mapping[str, Any]], policy: Policy) -> dict[str, Any]:
+    """:func:`evaluate_clauses` on all ``records`` and on each half of :func:`split_of`.
+
+    Returns:
+        The result on every record, plus ``{"split": {"tune": ..., "held_back": ...}}`` with
+        each half's ``clauses``, ``records`` count and ``pooled_recall`` (every mapped excerpt
+        of the half, whichever clause it belongs to).
+    """
+    rows = list(records)
+    result = evaluate_clauses(rows, policy)
+    result["pooled_recall"] = _pooled(rows, policy)
+    result["split"] = {}
+    for half in SPLITS:
+        part = [r for r in rows if split_of(r) == half]
+        scored = evaluate_clauses(part, policy)
+        scored["records"] = len(part)
+        scored["pooled_recall"] = _pooled(part, policy)
+        result["split"][half] = scored
+    return result
+
+
+def _pooled(records: list[Mapping[str, Any]], policy: Policy) -> float | None:
+    """Share of the (excerpt, clause id) pairs of mapped categories that the fingerprint hits."""
+    hits: list[bool] = []
+    for category, text in _checked(records):
+        for clause_id, spec in policy.clauses.items():
+            regex = spec.fingerprint_regex
+            if category in CUAD_CATEGORIES.get(clause_id, ()):
+                hits.append(
+                    regex is None or compile_pattern(regex).search(clause_text(text)) is not None
+                )
+    return _share(hits)
+
+
 def load_records(path: Path) -> list[dict[str, Any]]:
     """Read labelled excerpts from a JSONL file (one object with ``text`` and ``category``)."""
-    records: list[dict[str, Any]] = []
-    for number, record in read_jsonl(path):
-        if not isinstance(record, dict):
-            raise ValueError(
-                f"{path} line {number}: expected a JSON object, got {type(record).__name__}"
-            )
-        records.append(record)
+    records = [record for _, record in read_jsonl(path)]
     if not records:
-        raise ValueError(f"{path}: no records; give a JSONL file of {{'text', 'category'}} lines")
+        raise DataError(f"{path}: no records; give a JSONL file of {{'text', 'category'}} lines")
     return records
 
 
@@ -119,27 +169,49 @@ def register(kinds: argparse._SubParsersAction[Any]) -> None:
         metavar="POLICY",
         help="built-in policy names or paths (default: contracts)",
     )
+    parser.add_argument(
+        "--split",
+        action="store_true",
+        help="also measure the tune and held-back halves of the documented split "
+        "(SHA-256 of each excerpt's document name)",
+    )
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
     parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
     """Evaluate and print the result; always 0, since a measurement is not a finding."""
-    result = evaluate_clauses(load_records(args.data), load_policy(*args.policy))
+    records, policy = load_records(args.data), load_policy(*args.policy)
+    result = evaluate_split(records, policy) if args.split else evaluate_clauses(records, policy)
     if args.json:
         print_json(result)
         return 0
+    halves = [result["split"][half]["clauses"] for half in SPLITS] if args.split else []
     rows = [
         (
             clause_id,
             ", ".join(scores["categories"]) or "-",
             _rate(scores["recall"]),
+            *(_rate(half[clause_id]["recall"]) for half in halves),
             _rate(scores["false_match_rate"]),
+            *(_rate(half[clause_id]["false_match_rate"]) for half in halves),
             _verdict(scores["recall"], scores["false_match_rate"]),
         )
         for clause_id, scores in result["clauses"].items()
     ]
-    print(table(("clause", "CUAD categories", "recall", "false match", "on target"), rows))
+    if args.split:
+        header: tuple[str, ...] = (
+            "clause", "CUAD categories", "recall", "tune", "held back",
+            "false match", "tune", "held back", "on target",
+        )  # fmt: skip
+    else:
+        header = ("clause", "CUAD categories", "recall", "false match", "on target")
+    print(table(header, rows))
+    if args.split:
+        for half in SPLITS:
+            part = result["split"][half]
+            print(f"{half}: {part['records']} excerpts, pooled recall {part['pooled_recall']:.3f}")
+        print(f"all: pooled recall {result['pooled_recall']:.3f}")
     print(f"\ntarget: recall >= {RECALL_TARGET}, false-match rate <= {FALSE_MATCH_TARGET}")
     return 0
 
@@ -148,7 +220,7 @@ def _checked(records: Iterable[Mapping[str, Any]]) -> Iterable[tuple[str, str]]:
     for index, record in enumerate(records):
         text, category = record.get("text"), record.get("category")
         if not isinstance(text, str) or not isinstance(category, str):
-            raise ValueError(
+            raise DataError(
                 f"record {index} needs string fields 'text' and 'category'; "
                 f"got keys {sorted(record)}"
             )

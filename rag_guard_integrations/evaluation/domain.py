@@ -3,7 +3,10 @@
 Each query retrieves its top ``k`` chunks from the bundled corpus with real MiniLM embeddings
 (an exact in-process cosine index), then :meth:`DomainGuard.decide` runs on them with the
 retrieval scores as the similarity. In-domain queries should pass; out-of-domain ones (the
-bundled ones, or CLINC150 with ``--clinc``) should be refused.
+bundled ones, or CLINC150 with ``--clinc``) should be refused. The guard knows the corpus's
+identifiers (its ``identifier_keys`` metadata), as an application's guard built over its own
+collection would. ``rag_guard_integrations/data/bis_products_queries.jsonl`` holds 224
+in-domain product questions, about three for every product of the catalogue (``--queries``).
 """
 
 from __future__ import annotations
@@ -11,7 +14,8 @@ from __future__ import annotations
 from collections import Counter
 from typing import TYPE_CHECKING, Any
 
-from rag_guard_integrations.cli.output import print_json, progress, table
+from rag_guard_integrations.console import print_json, progress, table
+from rag_guard_integrations.core.errors import ArgumentError
 
 if TYPE_CHECKING:
     import argparse
@@ -22,8 +26,8 @@ if TYPE_CHECKING:
     from rag_guard_integrations.policy.schema import Policy
 
 K = 5
-TARGET_PASS_RATE = 0.95
-TARGET_BLOCK_RATE = 0.995
+TARGET_PASS_RATE = 0.97
+TARGET_BLOCK_RATE = 0.999
 SHOWN = 20
 
 
@@ -48,13 +52,25 @@ def register(kinds: argparse._SubParsersAction[Any]) -> None:
     parser.set_defaults(run=run)
 
 
-def guard_for(policy: Policy, embedder: Embedder | None = None) -> DomainGuard:
-    """The policy's domain guard, or a ValueError when the policy has no ``domain:`` section."""
-    from rag_guard_integrations.guards.domain import DomainGuard  # noqa: PLC0415
+def guard_for(
+    policy: Policy, embedder: Embedder | None = None, corpus: str | None = None
+) -> DomainGuard:
+    """The policy's domain guard, knowing the identifiers of ``corpus`` when one is given, or a
+    ValueError when the policy has no ``domain:`` section."""
+    from rag_guard_integrations.evaluation.datasets import load_chunks  # noqa: PLC0415
+    from rag_guard_integrations.guards.domain import (  # noqa: PLC0415
+        DomainGuard,
+        collection_identifiers,
+    )
 
-    guard = DomainGuard.from_policy(policy, embedder)
+    identifiers: list[str] = []
+    if corpus is not None and policy.domain is not None:
+        identifiers = collection_identifiers(load_chunks(corpus), policy.domain.identifier_keys)
+    guard = DomainGuard.from_policy(policy, embedder, identifiers)
     if guard is None:
-        raise ValueError(f"policy {policy.name!r} has no domain: section; use one that has (bis)")
+        raise ArgumentError(
+            f"policy {policy.name!r} has no domain: section; use one that has (bis)"
+        )
     return guard
 
 
@@ -62,11 +78,11 @@ def collect_signals(
     guard: DomainGuard, corpus: str, queries: Sequence[str], k: int
 ) -> list[DomainSignals]:
     """Retrieve the top ``k`` chunks of ``corpus`` for each query and read the guard's signals."""
-    from rag_guard_integrations.evaluation.retrieval import load_chunks  # noqa: PLC0415
+    from rag_guard_integrations.evaluation.datasets import load_chunks  # noqa: PLC0415
     from rag_guard_integrations.vector_index import VectorIndex  # noqa: PLC0415
 
     if k < 1:
-        raise ValueError(f"--k must be at least 1, got {k}")
+        raise ArgumentError(f"k={k!r} must be at least 1")
     index = VectorIndex(load_chunks(corpus), guard.embedder)
     batches = [queries[i : i + BATCH] for i in range(0, len(queries), BATCH)]
     return [
@@ -112,22 +128,20 @@ def evaluate(
     k: int = K,
 ) -> dict[str, Any]:
     """The whole evaluation as a JSON-ready dict (the ``--json`` output)."""
-    from rag_guard_integrations.evaluation import retrieval  # noqa: PLC0415
+    from rag_guard_integrations.evaluation import datasets  # noqa: PLC0415
     from rag_guard_integrations.policy.loader import load_policy  # noqa: PLC0415
 
     policy = load_policy(policy_ref)
-    guard = guard_for(policy)
-    corpus = corpus or retrieval.default_corpus(policy.name)
+    corpus = corpus or datasets.default_corpus(policy.name)
+    guard = guard_for(policy, corpus=corpus)
     labelled = (
-        retrieval.read_labelled(queries_path)
-        if queries_path
-        else retrieval.bundled_labelled(corpus)
+        datasets.read_labelled(queries_path) if queries_path else datasets.bundled_labelled(corpus)
     )
     inside = [q.query for q in labelled if q.in_domain]
     outside = [q.query for q in labelled if not q.in_domain]
     subsets: dict[str, int] = {}
     if clinc_path:
-        splits = retrieval.read_clinc(clinc_path)
+        splits = datasets.read_clinc(clinc_path)
         outside = [q for split in splits.values() for q in split]
         subsets = {name: len(items) for name, items in splits.items()}
     signals = collect_signals(guard, corpus, inside + outside, k)

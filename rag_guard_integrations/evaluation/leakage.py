@@ -6,7 +6,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from rag_guard_integrations.cli.output import print_json, progress, table
+from rag_guard_integrations.console import print_json, progress, table
+from rag_guard_integrations.core.errors import ArgumentError
 from rag_guard_integrations.evaluation.synthetic import Case, generate_cases, generate_corpus
 
 if TYPE_CHECKING:
@@ -125,7 +126,7 @@ def evaluate_leakage(contracts: int, cases: int, k: int, seed: int) -> dict[str,
 def run(args: argparse.Namespace) -> int:
     """Print the table, or JSON with ``--json``."""
     if min(args.contracts, args.cases, args.k) < 1:
-        raise ValueError("--contracts, --cases and --k must be at least 1")
+        raise ArgumentError("contracts, cases and k must be at least 1")
     report = evaluate_leakage(args.contracts, args.cases, args.k, args.seed)
     if args.json:
         print_json(report)

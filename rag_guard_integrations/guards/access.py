@@ -6,13 +6,17 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from rag_guard_integrations.core.patterns import PatternCompileError, matches
+from rag_guard_integrations.core.errors import PatternCompileError
+from rag_guard_integrations.core.patterns import matches
+from rag_guard_integrations.guards.registry import Stage
+from rag_guard_integrations.policy.loader import load_policy
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from rag_guard_integrations.core.chunk import Chunk
-    from rag_guard_integrations.core.request import Request
+    from rag_guard_integrations.core.stage import Request
+    from rag_guard_integrations.policy.loader import PolicyRef
 
 HINT_SUFFIX = "_regex_hint"
 Constraints = Mapping[str, frozenset[str]]
@@ -39,10 +43,11 @@ class AccessGuard:
     denied.
 
     Example:
-        >>> from rag_guard_integrations.core.request import Request
+        >>> from rag_guard_integrations import AccessContext, Chunk
+        >>> from rag_guard_integrations.core.stage import Request
         >>> guard = AccessGuard(["contract_type"])
-        >>> request = Request("q", "q", (), AccessContext(contract_type={"MSA"}))  # doctest: +SKIP
-        >>> guard(Chunk("...", {"contract_type": "SOW"}), request)  # doctest: +SKIP
+        >>> request = Request("q", "q", (), AccessContext(contract_type={"MSA"}))
+        >>> guard(Chunk("...", {"contract_type": "SOW"}), request)
         "contract_type='SOW' is not in the caller's allowlist"
     """
 
@@ -50,6 +55,12 @@ class AccessGuard:
 
     def __init__(self, attributes: Sequence[str]) -> None:
         self.attributes = tuple(attributes)
+
+    @classmethod
+    def from_policy(cls, policy: PolicyRef) -> AccessGuard | None:
+        """The access check of ``policy``, or None when it declares no access attributes."""
+        policy = load_policy(policy)
+        return cls(policy.access.attributes) if policy.access.attributes else None
 
     def __call__(self, chunk: Chunk, request: Request) -> str | None:
         access = request.access
@@ -99,3 +110,10 @@ class HintGuard:
             except PatternCompileError:
                 return f"untrusted {key} cannot be compiled by RE2 (denied)"
         return None
+
+
+# Hints scan every metadata key, so they run last, on the chunks nothing else denied.
+STAGES = (
+    Stage("access", 10, AccessGuard.from_policy),
+    Stage("hint", 90, lambda policy: HintGuard()),
+)

@@ -5,18 +5,23 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from rag_guard_integrations.core.patterns import PatternSet, matches
+from rag_guard_integrations.core.sentences import clause_text
+from rag_guard_integrations.guards.registry import Stage
+from rag_guard_integrations.policy.loader import load_policy
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
     from rag_guard_integrations.core.chunk import Chunk
-    from rag_guard_integrations.core.request import Request
-    from rag_guard_integrations.policy.schema import ClauseSpec, Policy
+    from rag_guard_integrations.core.stage import Request
+    from rag_guard_integrations.policy.loader import PolicyRef
+    from rag_guard_integrations.policy.schema import ClauseSpec, OnNoIntent
 
 
 class ClauseGuard:
     """Keep a chunk only if its ``clause_id`` is one the query asks for and its text matches
-    that clause's fingerprint.
+    that clause's fingerprint. A query that names no clause is refused, or, with
+    ``on_no_intent="access_only"``, left to the access checks with no clause restriction.
 
     Example:
         >>> from rag_guard_integrations import load_policy
@@ -27,8 +32,11 @@ class ClauseGuard:
 
     name = "clause"
 
-    def __init__(self, clauses: Mapping[str, ClauseSpec]) -> None:
+    def __init__(
+        self, clauses: Mapping[str, ClauseSpec], on_no_intent: OnNoIntent = "refuse"
+    ) -> None:
         self.clause_ids = tuple(clauses)
+        self.on_no_intent = on_no_intent
         owners: list[str] = []
         patterns: list[str] = []
         for clause_id, spec in clauses.items():
@@ -43,17 +51,25 @@ class ClauseGuard:
         }
 
     @classmethod
-    def from_policy(cls, policy: Policy) -> ClauseGuard | None:
+    def from_policy(cls, policy: PolicyRef) -> ClauseGuard | None:
         """The clause guard of ``policy``, or None when it defines no clauses."""
-        return cls(policy.clauses) if policy.clauses else None
+        policy = load_policy(policy)
+        return cls(policy.clauses, policy.on_no_intent) if policy.clauses else None
 
     def detect(self, normalized_query: str) -> tuple[str, ...]:
         """Clause ids the (normalised) query asks for, in policy order."""
         hits = {self._owners[i] for i in self._intents.matching(normalized_query)}
         return tuple(c for c in self.clause_ids if c in hits)
 
+    @property
+    def restricts_without_intent(self) -> bool:
+        """True when a query naming no clause lets no chunk through (``on_no_intent: refuse``)."""
+        return self.on_no_intent == "refuse"
+
     def __call__(self, chunk: Chunk, request: Request) -> str | None:
         if not request.intents:
+            if not self.restricts_without_intent:
+                return None  # access_only: the access checks alone decide
             return "the query asks for no clause this policy knows"
         clause_id = chunk.metadata.get("clause_id")
         if clause_id is None:
@@ -63,6 +79,9 @@ class ClauseGuard:
                 f"clause {clause_id} is not what the query asks for ({', '.join(request.intents)})"
             )
         fingerprint = self._fingerprints.get(str(clause_id))
-        if fingerprint is not None and not matches(fingerprint, chunk.text):
+        if fingerprint is not None and not matches(fingerprint, clause_text(chunk.text)):
             return f"the text does not match the {clause_id} fingerprint"
         return None
+
+
+STAGES = (Stage("clause", 20, ClauseGuard.from_policy),)

@@ -4,9 +4,12 @@ Vector search always returns a nearest neighbour, even for "price of bitcoin", s
 decides on the normalised query, in order, stopping at the first tier that decides:
 
 1. ``blocklist``: a listed out-of-domain term as a word, plural or compound -> reject;
-2. ``identifier``: a standard identifier in the query that a retrieved chunk carries in its
-   metadata (not merely its text) -> accept;
-3. ``root``: a domain root within ``root_window`` words of a regulatory context word, with
+2. ``identifier``: a standard identifier in the query that is one of the collection's (given
+   when the guard is built, see :func:`collection_identifiers`) or that a retrieved chunk
+   carries in its metadata (not merely its text) -> accept. A match of the pattern with an
+   empty group 1 is no identifier: a policy uses that to exclude look-alikes ("what is 269");
+3. ``root``: a domain root within ``root_window`` words of a regulatory context word, or a
+   ``signature_terms`` entry (a term only this domain uses, such as "vltd") on its own, with
    similarity at least ``root_min_similarity`` -> accept;
 4. ``dense``: similarity at least ``min_similarity`` -> accept; otherwise ``below_threshold``.
 """
@@ -14,21 +17,24 @@ decides on the normalised query, in order, stopping at the first tier that decid
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from rag_guard_integrations.core.cache import BoundedCache
 from rag_guard_integrations.core.decisions import QueryDecision
+from rag_guard_integrations.core.metadata import metadata_values
 from rag_guard_integrations.core.normalize import CACHED_CHARS, normalize
 from rag_guard_integrations.core.patterns import compile_pattern
+from rag_guard_integrations.embeddings import cosine, unit
 from rag_guard_integrations.guards.domain_terms import TermMatcher, near_pair
+from rag_guard_integrations.policy.loader import load_policy
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Iterable, Sequence
 
     from rag_guard_integrations.core.chunk import Chunk
     from rag_guard_integrations.embeddings import Embedder
-    from rag_guard_integrations.policy.schema import DomainSpec, Policy
+    from rag_guard_integrations.policy.loader import PolicyRef
+    from rag_guard_integrations.policy.schema import DomainSpec
 
 TIERS = ("blocklist", "identifier", "root", "dense", "below_threshold")
 REJECTING = frozenset({"blocklist", "below_threshold"})
@@ -39,7 +45,6 @@ class _Lexical:
     """What the terms of one normalised query say, before any chunk is looked at."""
 
     term: str | None
-    identifiers: tuple[str, ...]
     root: tuple[str, str] | None
 
 
@@ -47,7 +52,9 @@ class _Lexical:
 class DomainSignals:
     """Everything the tiers need about one query and its chunks; thresholds are applied later.
 
-    ``identifier`` is ``(identifier as the chunk writes it, metadata key, chunk position)``.
+    ``identifier`` is ``(identifier as the chunk writes it, metadata key, chunk position)``, or
+    ``(identifier as the query writes it, "collection", None)`` for an identifier the guard
+    was given.
 
     Example:
         >>> tier_for(DomainSignals(root=("water", "isi"), similarity=0.3), 0.20, 0.48)
@@ -55,7 +62,7 @@ class DomainSignals:
     """
 
     term: str | None = None
-    identifier: tuple[str, str, int] | None = None
+    identifier: tuple[str, str, int | None] | None = None
     root: tuple[str, str] | None = None
     similarity: float | None = None
     similarity_source: str | None = None
@@ -89,14 +96,23 @@ class DomainGuard:
         'IS 2062'
     """
 
-    def __init__(self, spec: DomainSpec, embedder: Embedder | None = None) -> None:
+    def __init__(
+        self,
+        spec: DomainSpec,
+        embedder: Embedder | None = None,
+        identifiers: Iterable[str] = (),
+    ) -> None:
         self.spec = spec
         self._embedder = embedder
         self._blocklist = TermMatcher(spec.blocklist, compounds=True)
         self._roots = TermMatcher(spec.roots, compounds=True)
         self._context = TermMatcher(spec.root_context, compounds=False)
+        self._signature = TermMatcher(spec.signature_terms, compounds=False)
         self._identifier: Any = (
             compile_pattern(spec.identifier_pattern) if spec.identifier_pattern else None
+        )
+        self.identifiers = frozenset(
+            found for value in identifiers for found in self._identifiers_of_value(value)
         )
         self._lexical: BoundedCache[str, _Lexical] = BoundedCache(8192, max_key_len=CACHED_CHARS)
         self._identifiers: BoundedCache[str, tuple[str, ...]] = BoundedCache(
@@ -106,9 +122,12 @@ class DomainGuard:
         self._queries: BoundedCache[str, Any] = BoundedCache(4096, max_key_len=CACHED_CHARS)
 
     @classmethod
-    def from_policy(cls, policy: Policy, embedder: Embedder | None = None) -> DomainGuard | None:
+    def from_policy(
+        cls, policy: PolicyRef, embedder: Embedder | None = None, identifiers: Iterable[str] = ()
+    ) -> DomainGuard | None:
         """The guard for ``policy.domain``, or None when the policy has no domain section."""
-        return None if policy.domain is None else cls(policy.domain, embedder)
+        policy = load_policy(policy)
+        return None if policy.domain is None else cls(policy.domain, embedder, identifiers)
 
     @property
     def embedder(self) -> Embedder:
@@ -140,8 +159,12 @@ class DomainGuard:
         lexical = self._lexical.remember(text, lambda: self._read(text))
         if lexical.term is not None:
             return DomainSignals(term=lexical.term)
-        if lexical.identifiers:
-            found = self._carried(lexical.identifiers, chunks)
+        typed = self._identifiers_in(text) if self._identifier is not None else ()
+        if typed:
+            known = next((i for i in typed if _canonical(i) in self.identifiers), None)
+            if known is not None:
+                return DomainSignals(identifier=(known, "collection", None))
+            found = self._carried(tuple(_canonical(i) for i in typed), chunks)
             if found is not None:
                 return DomainSignals(identifier=found)
         similarity, source = self._similarity(text, chunks)
@@ -150,30 +173,37 @@ class DomainGuard:
     def _read(self, text: str) -> _Lexical:
         term = self._blocklist.first(text)
         if term is not None:
-            return _Lexical(term, (), None)
+            return _Lexical(term, None)
         root = near_pair(
             text, self._roots.find(text), self._context.find(text), self.spec.root_window
         )
-        return _Lexical(None, self._identifiers_in(text), root)
+        if root is None and (signature := self._signature.first(text)) is not None:
+            root = (signature, signature)
+        return _Lexical(None, root)
 
     def _identifiers_in(self, text: str) -> tuple[str, ...]:
+        """The identifiers the pattern finds in ``text``, as written there."""
         if self._identifier is None:
             return ()
         group = 1 if self._identifier.groups >= 1 else 0
-        found = (_canonical(m.group(group) or "") for m in self._identifier.finditer(text))
+        found = ((m.group(group) or "").strip() for m in self._identifier.finditer(text))
         return tuple(dict.fromkeys(i for i in found if i))
+
+    def _identifiers_of_value(self, value: str) -> tuple[str, ...]:
+        """Canonical identifiers of a metadata value: what the pattern finds, and the value
+        itself (a metadata field that holds identifiers is trusted to hold one)."""
+        typed = self._identifiers_in(normalize(value))
+        return tuple(dict.fromkeys(c for c in (*map(_canonical, typed), _canonical(value)) if c))
 
     def _carried(
         self, wanted: tuple[str, ...], chunks: Sequence[Chunk]
-    ) -> tuple[str, str, int] | None:
+    ) -> tuple[str, str, int | None] | None:
         for position, chunk in enumerate(chunks):
             for key in self.spec.identifier_keys:
-                for value in _values(chunk.metadata.get(key)):
+                for value in metadata_values(chunk.metadata.get(key)):
                     cached = self._identifiers.get(value)
                     if cached is None:
-                        cached = self._identifiers.put(
-                            value, self._identifiers_in(normalize(value))
-                        )
+                        cached = self._identifiers.put(value, self._identifiers_of_value(value))
                     if any(identifier in cached for identifier in wanted):
                         return value, key, position
         return None
@@ -184,7 +214,7 @@ class DomainGuard:
         scores = [chunk.score for chunk in chunks]
         if all(score is not None for score in scores):
             return max(s for s in scores if s is not None), "retriever"
-        query_vector = self._queries.remember(text, lambda: _unit(self.embedder.embed_query(text)))
+        query_vector = self._queries.remember(text, lambda: unit(self.embedder.embed_query(text)))
         vectors = [self._vectors.get(chunk.text) for chunk in chunks]
         missing = list(
             dict.fromkeys(c.text for c, v in zip(chunks, vectors, strict=True) if v is None)
@@ -192,12 +222,12 @@ class DomainGuard:
         if missing:
             embedded = self.embedder.embed_documents(missing)
             fresh = {
-                t: self._vectors.put(t, _unit(v)) for t, v in zip(missing, embedded, strict=True)
+                t: self._vectors.put(t, unit(v)) for t, v in zip(missing, embedded, strict=True)
             }
             vectors = [
                 fresh[c.text] if v is None else v for c, v in zip(chunks, vectors, strict=True)
             ]
-        return max(_dot(query_vector, vector) for vector in vectors), "embedder"
+        return max(cosine(query_vector, vector) for vector in vectors), "embedder"
 
     def _reason(self, tier: str, signals: DomainSignals) -> str:
         """One readable sentence saying why the tier decided as it did."""
@@ -206,14 +236,17 @@ class DomainGuard:
             return f"The query mentions {signals.term!r}, which the policy lists as out of domain."
         if signals.identifier is not None:
             value, key, position = signals.identifier
+            if position is None:
+                return f"The query names {value}, an identifier of the collection."
             return f"The query names {value}, which retrieved chunk {position} carries as {key!r}."
         if score is None:
             return "Nothing was retrieved to compare the query with, so it counts as out of domain."
         if signals.root is not None and tier in {"root", "below_threshold"}:
             root, context = signals.root
             verdict = "reaches" if tier == "root" else "is below"
+            where = "a term only this domain uses" if root == context else f"next to {context!r}"
             return (
-                f"The query uses the domain term {root!r} next to {context!r}, and its best "
+                f"The query uses the domain term {root!r} {where}, and its best "
                 f"similarity {score:.2f} {verdict} the floor {spec.root_min_similarity:.2f}."
             )
         verdict = "reaches" if tier == "dense" else "is below"
@@ -228,50 +261,28 @@ def _evidence(tier: str, signals: DomainSignals, chunks: Sequence[Chunk]) -> dic
         return {"term": signals.term}
     if tier == "identifier" and signals.identifier is not None:
         value, key, position = signals.identifier
-        return {"identifier": value, "key": key, "chunk": position, "chunk_id": chunks[position].id}
+        chunk_id = None if position is None else chunks[position].id
+        return {"identifier": value, "key": key, "chunk": position, "chunk_id": chunk_id}
     out: dict[str, Any] = {"score": signals.similarity}
     if signals.root is not None:
         out["root"], out["context"] = signals.root
     return out
 
 
+def collection_identifiers(chunks: Iterable[Chunk], keys: Sequence[str]) -> list[str]:
+    """Every value the ``keys`` metadata of ``chunks`` holds: the collection's identifiers.
+
+    Example:
+        >>> from rag_guard_integrations.data import load_corpus
+        >>> "IS 2062" in collection_identifiers(load_corpus("bis"), ["standard"])
+        True
+    """
+    found = (
+        v for chunk in chunks for key in keys for v in metadata_values(chunk.metadata.get(key))
+    )
+    return list(dict.fromkeys(found))
+
+
 def _canonical(identifier: str) -> str:
     """``IS 2062``, ``is-2062`` and ``IS2062`` compare equal."""
     return "".join(ch for ch in identifier.casefold() if ch.isalnum())
-
-
-def _values(value: object) -> tuple[str, ...]:
-    if value is None:
-        return ()
-    if isinstance(value, str):
-        return (value,)
-    if isinstance(value, list | tuple | set | frozenset):
-        return tuple(str(v) for v in value if v is not None)
-    return (str(value),)
-
-
-@lru_cache(maxsize=1)
-def _numpy() -> Any:
-    """numpy when the embeddings extra brought it, else None (the core imports without it)."""
-    try:
-        import numpy  # noqa: PLC0415 - optional, comes with the embeddings extra
-    except ImportError:
-        return None
-    return numpy
-
-
-def _unit(vector: Sequence[float]) -> Any:
-    """The vector scaled to length 1, so that a dot product is the cosine similarity."""
-    np = _numpy()
-    if np is not None:
-        array = np.asarray(vector, dtype=np.float32)
-        norm = float(np.linalg.norm(array))
-        return array / norm if norm else array
-    norm = sum(x * x for x in vector) ** 0.5
-    return [x / norm for x in vector] if norm else list(vector)
-
-
-def _dot(a: Any, b: Any) -> float:
-    if _numpy() is not None:
-        return float(a @ b)
-    return float(sum(x * y for x, y in zip(a, b, strict=True)))

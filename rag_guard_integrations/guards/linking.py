@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from rag_guard_integrations.core.decisions import Link
+from rag_guard_integrations.core.metadata import metadata_values
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping, Sequence
@@ -19,10 +20,10 @@ class Group:
     links: tuple[Link, ...]
 
 
-def _values(value: Any) -> Iterable[str]:
-    items = value if isinstance(value, list | tuple | set | frozenset) else [value]
-    for item in items:
-        text = " ".join(str(item).casefold().split())
+def _link_values(value: object) -> Iterable[str]:
+    """Values case-folded with white space squeezed: ``ACME  Ltd`` links ``acme ltd``."""
+    for item in metadata_values(value):
+        text = " ".join(item.casefold().split())
         if text:
             yield text
 
@@ -49,7 +50,7 @@ def link_groups(
         for key in keys:
             if meta.get(key) is None:
                 continue
-            for value in _values(meta[key]):
+            for value in _link_values(meta[key]):
                 holder = first_holder.setdefault((key, value), index)
                 a, b = root(holder), root(index)
                 if a != b:

@@ -47,7 +47,11 @@ def conclude(
     The record is ``result.summary()`` plus ``fetched``, ``dropped`` (denied by the guard) and
     ``returned`` counts; it never holds chunk text. It is logged at INFO here.
     """
-    kept = [documents[i] for i in result.allowed_indices]
+    masked = result.redacted
+    kept = [
+        _with_text(documents[i], masked[i]) if i in masked else documents[i]
+        for i in result.allowed_indices
+    ]
     returned = kept if limit is None else kept[:limit]
     record = {
         **result.summary(),
@@ -88,6 +92,11 @@ def reject_if_asked(result: GuardResult, raise_on_reject: bool) -> None:
     """Raise :class:`QueryRejected` when the domain guard refused the query and the caller asked."""
     if raise_on_reject and not result.query.allowed:
         raise QueryRejected(result.query)
+
+
+def _with_text(document: Document, text: str) -> Document:
+    """A copy of ``document`` holding the masked ``text`` (the caller's object is untouched)."""
+    return document.model_copy(update={"page_content": text, "metadata": dict(document.metadata)})
 
 
 def _unheard(callbacks: Callbacks) -> bool:

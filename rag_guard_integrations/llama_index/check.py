@@ -84,6 +84,13 @@ def _chunk(item: object, position: int) -> Chunk:
     return Chunk.from_any(item, position=position)
 
 
+def _with_text(item: NodeWithScore, text: str) -> NodeWithScore:
+    """A copy of ``item`` whose node holds the masked ``text`` (the caller's node is untouched)."""
+    node = item.node.model_copy(update={"metadata": dict(item.node.metadata)})
+    node.set_content(text)
+    return NodeWithScore(node=node, score=item.score)
+
+
 def _conclude(
     guard: Guard,
     nodes: Sequence[NodeWithScore],
@@ -92,7 +99,8 @@ def _conclude(
     source: str,
 ) -> GuardedNodes:
     allowed = result.allowed_indices
-    kept = [nodes[i] for i in allowed]
+    masked = result.redacted
+    kept = [_with_text(nodes[i], masked[i]) if i in masked else nodes[i] for i in allowed]
 
     def event() -> GuardDecisionEvent:
         passed = set(allowed)

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 from rag_guard_integrations.core.errors import PolicyError
 from rag_guard_integrations.core.labels import UNCLASSIFIED, clean_label
 from rag_guard_integrations.policy.loader import load_policy, parse_policy
+from rag_guard_integrations.policy.schema import CHECKING_SECTIONS
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -59,8 +60,23 @@ def consistency_problems(policy: Policy, source: str) -> list[str]:
                 f"{source}: classifiers.builtin.{name} gives label {label!r} that labels: does "
                 "not declare; declare it"
             )
-    if not (policy.rules or policy.clauses or policy.domain or policy.access.attributes):
+    recognised = {clean_label(p.label) for p in policy.classifiers.patterns}
+    recognised |= {clean_label(label) for label in policy.classifiers.builtin.values()}
+    problems.extend(
+        f"{source}: rules[{index}] ({rule.name}) redacts label {label!r} that no recogniser "
+        "gives, so its chunks are dropped, not masked; map a recogniser to it or use block"
+        for index, rule in enumerate(policy.rules)
+        if rule.action == "redact"
+        for label in rule.trigger.all_present
+        if label not in recognised
+    )
+    if not any(_configured(policy, name) for name in CHECKING_SECTIONS):
         problems.append(
-            f"{source}: the policy checks nothing; add rules, clauses, domain or access"
+            f"{source}: the policy checks nothing; add one of {', '.join(CHECKING_SECTIONS)}"
         )
     return problems
+
+
+def _configured(policy: Policy, section: str) -> bool:
+    default = type(policy).model_fields[section].get_default(call_default_factory=True)
+    return bool(getattr(policy, section) != default)

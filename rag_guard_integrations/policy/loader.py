@@ -15,6 +15,8 @@ from rag_guard_integrations.policy.schema import Policy
 if TYPE_CHECKING:
     from collections.abc import Iterator, Mapping, Sequence
 
+PolicyRef = Policy | str | Path
+"""What every ``from_policy`` and :func:`load_policy` take: a Policy, a built-in name or a path."""
 MAX_YAML_NODES = 100_000
 _BUILTIN_POLICIES = Path(__file__).resolve().parent.parent / "policies"
 
@@ -56,26 +58,45 @@ def resolve(ref: str | Path, base: Path | None = None) -> Path:
     return path
 
 
-def load_policy(*refs: str | Path) -> Policy:
-    """Load and merge one or more policies (built-in names or paths) into one :class:`Policy`.
+def load_policy(*refs: PolicyRef) -> Policy:
+    """Load and merge one or more policies (loaded ones, built-in names or paths) into one
+    :class:`Policy`; a single loaded policy comes back as it is.
 
     Example:
         >>> policy = load_policy("contracts", "default")
         >>> "TERMINATION_NOTICE" in policy.clauses
         True
+        >>> load_policy(policy) is policy
+        True
     """
     if not refs:
         raise PolicyError("load_policy needs at least one built-in name or path")
+    if len(refs) == 1 and isinstance(refs[0], Policy):
+        return refs[0]
     files: list[tuple[str, dict[str, Any]]] = []
     seen: set[Path] = set()
     names = []
     for ref in refs:
+        if isinstance(ref, Policy):
+            names.append(ref.name or "policy")
+            files.extend(_from_loaded(ref, seen))
+            continue
         expanded = list(_expand(resolve(ref), seen, ()))
         if expanded:
             source, data = expanded[-1]
             names.append(str(data.get("name") or _stem(source)))
         files.extend(expanded)
     return _merge(files, "+".join(names))
+
+
+def _from_loaded(policy: Policy, seen: set[Path]) -> list[tuple[str, dict[str, Any]]]:
+    """A loaded policy as merge input: its files read again when it came from files (so that a
+    shared ``extends`` is merged once), else its fields."""
+    paths = [Path(source) for source in policy.sources]
+    if paths and all(path.is_file() for path in paths):
+        return [item for path in paths for item in _expand(path.resolve(), seen, ())]
+    fields = policy.model_dump(exclude_defaults=True, exclude={"name", "extends"})
+    return [(" + ".join(policy.sources) or policy.name or "policy", fields)]
 
 
 def parse_policy(text: str, source: str = "<string>") -> Policy:

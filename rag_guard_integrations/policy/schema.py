@@ -6,8 +6,9 @@ from typing import Annotated, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from rag_guard_integrations.core.errors import PatternCompileError
 from rag_guard_integrations.core.labels import UNCLASSIFIED, clean_label
-from rag_guard_integrations.core.patterns import PatternCompileError, compile_pattern
+from rag_guard_integrations.core.patterns import compile_pattern
 
 
 def _check_regex(pattern: str) -> str:
@@ -27,6 +28,9 @@ DEFAULT_REFUSAL = (
     "Sorry, I can only answer questions about the documents in this collection, and this "
     "request looks outside that domain. Please rephrase it about a topic the collection covers."
 )
+
+
+OnNoIntent = Literal["refuse", "access_only"]
 
 
 class _Strict(BaseModel):
@@ -71,9 +75,19 @@ class DomainSpec(_Strict):
         default_factory=list, description="regulatory words a root must stand next to"
     )
     root_window: int = Field(4, ge=1, le=50, description="words either side searched for context")
+    signature_terms: list[str] = Field(
+        default_factory=list, description="terms only this domain uses: tier 3 with no context"
+    )
     root_min_similarity: Threshold = Field(0.20, description="similarity floor for tier 3")
     min_similarity: Threshold = Field(0.45, description="dense threshold (tier 4)")
     refusal: str = Field(DEFAULT_REFUSAL, description="text shown when a query is rejected")
+
+
+class RecencySpec(_Strict):
+    """Deny chunks whose date is older than ``max_age_days``, and chunks with no date."""
+
+    field: str = Field("updated_at", min_length=1, description="metadata key holding the date")
+    max_age_days: float = Field(gt=0, description="oldest allowed age, in days")
 
 
 class LinkingSpec(_Strict):
@@ -82,13 +96,18 @@ class LinkingSpec(_Strict):
     keys: list[str] = Field(default_factory=list)
 
 
+ValidatorName = Literal["luhn", "iban", "us_ssn", "ipv4"]
+"""The validators a pattern recogniser can name (implemented under the same names in
+``classify.recognizers.validators``)."""
+
+
 class PatternSpec(_Strict):
     """A regex recogniser declared in the policy."""
 
     name: str
     label: str
     regex: Pattern
-    validator: Literal["luhn", "iban", "us_ssn", "ipv4"] | None = None
+    validator: ValidatorName | None = None
     context: list[str] = Field(default_factory=list, description="counts only near these words")
 
 
@@ -120,13 +139,25 @@ class TriggerSpec(_Strict):
         return list(dict.fromkeys(clean_label(label) for label in value))
 
 
+Mode = Literal["enforce", "shadow"]
+
+
 class RuleSpec(_Strict):
     """A combination rule."""
 
     name: str
-    action: Literal["block", "warn"] = "block"
+    action: Literal["block", "warn", "redact"] = Field(
+        "block",
+        description="block: drop the carriers; warn: record only; redact: mask the carriers' "
+        "recogniser spans as [LABEL] (dropped when a label has no span to mask)",
+    )
     trigger: TriggerSpec
     message: str = ""
+    mode: Mode = Field("enforce", description="shadow: evaluate and record, enforce nothing")
+
+
+CHECKING_SECTIONS = ("access", "clauses", "domain", "recency", "rules")
+"""The sections that make a policy check something (each feeds a guard stage)."""
 
 
 class Policy(_Strict):
@@ -138,6 +169,7 @@ class Policy(_Strict):
     access: AccessSpec = Field(default_factory=AccessSpec)
     clauses: dict[str, ClauseSpec] = Field(default_factory=dict)
     domain: DomainSpec | None = None
+    recency: RecencySpec | None = None
     linking: LinkingSpec = Field(default_factory=LinkingSpec)
     classifiers: ClassifiersSpec = Field(default_factory=ClassifiersSpec)
     labels: dict[str, LabelSpec] = Field(default_factory=dict)
@@ -145,7 +177,12 @@ class Policy(_Strict):
     on_block: Literal["drop_chunks", "empty", "raise"] = "drop_chunks"
     classify: Literal["fill_missing", "always", "never"] = "fill_missing"
     no_context_refusal: str = "No authorized matching clause found."
+    on_no_intent: OnNoIntent = Field(
+        "refuse",
+        description="a query naming no clause: refuse it, or apply the access checks only",
+    )
     rules: list[RuleSpec] = Field(default_factory=list)
+    mode: Mode = Field("enforce", description="shadow: evaluate and record, enforce nothing")
     sources: tuple[str, ...] = Field(default=(), exclude=True)
 
     @model_validator(mode="after")

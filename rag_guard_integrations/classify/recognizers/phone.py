@@ -1,25 +1,120 @@
-"""Phone numbers: E.164 (``+44 20 7946 0958``) and common national forms, near a phone word."""
+"""Phone numbers: international (``+44 20 7946 0958``) and national forms (``(020) 7946 0958``).
+
+A run of digit groups is a phone number when a phone word is near it (the context boost), or,
+with no such word, when it is unambiguous: written in international form with a possible
+length for its country code, or a valid number of one of :data:`DEFAULT_REGIONS` written with
+phone-style separators. Validity comes from ``phonenumbers`` (Google's libphonenumber), loaded
+only when a digit run needs it. Unit and house numbers ("Suite 400 2100 Main Street"), money
+and year ranges are never phone numbers.
+"""
 
 from __future__ import annotations
 
-from rag_guard_integrations.classify.recognizers.recognizer import Recognizer
-from rag_guard_integrations.classify.recognizers.validators import phone_number
+from functools import lru_cache
+from typing import Any
 
+from rag_guard_integrations.classify.recognizers.recognizer import Recognizer
+from rag_guard_integrations.classify.recognizers.validators import digits, phone_number
+from rag_guard_integrations.core.patterns import compile_pattern
+
+DEFAULT_REGIONS = ("US", "GB", "IN", "CA", "AU", "FR")
+"""Regions whose national numbers count without a phone word (written with separators).
+
+Only regions with fixed-length numbering: where numbers vary in length (Germany, Austria), a
+postcode or a house number is as often a valid number as a telephone is.
+"""
+
+_MIN_DIGITS = 7
 _GROUP = r"\d{1,4}"
 _FIRST = rf"(?:\+ ?{_GROUP}|\({_GROUP}\)|\b{_GROUP})"
 # Later groups: a space, dot or hyphen, an optional "(0)" or "(area)", then digits.
 _NEXT = rf"(?:[ .\-]?(?:\({_GROUP}\)[ .\-]?)?{_GROUP})"
 _EXTENSION = r"(?: ?(?:x|ext\.?|extension) ?\d{1,6})"
+# Words that make the digits next to them something else: a currency before, a unit or box
+# word before, a street word after. They are part of the match so that the validator sees them.
+_CURRENCY = r"(?:[$€£¥₹]|\b(?:rs|inr|usd|eur|gbp)\.?) ?"
+_UNIT = r"\b(?:suite|ste|unit|apt|apartment|room|rm|floor|fl|box|flat|bldg|building)\.? ?#? ?"
+_STREET = (
+    r"(?: [a-z][a-z'-]*){0,2} (?:st|street|rd|road|ave|avenue|blvd|boulevard|lane|ln|drive"
+    r"|highway|hwy|parkway|pkwy|terrace|crescent)\b"
+    # Street words that come first: "12 rue de la gare", "48 via roma", "7 calle mayor".
+    r"| (?:rue|via|viale|calle|avenida|av|rua|chemin|allee|strasse|piazza|plaza|carrer|ul)\b"
+)
+_YEAR_RANGE = r"^(?:19|20)\d{2} ?[-/] ?(?:19|20)\d{2}$"
+_NOT_A_NUMBER = compile_pattern(rf"^(?:{_CURRENCY}|{_UNIT})|(?:{_STREET})$|{_YEAR_RANGE}")
+_INTERNATIONAL_PREFIX = compile_pattern(r"^(?:\+|00|011)")
+_SEPARATED = compile_pattern(r"\d[ .\-()]+\d|^\(")
+
+
+def plausible_phone(text: str) -> bool:
+    """A phone-sized digit run that is not money, a unit or house number, or a year range."""
+    # Most digit runs in prose ("Section 8.3", "30 days") are short: count before any regex.
+    if sum(c.isdigit() for c in text) < _MIN_DIGITS:
+        return False
+    return _NOT_A_NUMBER.search(text) is None and phone_number(text)
+
+
+@lru_cache(maxsize=4096)
+def unambiguous_phone(text: str) -> bool:
+    """True when ``text`` (which :func:`plausible_phone` accepts) is a phone number even with
+    no phone word near it."""
+    number = text.strip()
+    if number.startswith("+"):
+        return _international(number[1:])
+    # Without a "+", only a number written in groups is told apart from an id or an account
+    # number ("004417723" is one).
+    if _SEPARATED.search(number) is None:
+        return False
+    prefix = _INTERNATIONAL_PREFIX.search(number)
+    if prefix is not None:
+        return _international(number[prefix.end() :])
+    return any(_valid_national(number, region) for region in DEFAULT_REGIONS)
+
+
+def _international(rest: str) -> bool:
+    phonenumbers = _library()
+    try:
+        parsed = phonenumbers.parse("+" + rest.lstrip(" +"), None)
+    except phonenumbers.NumberParseException:
+        return False
+    return bool(phonenumbers.is_possible_number(parsed))
+
+
+def _valid_national(number: str, region: str) -> bool:
+    phonenumbers = _library()
+    try:
+        parsed = phonenumbers.parse(number, region)
+    except phonenumbers.NumberParseException:
+        return False
+    if not phonenumbers.is_valid_number(parsed):
+        return False
+    # Written the way the region writes it, trunk prefix included: "020 7946 0958" is a London
+    # number, "555-123-4567" is not one (it lacks the 0).
+    written = phonenumbers.format_number(parsed, phonenumbers.PhoneNumberFormat.NATIONAL)
+    return digits(written) == digits(number)
+
+
+@lru_cache(maxsize=1)
+def _library() -> Any:
+    # Imported on the first digit run that needs it: ``import rag_guard_integrations`` and text
+    # without phone-sized digit runs never pay for its metadata.
+    import phonenumbers  # noqa: PLC0415
+
+    return phonenumbers
+
 
 PHONE = Recognizer(
     name="phone",
     label="pii",
     # Matches the whole run of digit groups; the validator then counts its digits, so a
     # 16-digit card number is one rejected run rather than a phone-sized piece of it.
-    regex=rf"{_FIRST}{_NEXT}{{1,7}}{_EXTENSION}?\b",
-    validator=phone_number,
-    # Digit groups are everywhere (amounts, codes, postcodes): a run counts as a phone number
-    # only where text around it talks about phoning.
+    regex=rf"(?:{_CURRENCY}|{_UNIT})?{_FIRST}{_NEXT}{{1,7}}{_EXTENSION}?\b(?:{_STREET})?",
+    validator=plausible_phone,
+    standalone=unambiguous_phone,
+    # Seven digits with at most short separators between them: the least a phone number has.
+    standalone_regex=r"\d(?:[ .\-()]{0,3}\d){6}",
+    # Digit groups are everywhere (amounts, codes, postcodes): a run that is not unambiguous
+    # counts only where text around it talks about phoning.
     context=(
         "phone",
         "telephone",
@@ -27,6 +122,7 @@ PHONE = Recognizer(
         "ph",
         "call",
         "mobile",
+        "mob",
         "cell",
         "cellphone",
         "fax",
@@ -43,6 +139,7 @@ PHONE = Recognizer(
         "helpline",
         "voicemail",
         "switchboard",
+        "answer",
         "office",
         "desk",
         "direct",
@@ -50,4 +147,4 @@ PHONE = Recognizer(
         "extension",
     ),
 )
-"""``+1-202-555-0173``, ``(020) 7946 0958``, ``555.123.4567 x12`` after "call", "tel", ...."""
+"""``+1-202-555-0173`` anywhere; ``(020) 7946 0958``, ``555.123.4567 x12`` after "call", ..."""

@@ -6,6 +6,7 @@ import dataclasses
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
+from rag_guard_integrations.core.errors import ArgumentError
 from rag_guard_integrations.core.labels import clean_label
 from rag_guard_integrations.core.patterns import compile_pattern
 
@@ -17,7 +18,9 @@ DEFAULT_WINDOW = 40
 class Recognizer:
     """One kind of sensitive value: where it is (``regex``), what it means (``label``), and
     when a match really counts (``validator`` accepts the matched text, and one of the
-    ``context`` words occurs within ``window`` characters of the match).
+    ``context`` words occurs within ``window`` characters of the match, or ``standalone``
+    accepts it as unambiguous without any context word). ``standalone_regex`` is where such
+    a value can be at all (cheap to test: text without it is not scanned for one).
 
     Patterns run on normalised text (case-folded, zero-width characters removed, full-width
     digits folded), so write them in lower case.
@@ -34,16 +37,24 @@ class Recognizer:
     validator: Validator | None = None
     context: tuple[str, ...] = ()
     window: int = DEFAULT_WINDOW
+    standalone: Validator | None = None
+    standalone_regex: str | None = None
 
     def __post_init__(self) -> None:
         if not self.name:
-            raise ValueError("a recognizer needs a non-empty name")
+            raise ArgumentError("a recognizer needs a non-empty name")
         label = clean_label(self.label)
         if not label:
-            raise ValueError(f"recognizer {self.name!r} has an empty label; give one")
+            raise ArgumentError(f"recognizer {self.name!r} has an empty label; give one")
         if self.window < 0:
-            raise ValueError(f"recognizer {self.name!r}: window={self.window} must be >= 0")
+            raise ArgumentError(f"recognizer {self.name!r}: window={self.window} must be >= 0")
         compile_pattern(self.regex)  # fail at definition, not at the first chunk
+        if (self.standalone is None) != (self.standalone_regex is None):
+            raise ValueError(
+                f"recognizer {self.name!r}: give standalone and standalone_regex together"
+            )
+        if self.standalone_regex is not None:
+            compile_pattern(self.standalone_regex)
         # Frozen slots dataclass: normalise the fields in place once.
         object.__setattr__(self, "label", label)
         object.__setattr__(self, "context", _words(self.context))

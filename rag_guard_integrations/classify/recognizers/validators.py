@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import ipaddress
 import re
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, get_args
 
 from rag_guard_integrations.core.patterns import compile_pattern
+from rag_guard_integrations.policy.schema import ValidatorName
 
 if TYPE_CHECKING:
     from rag_guard_integrations.classify.recognizers.recognizer import Validator
@@ -122,4 +123,5 @@ def phone_number(text: str) -> bool:
     return low <= len(digits(number)) <= high and _NOT_PHONE.search(number.strip()) is None
 
 
-VALIDATORS: dict[str, Validator] = {"luhn": luhn, "iban": iban, "us_ssn": us_ssn, "ipv4": ipv4}
+# The schema lists the names a policy may use; each is the name of a function above.
+VALIDATORS: dict[str, Validator] = {name: globals()[name] for name in get_args(ValidatorName)}

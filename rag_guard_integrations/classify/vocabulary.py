@@ -1,12 +1,12 @@
-"""What the model-backed classifiers share: binding to a vocabulary, label specs, text keys."""
+"""Binding a classifier to a label vocabulary: the shared base and ``labels=`` parsing."""
 
 from __future__ import annotations
 
 import copy
-import hashlib
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, TypeVar
 
+from rag_guard_integrations.core.errors import InputError
 from rag_guard_integrations.core.labels import UNCLASSIFIED, clean_label
 from rag_guard_integrations.policy.schema import LabelSpec
 
@@ -58,7 +58,7 @@ def label_specs(labels: LabelsArg | None) -> dict[str, LabelSpec] | None:
     specs: dict[str, LabelSpec] = {}
     for name, value in items:
         if not isinstance(value, str | LabelSpec):
-            raise TypeError(
+            raise InputError(
                 f"labels[{name!r}] is a {type(value).__name__}; give a description string "
                 "or a LabelSpec"
             )
@@ -66,25 +66,3 @@ def label_specs(labels: LabelsArg | None) -> dict[str, LabelSpec] | None:
         if label and label != UNCLASSIFIED:
             specs[label] = LabelSpec(description=value) if isinstance(value, str) else value
     return specs
-
-
-def text_key(text: str) -> str:
-    """A fixed-size cache key for a text (its sha256), so long chunks are not kept twice."""
-    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
-
-
-def check_threshold(name: str, value: float) -> float:
-    """A cosine threshold must lie in [-1, 1].
-
-    Raises:
-        ValueError: naming the argument, the value and the allowed range.
-    """
-    if not -1.0 <= value <= 1.0:
-        raise ValueError(f"{name}={value!r} is outside [-1, 1]; use a cosine similarity")
-    return float(value)
-
-
-def describe_error(error: BaseException) -> str:
-    """``"ConnectError: [Errno 111] Connection refused"``: type and first line of the message."""
-    lines = str(error).splitlines()
-    return f"{type(error).__name__}: {lines[0]}" if lines else type(error).__name__

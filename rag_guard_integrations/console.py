@@ -1,4 +1,5 @@
-"""Shared output helpers: JSON or a plain table, and a progress bar on stderr."""
+"""Terminal output shared by the CLI and the evaluations: JSON or a plain table, and a progress
+bar on stderr."""
 
 from __future__ import annotations
 
@@ -10,7 +11,6 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator, Sequence
-    from pathlib import Path
 
 T = TypeVar("T")
 
@@ -58,21 +58,3 @@ def heading(text: str) -> None:
 def snippet(text: str, width: int = 60) -> str:
     """One line of at most ``width`` characters."""
     return textwrap.shorten(" ".join(text.split()), width=width, placeholder="...")
-
-
-def read_jsonl(path: Path) -> list[tuple[int, Any]]:
-    """``(line number, value)`` for every non-blank line of ``path``; a bad line is a one-line
-    error naming file and line."""
-    records = []
-    with path.open(encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                records.append((number, json.loads(line)))
-            except json.JSONDecodeError as error:
-                raise ValueError(
-                    f"{path} line {number}: not valid JSON ({error.msg}); "
-                    "write one JSON object per line"
-                ) from None
-    return records

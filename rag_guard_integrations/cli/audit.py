@@ -1,0 +1,152 @@
+"""``rag-guard audit FILE``: summarise a JSONL file of audit records (v1) per rule, stage and
+principal, as tables or ``--json``."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from rag_guard_integrations.console import print_json, table
+from rag_guard_integrations.core.audit import AUDIT_VERSION
+from rag_guard_integrations.core.errors import DataError
+from rag_guard_integrations.data.jsonl import read_jsonl
+
+if TYPE_CHECKING:
+    import argparse
+
+EXIT_OK, EXIT_FINDINGS = 0, 1
+_CHUNK_KEYS = ("decision", "enforced", "stage", "rule")
+
+
+def register(commands: argparse._SubParsersAction[Any]) -> None:
+    """Add the ``audit`` sub-command."""
+    parser = commands.add_parser(
+        "audit", help="summarise audit records (JSONL) per rule, stage and principal"
+    )
+    parser.add_argument("file", type=Path, help="JSONL file, one audit record v1 a line")
+    parser.add_argument("--json", action="store_true", help="machine-readable summary")
+    parser.set_defaults(run=run)
+
+
+@dataclass
+class Tally:
+    """Counts for one rule, stage or principal."""
+
+    requests: set[str] = field(default_factory=set)
+    counts: Counter[str] = field(default_factory=Counter)
+
+    def add(self, request_id: str, *keys: str) -> None:
+        self.requests.add(request_id)
+        self.counts.update(keys)
+
+    def to_dict(self) -> dict[str, int]:
+        return {"requests": len(self.requests), **dict(sorted(self.counts.items()))}
+
+
+def summarise(records: list[tuple[int, Any]], source: Path) -> dict[str, Any]:
+    """Totals and per-rule, per-stage and per-principal counts of ``records``."""
+    totals: Counter[str] = Counter()
+    rules: dict[str, Tally] = {}
+    stages: dict[str, Tally] = {}
+    principals: dict[str, Tally] = {}
+    for number, record in records:
+        _validate(record, source, number)
+        request = str(record["request_id"])
+        who = principals.setdefault(str(record["principal"] or "(none)"), Tally())
+        totals["requests"] += 1
+        totals["refused"] += bool(record.get("refused"))
+        totals["shadow_mode"] += record.get("mode") == "shadow"
+        who.add(request, "requests", *(["refused"] if record.get("refused") else []))
+        for chunk in record["chunks"]:
+            outcome = _outcome(chunk)
+            totals.update(["chunks", outcome])
+            who.add(request, f"chunks_{outcome}")
+            if chunk["decision"] != "allow":
+                stages.setdefault(str(chunk["stage"]), Tally()).add(request, outcome)
+            if chunk["rule"] is not None:
+                rules.setdefault(str(chunk["rule"]), Tally()).add(request, outcome)
+        for rule in record.get("rules", []):
+            fired = "fired" if rule.get("enforced", True) else "fired_shadow"
+            rules.setdefault(str(rule["rule"]), Tally()).add(request, fired)
+    return {
+        "records": len(records),
+        "totals": dict(sorted(totals.items())),
+        "rules": {name: t.to_dict() for name, t in sorted(rules.items())},
+        "stages": {name: t.to_dict() for name, t in sorted(stages.items())},
+        "principals": {name: t.to_dict() for name, t in sorted(principals.items())},
+    }
+
+
+def run(args: argparse.Namespace) -> int:
+    """Exit 0 when nothing was denied by a rule or a rejected query, 1 when something was."""
+    records = list(read_jsonl(args.file))
+    if not records:
+        raise DataError(
+            f"{args.file} holds no audit records; log them with the "
+            "rag_guard_integrations.audit logger, one JSON record a line"
+        )
+    summary = summarise(records, args.file)
+    if args.json:
+        print_json(summary)
+    else:
+        _print_tables(summary)
+    flagged = summary["totals"].get("denied", 0) + summary["totals"].get("redacted", 0)
+    return EXIT_FINDINGS if flagged else EXIT_OK
+
+
+def _outcome(chunk: dict[str, Any]) -> str:
+    decision = chunk["decision"]
+    if decision == "allow":
+        return "allowed"
+    suffix = "" if chunk["enforced"] else "_shadow"
+    return ("denied" if decision == "deny" else "redacted") + suffix
+
+
+def _validate(record: Any, source: Path, number: int) -> None:
+    where = f"{source} line {number}"
+    if not isinstance(record, dict) or record.get("version") != AUDIT_VERSION:
+        raise DataError(
+            f'{where}: not an audit record v{AUDIT_VERSION} (no "version": 1); '
+            "pass the JSON lines written by GuardResult.audit()"
+        )
+    missing = [k for k in ("request_id", "principal", "chunks") if k not in record]
+    chunks = record.get("chunks")
+    if not missing and not isinstance(chunks, list):
+        missing = ["chunks (a list)"]
+    for chunk in chunks if isinstance(chunks, list) else []:
+        if not isinstance(chunk, dict) or any(k not in chunk for k in _CHUNK_KEYS):
+            missing = [f"chunks[].{'/'.join(_CHUNK_KEYS)}"]
+            break
+    if missing:
+        raise DataError(
+            f"{where}: audit record lacks {', '.join(missing)}; "
+            "pass the JSON lines written by GuardResult.audit()"
+        )
+
+
+def _print_tables(summary: dict[str, Any]) -> None:
+    totals = summary["totals"]
+    print(f"{summary['records']} audit records, {totals.get('chunks', 0)} chunks")
+    print(table(["total", "count"], sorted(totals.items())))
+    for title, key, first in (
+        ("rule", "rules", "rule"),
+        ("stage", "stages", "stage"),
+        ("principal", "principals", "principal"),
+    ):
+        rows = summary[key]
+        print(f"\nper {title}")
+        if not rows:
+            print("  (none)")
+            continue
+        columns = sorted({c for counts in rows.values() for c in counts} - {"requests"})
+        print(
+            table(
+                [first, "requests", *columns],
+                [
+                    [name, counts["requests"], *(counts.get(c, 0) for c in columns)]
+                    for name, counts in rows.items()
+                ],
+            )
+        )

@@ -1,0 +1,128 @@
+"""What both ``rag-guard tag`` engines share: reading and resuming records, and the summary."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from rag_guard_integrations.classify.tagging import metadata_key
+from rag_guard_integrations.console import print_json, table
+from rag_guard_integrations.core.labels import metadata_labels
+from rag_guard_integrations.data.jsonl import parse_line
+
+if TYPE_CHECKING:
+    import argparse
+    from collections.abc import Iterator
+    from pathlib import Path
+
+    from rag_guard_integrations.classify.base import Classification
+
+
+@dataclass
+class Summary:
+    """What one run did, for the closing report."""
+
+    read: int = 0
+    skipped: int = 0
+    tagged: int = 0
+    kept: int = 0
+    failed: int = 0
+    unlabelled: int = 0
+    labels: Counter[str] = field(default_factory=Counter)
+    dropped: Counter[str] = field(default_factory=Counter)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The summary as JSON-ready data."""
+        return {
+            "records": self.read,
+            "skipped": self.skipped,
+            "tagged": self.tagged,
+            "kept": self.kept,
+            "unclassified": self.failed,
+            "unlabelled": self.unlabelled,
+            "labels": dict(sorted(self.labels.items())),
+            "dropped": dict(sorted(self.dropped.items())),
+        }
+
+
+def done_ids(out: Path) -> set[str]:
+    """Ids of the records already in ``out``; a line cut off by an interrupted run is removed."""
+    done: set[str] = set()
+    if not out.exists():
+        return done
+    with out.open("r+b") as handle:
+        good = 0
+        for number, line in enumerate(handle, start=1):
+            if not line.endswith(b"\n"):
+                break  # the last write of an interrupted run: drop it, it is done again
+            if line.strip():
+                record = parse_line(line, out, number)
+                done.add(record_id(record, number))
+            good += len(line)
+        handle.truncate(good)
+    return done
+
+
+def record_id(record: dict[str, Any], line: int) -> str:
+    """The key a record is resumed by: its ``id`` (as JSON), else its line number."""
+    value = record.get("id")
+    return json.dumps(line if value is None else value, sort_keys=True)
+
+
+def unseen_records(
+    records: Iterator[tuple[int, dict[str, Any]]], done: set[str], summary: Summary
+) -> Iterator[dict[str, Any]]:
+    for number, record in records:
+        summary.read += 1
+        key = record_id(record, number)
+        if key in done:
+            summary.skipped += 1
+            continue
+        done.add(key)  # a repeated id in IN is written once
+        # The line number becomes the id, so that the output can be resumed from.
+        yield record if "id" in record and record["id"] is not None else {"id": number, **record}
+
+
+def count_record(
+    summary: Summary, record: dict[str, Any], classification: Classification | None
+) -> None:
+    if classification is None:
+        summary.kept += 1
+        metadata = record.get(metadata_key(record)) or {}
+        labels, _ = metadata_labels(metadata)
+    else:
+        summary.tagged += 1
+        labels = classification.labels
+        summary.dropped.update(classification.dropped)
+        summary.failed += classification.error is not None
+    summary.labels.update(labels)
+    summary.unlabelled += not labels
+
+
+def print_report(summary: Summary, args: argparse.Namespace, out: Path) -> None:
+    data = summary.to_dict()
+    if args.json:
+        print_json(
+            {"input": str(args.input), "output": str(out), "classifier": args.classifier, **data}
+        )
+        return
+    rows = sorted(summary.labels.items(), key=lambda item: (-item[1], item[0]))
+    print(table(("label", "records"), rows or [("(none)", 0)]))
+    counts = [
+        ("read", summary.read),
+        ("skipped (already in output)", summary.skipped),
+        ("tagged", summary.tagged),
+        ("kept (already labelled)", summary.kept),
+        ("unclassified (classifier failed)", summary.failed),
+        ("no label found", summary.unlabelled),
+    ]
+    print()
+    print(table(("records", "count"), counts))
+    if summary.dropped:
+        print(
+            f"labels outside the vocabulary, dropped: {', '.join(sorted(summary.dropped))}",
+            file=sys.stderr,
+        )

@@ -1,0 +1,64 @@
+"""Sentence windows for clause fingerprints: periods that do not end a sentence are masked.
+
+Fingerprints keep their parts inside one sentence with windows such as ``[^.;]{0,150}``. Contract
+text is full of periods that end nothing: section numbers ("Section 8.3"), decimals ("2.5%"),
+abbreviations ("Inc.", "e.g.", "U.S.", "No."). :func:`clause_text` replaces those periods with a
+middle dot, so a window runs across them and still stops at a real sentence end.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any
+
+from rag_guard_integrations.core.normalize import CACHED_CHARS, normalize
+from rag_guard_integrations.core.patterns import compile_pattern
+
+INNER_PERIOD = "\u00b7"
+"""What a period that ends no sentence becomes (a middle dot: not ``.``, not a word character)."""
+
+# Abbreviations that contracts put in the middle of sentences: company forms, references
+# ("No.", "Sec.", "Art."), Latin ("e.g.", "i.e.", "etc.", "viz."), titles and units. A single
+# letter followed by a period ("U.S.", "J. Smith", "(a.") is an initial or a dotted
+# abbreviation, never a sentence of its own.
+_ABBREVIATIONS = (
+    "inc|corp|co|ltd|llc|llp|plc|pty|gmbh|ag|bv|nv|sa|srl|spa|lp|pc|cos|bros|assn|intl|dept"
+    "|no|nos|sec|secs|art|arts|para|paras|cl|ch|sch|exh|ex|app|pt|pts|vol|p|pp|subsec"
+    "|etc|viz|cf|vs|al|approx|incl|excl|min|max|est|avg"
+    "|mr|mrs|ms|messrs|dr|prof|st|jr|sr|esq|hon|rev|gen|atty"
+    "|jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec|mon|tue|wed|thu|fri|sat|sun"
+    "|ft|sq|oz|lb|lbs|kg|km|hr|hrs|mo|mos|yr|yrs|wk|wks|tel|fax|ext"
+)
+_INNER = compile_pattern(
+    # A dotted number ("8.3", "1.2.3", "2.5"), or an abbreviation's period.
+    rf"\d(?:\.\d+)+|(?:^|[^a-z0-9])(?:[a-z](?:\.[a-z])*|{_ABBREVIATIONS})\."
+)
+
+
+def clause_text(text: str) -> str:
+    """``text`` normalised, with every period that ends no sentence masked (cached).
+
+    Example:
+        >>> clause_text("Per Section 8.3, Acme Inc. may not assign.")
+        'per section 8·3, acme inc· may not assign.'
+    """
+    return _masked_cached(text) if len(text) <= CACHED_CHARS else _masked(text)
+
+
+@lru_cache(maxsize=16384)
+def _masked_cached(text: str) -> str:
+    return _masked(text)
+
+
+def _masked(text: str) -> str:
+    normalized = normalize(text)
+    if "." not in normalized:
+        return normalized
+    masked: str = _INNER.sub(_mask, normalized)
+    return masked
+
+
+def _mask(match: Any) -> str:
+    # The character before an abbreviation is part of the match but not of the abbreviation.
+    found: str = match.group()
+    return found[0] + found[1:].replace(".", INNER_PERIOD)

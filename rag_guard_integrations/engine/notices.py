@@ -1,0 +1,83 @@
+"""Mistakes that would otherwise pass silently: an access-controlled policy checked without
+access, an access attribute the policy does not declare, a rule label nothing can produce.
+
+Each becomes a WARNING on the ``rag_guard_integrations`` logger and a line in
+``GuardResult.notices``.
+"""
+
+from __future__ import annotations
+
+import difflib
+import logging
+from typing import TYPE_CHECKING
+
+from rag_guard_integrations.core.labels import UNCLASSIFIED, clean_label
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from rag_guard_integrations.classify.base import Classifier
+    from rag_guard_integrations.core.access import AccessContext
+    from rag_guard_integrations.policy.schema import Policy
+
+logger = logging.getLogger("rag_guard_integrations")
+
+
+def policy_notices(policy: Policy, classifier: Classifier | None) -> tuple[str, ...]:
+    """Rule trigger labels that no label declaration, recogniser or classifier can produce
+    (so the rule fires only on chunks tagged with the label in metadata); logged once."""
+    recognizers = getattr(classifier, "recognizers", None)
+    if classifier is not None and recognizers is None:
+        return ()  # a model classifier answers with any vocabulary label, declared or not
+    producible = {clean_label(name) for name in policy.labels}
+    producible |= {clean_label(p.label) for p in policy.classifiers.patterns}
+    producible |= {clean_label(label) for label in policy.classifiers.builtin.values()}
+    producible |= {clean_label(getattr(r, "label", "")) for r in recognizers or ()}
+    producible.add(UNCLASSIFIED)
+    return _warn(
+        [
+            f"rule {rule.name!r} triggers on {label!r}, which no label declaration, recogniser "
+            f"or classifier produces, so it fires only on chunks tagged {label!r} in metadata"
+            f"{_suggest(label, producible)}"
+            for rule in policy.rules
+            for label in rule.trigger.all_present
+            if label not in producible
+        ]
+    )
+
+
+def request_notices(policy: Policy, access: AccessContext | None) -> tuple[str, ...]:
+    """An access-controlled policy given no allowlist at all, and access attributes the
+    policy does not declare (with the near spelling); logged for every request."""
+    declared = policy.access.attributes
+    given = access.allowlists if access is not None else {}
+    notices = []
+    if declared and not given:
+        example = ", ".join(f"{name!r}: [...]" for name in declared)
+        notices.append(
+            f"policy {policy.name!r} controls access by {', '.join(declared)} but the request "
+            f"brought no access, so every chunk is denied; pass access={{{example}}}"
+        )
+    for name in given:
+        if name not in declared:
+            known = ", ".join(declared) if declared else "none"
+            notices.append(
+                f"access names {name!r}, which policy {policy.name!r} does not declare "
+                f"(it declares {known}), so that allowlist has no effect{_suggest(name, declared)}"
+            )
+    return _warn(notices)
+
+
+def _suggest(name: str, known: Iterable[str]) -> str:
+    options = sorted(known)
+    folded = {option.casefold(): option for option in options}
+    match = folded.get(name.casefold()) or next(
+        iter(difflib.get_close_matches(name, options, n=1, cutoff=0.75)), None
+    )
+    return f"; did you mean {match!r}?" if match else ""
+
+
+def _warn(notices: list[str]) -> tuple[str, ...]:
+    for notice in notices:
+        logger.warning("%s", notice)
+    return tuple(notices)

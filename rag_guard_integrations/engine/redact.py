@@ -1,0 +1,114 @@
+"""``action: redact``: mask a carrier's recogniser spans as ``[LABEL]`` instead of dropping it.
+
+The one place a chunk text is changed: the allowed chunk is a new :class:`Chunk` with the
+masked text (the input is never modified), and its decision keeps the original offsets. A
+label that metadata claims, or that a classifier gave without a span, cannot be masked away,
+so such a carrier is dropped as under ``block``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
+
+from rag_guard_integrations.core.chunk import Chunk
+from rag_guard_integrations.core.decisions import ChunkDecision, Redaction
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Sequence
+
+    from rag_guard_integrations.classify.base import Finding
+    from rag_guard_integrations.guards.combination import CombinationGuard, Labelled
+
+
+@dataclass(frozen=True, slots=True)
+class Masked:
+    """A carrier kept with its spans masked: the new chunk, the spans and the labels left."""
+
+    chunk: Chunk
+    redactions: tuple[Redaction, ...]
+    labels: frozenset[str]
+    rule: str
+
+    def decision(self, index: int, original: Chunk, labels: frozenset[str]) -> ChunkDecision:
+        """The allowed decision for input ``index``: the masked chunk, spans and ``original``."""
+        kinds = ", ".join(sorted({r.label for r in self.redactions}))
+        reason = f"{len(self.redactions)} span(s) of {kinds} masked by {self.rule}"
+        return ChunkDecision(
+            index,
+            self.chunk,
+            True,
+            "combination",
+            reason,
+            self.rule,
+            labels,
+            self.redactions,
+            original,
+        )
+
+
+def mask_text(text: str, spans: Iterable[Redaction]) -> str:
+    """``text`` with each span replaced by ``[LABEL]``; overlapping spans become one mask.
+
+    Example:
+        >>> mask_text("mail bob@x.io now", [Redaction("contact_details", 5, 13, "email")])
+        'mail [CONTACT_DETAILS] now'
+    """
+    pieces: list[str] = []
+    cursor = 0
+    for span in sorted(spans, key=lambda s: (s.start, -s.end)):
+        if span.end <= cursor:
+            continue
+        if span.start >= cursor:
+            pieces.append(text[cursor : span.start])
+            pieces.append(f"[{span.label.upper()}]")
+        cursor = max(cursor, span.end)
+    pieces.append(text[cursor:])
+    return "".join(pieces)
+
+
+def redact(
+    chunk: Chunk,
+    rule: str,
+    *,
+    trigger: Iterable[str],
+    labels: frozenset[str],
+    claimed: frozenset[str],
+    findings: Sequence[Finding],
+) -> Masked | None:
+    """Mask every span of the ``trigger`` labels ``chunk`` carries; None when one of them is
+    claimed by metadata (``claimed``) or has no span, or when the chunk carries none."""
+    targets = labels.intersection(trigger)
+    if not targets:
+        return None
+    spans = tuple(
+        Redaction(f.label, f.start, f.end, f.recognizer) for f in findings if f.label in targets
+    )
+    if targets & claimed or targets - {span.label for span in spans}:
+        return None
+    masked = Chunk(mask_text(chunk.text, spans), chunk.metadata, chunk.score, chunk.id)
+    return Masked(masked, spans, labels - targets, rule)
+
+
+def confirm_masks(
+    masked: dict[int, Masked], kept: Sequence[Labelled], combination: CombinationGuard
+) -> dict[int, str]:
+    """Take chunks out of ``masked`` while a removing rule still fires on ``kept`` (what is
+    allowed, masked chunks counted with the labels their masks left them); returns the ones
+    taken out, by their rule, for the caller to drop."""
+    dropped: dict[int, str] = {}
+    while masked:
+        items = [
+            replace(i, labels=masked[i.index].labels) if i.index in masked else i for i in kept
+        ]
+        try:
+            fired = {i for v in combination(items).violations for i in v.chunk_indices}
+        except Exception:  # the masks cannot be confirmed: drop them all (fail closed)
+            fired = set(masked)
+        again = fired & set(masked)
+        if not again:
+            break
+        for index in again:
+            dropped[index] = masked.pop(index).rule
+        kept = [item for item in kept if item.index not in again]
+    return dropped

@@ -1,0 +1,90 @@
+"""The recency guard: deny chunks older than the policy's ``max_age_days``, and undated ones."""
+
+from __future__ import annotations
+
+from datetime import date, datetime, timedelta, timezone
+from typing import TYPE_CHECKING
+
+from rag_guard_integrations.guards.registry import Stage
+from rag_guard_integrations.policy.loader import load_policy
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from rag_guard_integrations.core.chunk import Chunk
+    from rag_guard_integrations.core.stage import Request
+    from rag_guard_integrations.policy.loader import PolicyRef
+
+
+def utc_now() -> datetime:
+    """The current time, timezone-aware (the default clock)."""
+    return datetime.now(timezone.utc)
+
+
+class RecencyGuard:
+    """Deny a chunk whose ``field`` date is more than ``max_age_days`` old, or missing.
+
+    The date may be a ``datetime``, a ``date``, an ISO 8601 string or POSIX seconds; a naive
+    one counts as UTC. ``clock`` gives the current time (inject a fixed one in tests).
+
+    Example:
+        >>> from rag_guard_integrations import Chunk
+        >>> guard = RecencyGuard("updated_at", 30,
+        ...                      clock=lambda: datetime(2026, 12, 1, tzinfo=timezone.utc))
+        >>> guard(Chunk("...", {"updated_at": "2026-11-20"}), None) is None
+        True
+        >>> guard(Chunk("...", {"updated_at": "2025-01-05"}), None)
+        'updated_at 2025-01-05 is 695 days old, over the 30 allowed'
+    """
+
+    name = "recency"
+
+    def __init__(
+        self, field: str, max_age_days: float, clock: Callable[[], datetime] = utc_now
+    ) -> None:
+        self.field = field
+        self.max_age = timedelta(days=max_age_days)
+        self.clock = clock
+
+    @classmethod
+    def from_policy(cls, policy: PolicyRef) -> RecencyGuard | None:
+        """The recency check of ``policy``, or None when it has no ``recency`` section."""
+        policy = load_policy(policy)
+        spec = policy.recency
+        return None if spec is None else cls(spec.field, spec.max_age_days)
+
+    def __call__(self, chunk: Chunk, request: Request | None) -> str | None:
+        value = chunk.metadata.get(self.field)
+        when = _as_datetime(value)
+        if when is None:
+            shown = "" if value is None else f" ({value!r} is not a date)"
+            return f"the chunk carries no {self.field} date{shown} (undated is denied)"
+        age = self.clock() - when
+        if age > self.max_age:
+            return (
+                f"{self.field} {value} is {age.days} days old, over the {self.max_age.days} allowed"
+            )
+        return None
+
+
+def _as_datetime(value: object) -> datetime | None:
+    if isinstance(value, datetime):
+        when = value
+    elif isinstance(value, date):
+        when = datetime(value.year, value.month, value.day)
+    elif isinstance(value, str):
+        try:
+            when = datetime.fromisoformat(value.strip())
+        except ValueError:
+            return None
+    elif isinstance(value, int | float) and not isinstance(value, bool):
+        try:
+            return datetime.fromtimestamp(value, timezone.utc)
+        except (OverflowError, OSError, ValueError):
+            return None
+    else:
+        return None
+    return when if when.tzinfo is not None else when.replace(tzinfo=timezone.utc)
+
+
+STAGES = (Stage("recency", 30, RecencyGuard.from_policy),)

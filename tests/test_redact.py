@@ -1,0 +1,217 @@
+"""Tests for ``action: redact``: masked spans in new chunks, offsets in the audit, fail closed."""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+from typing import TYPE_CHECKING
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from rag_guard_integrations import Chunk, Guard, parse_policy
+from rag_guard_integrations.classify.base import Classification
+from rag_guard_integrations.core.decisions import Redaction
+from rag_guard_integrations.engine.redact import mask_text
+from rag_guard_integrations.policy.lint import lint_text
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+
+    from rag_guard_integrations.classify.base import Classifier
+    from rag_guard_integrations.policy.schema import LabelSpec
+
+POLICY = """
+version: 1
+name: pii
+labels: {contact_details: {}, financial: {}, entity_identifier: {}}
+classifiers: {builtin: {email: contact_details, phone: contact_details, money: financial}}
+rules:
+  - name: no_contacts
+    action: redact
+    trigger: {all_present: [contact_details]}
+    message: Contact details are masked
+  - name: money_and_client
+    action: block
+    trigger: {all_present: [financial, entity_identifier]}
+    message: Figures with a client name
+"""
+EMAIL = "bob.stone@example.com"
+PHONE = "+1 415 555 0100"
+CONTACT = Chunk(f"Write to {EMAIL} or call {PHONE} today.", {"team": "sales"}, 0.9, "c1")
+PLAIN = Chunk("Our offices open at nine.", id="p1")
+
+
+class LabelsWithoutSpans:
+    """A classifier that labels contact_details without saying where, as a model would."""
+
+    def classify(self, text: str) -> Classification:
+        return Classification(frozenset({"contact_details"}))
+
+    def classify_many(self, texts: Sequence[str]) -> list[Classification]:
+        return [self.classify(t) for t in texts]
+
+    async def aclassify_many(self, texts: Sequence[str]) -> list[Classification]:
+        return self.classify_many(texts)
+
+    def bind(self, vocabulary: Mapping[str, LabelSpec]) -> Classifier:
+        return self
+
+
+@pytest.fixture(scope="module")
+def guard() -> Guard:
+    return Guard(parse_policy(POLICY))
+
+
+def test_recogniser_spans_are_masked_in_a_new_chunk(guard: Guard) -> None:
+    """The allowed chunk carries [LABEL] masks; the input chunk is untouched."""
+    chunks = [CONTACT, PLAIN]
+    before = copy.deepcopy([(c.text, dict(c.metadata)) for c in chunks])
+    result = guard.check("how do I reach sales?", chunks)
+    masked, plain = result.allowed
+    assert masked.text == "Write to [CONTACT_DETAILS] or call [CONTACT_DETAILS] today."
+    assert (masked.id, masked.score, dict(masked.metadata)) == ("c1", 0.9, {"team": "sales"})
+    assert masked is not CONTACT
+    assert plain is PLAIN
+    assert [(c.text, dict(c.metadata)) for c in chunks] == before
+    assert result.redacted == {0: masked.text}
+    decision = result.decisions[0]
+    assert (decision.allowed, decision.rule, decision.source) == (True, "no_contacts", CONTACT)
+    spans = [(r.label, CONTACT.text[r.start : r.end], r.recognizer) for r in decision.redactions]
+    assert spans == [("contact_details", EMAIL, "email"), ("contact_details", PHONE, "phone")]
+
+
+async def test_async_masks_the_same_way(guard: Guard) -> None:
+    """acheck masks exactly as check does."""
+    sync = guard.check("q", [CONTACT])
+    other = await guard.acheck("q", [CONTACT])
+    assert [c.text for c in other.allowed] == [c.text for c in sync.allowed]
+
+
+def test_audit_keeps_offsets_and_no_text(guard: Guard) -> None:
+    """The audit says redact, gives the offsets and hashes the original, holding no text."""
+    record = guard.check("q", [CONTACT]).audit()
+    (entry,) = record["chunks"]
+    assert entry["decision"] == "redact"
+    assert [(r["start"], r["end"]) for r in entry["redactions"]] == [(9, 30), (39, 54)]
+    assert entry["content_sha256"] == hashlib.sha256(CONTACT.text.encode()).hexdigest()
+    dumped = json.dumps(record)
+    assert EMAIL not in dumped
+    assert "[CONTACT_DETAILS]" not in dumped
+
+
+def test_label_claimed_by_metadata_cannot_be_masked_and_drops(guard: Guard) -> None:
+    """A chunk tagged contact_details in metadata is dropped: no span would remove the label."""
+    tagged = Chunk(f"Reach {EMAIL}", {"classification": "contact_details"})
+    result = guard.check("q", [tagged, PLAIN])
+    assert result.allowed == [PLAIN]
+    assert result.decisions[0].rule == "no_contacts"
+
+
+def test_label_without_spans_drops() -> None:
+    """A label a classifier gave without a span cannot be masked, so the chunk is dropped."""
+    guard = Guard(parse_policy(POLICY), classifier=LabelsWithoutSpans())
+    result = guard.check("q", [CONTACT])
+    assert result.allowed == []
+    assert result.decisions[0].rule == "no_contacts"
+
+
+def test_chunk_with_unreadable_labels_is_dropped_not_masked(guard: Guard) -> None:
+    """When a chunk's labels are uncertain (malformed metadata), masking is not trusted."""
+    broken = Chunk(f"Reach {EMAIL}", {"classification": [1]})
+    result = guard.check("q", [broken])
+    assert result.allowed == []
+    assert result.decisions[0].redactions == ()
+
+
+def test_masked_chunk_that_still_completes_a_block_rule_is_dropped(guard: Guard) -> None:
+    """Masking the contact leaves money next to a client chunk, so the masked chunk goes too."""
+    both = Chunk(f"Mail {EMAIL}: revenue was $5,000,000 last year.", id="both")
+    client = Chunk("Client: Acme Holdings", {"classification": "entity_identifier"}, id="client")
+    result = guard.check("q", [both, client])
+    assert [c.id for c in result.allowed] == ["client"]
+    assert "masking could not make it safe" in result.decisions[0].reason
+    assert result.decisions[0].rule == "no_contacts"
+
+
+def test_no_rule_fires_on_the_masked_context(guard: Guard) -> None:
+    """Checking what was allowed again (masked texts) fires no rule: the safe subset is safe."""
+    money = Chunk("Revenue was $5,000,000.", id="money")
+    result = guard.check("q", [CONTACT, money, PLAIN])
+    again = guard.check("q", result.allowed)
+    assert again.violations == ()
+    assert [d.allowed for d in again.decisions] == [True, True, True]
+
+
+def test_redact_rule_does_not_raise_under_on_block_raise() -> None:
+    """A redact rule resolved by masking is not a block: on_block: raise does not raise."""
+    guard = Guard(parse_policy(POLICY + "on_block: raise\n"))
+    result = guard.check("q", [CONTACT])
+    assert result.decisions[0].redactions
+
+
+@pytest.mark.parametrize(
+    ("spans", "expected"),
+    [
+        ([], "abcdef"),
+        ([(1, 3, "x")], "a[X]def"),
+        ([(1, 4, "x"), (2, 3, "y")], "a[X]ef"),
+        ([(0, 2, "x"), (1, 6, "y")], "[X]"),
+        ([(4, 6, "y"), (0, 1, "x")], "[X]bcd[Y]"),
+    ],
+)
+def test_mask_text_merges_overlapping_spans(
+    spans: list[tuple[int, int, str]], expected: str
+) -> None:
+    """Overlapping spans become one mask, named by the first; others mask in place."""
+    assert mask_text("abcdef", [Redaction(label, s, e, "r") for s, e, label in spans]) == expected
+
+
+def test_lint_flags_a_redact_label_no_recogniser_gives() -> None:
+    """Lint says when a redact rule's label has no recogniser, so masking could never happen."""
+    _, clean = lint_text(POLICY)
+    assert clean == []
+    _, problems = lint_text(POLICY.replace("[contact_details]}", "[entity_identifier]}"))
+    assert len(problems) == 1
+    assert "redacts label 'entity_identifier' that no recogniser gives" in problems[0]
+
+
+PARTS = {
+    "email": "mail ann.lee@example.org",
+    "phone": "call +1 212 555 0199",
+    "money": "paid $7,500",
+    "plain": "see the annex",
+}
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.lists(st.sampled_from(sorted(PARTS)), min_size=1, max_size=3),
+            st.sampled_from([None, "contact_details", "entity_identifier", "financial"]),
+        ),
+        max_size=6,
+    )
+)
+def test_masked_context_is_safe_and_inputs_untouched(
+    specs: list[tuple[list[str], str | None]],
+) -> None:
+    """Whatever mix is retrieved, no rule fires on what is allowed, masks hide every span of
+    the masked labels, and the inputs are unchanged."""
+    guard = Guard(parse_policy(POLICY))
+    chunks = [
+        Chunk(". ".join(PARTS[p] for p in parts), {} if tag is None else {"classification": tag})
+        for parts, tag in specs
+    ]
+    texts = [c.text for c in chunks]
+    result = guard.check("q", chunks)
+    assert [c.text for c in chunks] == texts
+    assert guard.check("q", result.allowed).violations == ()
+    for decision in result.decisions:
+        if decision.redactions:
+            source = decision.source.text
+            for span in decision.redactions:
+                assert source[span.start : span.end] not in decision.chunk.text
