@@ -10,8 +10,8 @@ demo: $(STAMP)
 	HF_HUB_OFFLINE=1 $(BIN)/rag-guard demo
 
 test: $(STAMP)
-	$(BIN)/ruff check rag_guard_integrations tests benchmarks notebooks
-	$(BIN)/ruff format --check rag_guard_integrations tests benchmarks notebooks
+	$(BIN)/ruff check rag_guard_integrations tests benchmarks notebooks tools
+	$(BIN)/ruff format --check rag_guard_integrations tests benchmarks notebooks tools
 	$(BIN)/mypy
 	HF_HUB_OFFLINE=1 $(BIN)/python -m pytest
 

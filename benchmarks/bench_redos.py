@@ -10,7 +10,13 @@ Luhn-failing card numbers, and broken e-mail addresses. Stages, each timed on it
 - ``fingerprints``: every ``contracts`` fingerprint searched in the normalised text;
 - ``catastrophic``: the four backtracking traps searched in the normalised text;
 - ``recognisers``: :class:`PatternClassifier` with every built-in recogniser, cache off;
-- ``combination``: the ``default`` pack's rules over the text cut into 1 KB labelled chunks.
+- ``combination``: the ``default`` pack's rules over the text cut into 1 KB labelled chunks;
+- ``hints``: the whole text as one chunk carrying index hints at the size bound (two hints of
+  about 1,000 RE2 instructions each: a 130-word alternation and a counted repeat, neither
+  matching, so each scans the whole text);
+- ``linking``: the text cut into 1 KB chunks whose linking values are slices of it (look-alikes,
+  full-width digits and zero-width characters included) and lists of account ids, normalised,
+  checked and linked by the ``default`` pack's linked rule.
 
 Each figure is the best of ``--rounds`` runs on one core. Linear growth shows as a flat
 seconds-per-MB row.
@@ -26,10 +32,12 @@ import sys
 import time
 from typing import TYPE_CHECKING
 
-from rag_guard_integrations import load_policy
+from rag_guard_integrations import Chunk, load_policy
 from rag_guard_integrations.classify.pattern import PatternClassifier
 from rag_guard_integrations.core.normalize import normalize
 from rag_guard_integrations.core.patterns import compile_pattern
+from rag_guard_integrations.core.stage import Request
+from rag_guard_integrations.guards.access import HintGuard
 from rag_guard_integrations.guards.combination import CombinationGuard, Labelled
 
 if TYPE_CHECKING:
@@ -42,6 +50,15 @@ UNIT = (
     "terminate " + "9" * 25 + " written " * 3 + "4111 1111 1111 1112 " + "a@b" * 5 + " "
 )
 CHUNK_BYTES = 1_000
+WORDS = random.Random(3)
+# An alternation of 130 random six-letter words before a digit (about 1,000 instructions), which
+# matches only at the very end of the text, and a counted repeat that never matches: each scans
+# the whole text.
+HINT_WORDS = ["".join(WORDS.choice("bcdfghjklmnpqrstvwxz") for _ in range(6)) for _ in range(130)]
+HINTS = {
+    "words_regex_hint": "(?:" + "|".join(HINT_WORDS) + r")\d",
+    "repeat_regex_hint": r"[a-z ]{0,120}\d{30}",
+}
 
 
 def adversarial(megabytes: int) -> str:
@@ -63,6 +80,26 @@ def stages() -> dict[str, Callable[[str, str], object]]:
     combination = CombinationGuard(default.rules, default.linking.keys)
     labels = sorted({label for rule in default.rules for label in rule.trigger.all_present})
 
+    hints = HintGuard()
+    request = Request("q", "q", (), None)
+    linked = CombinationGuard([r for r in default.rules if r.trigger.scope == "linked"],
+                              default.linking.keys)  # fmt: skip
+
+    def hint(text: str, _: str) -> object:
+        return hints(Chunk(f"{text} {HINT_WORDS[-1]}7", HINTS), request)
+
+    def link(text: str, _: str) -> object:
+        rng = random.Random(11)
+        items = []
+        for i, start in enumerate(range(0, len(text), CHUNK_BYTES)):
+            meta = {
+                "entity": text[start : start + 200] + str(rng.randrange(20)),
+                "account_id": [f"\uff17{rng.randrange(40)}\u200b" for _ in range(5)],
+            }
+            if linked.unreadable_links(meta) is None:
+                items.append(Labelled(i, frozenset(rng.sample(labels, 2)), rng.random(), meta))
+        return linked(items)
+
     def combine(text: str, _: str) -> object:
         rng = random.Random(7)
         items = [
@@ -82,6 +119,8 @@ def stages() -> dict[str, Callable[[str, str], object]]:
         "catastrophic": lambda _, folded: [p.search(folded) for p in traps],
         "recognisers": lambda text, _: classifier.classify(text),
         "combination": combine,
+        "hints": hint,
+        "linking": link,
     }
 
 

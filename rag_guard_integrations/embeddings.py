@@ -43,6 +43,10 @@ class MiniLMEmbedder:
         self._lock = threading.Lock()
         self._cache: BoundedCache[str, list[float]] = BoundedCache(cache_size)
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickle and copy as a reference to the process-wide model, never as its weights."""
+        return (default_embedder, ())
+
     def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
         """Embed several texts (normalised vectors), in order; repeated texts come from a cache."""
         found = {text: vector for text in texts if (vector := self._cache.get(text)) is not None}

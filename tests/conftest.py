@@ -9,6 +9,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
+from hypothesis import HealthCheck, settings
+
+# The hardening properties (tests/test_hardening_properties.py) run 300 examples each.
+settings.register_profile(
+    "hardening",
+    max_examples=300,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -79,10 +88,9 @@ def shared_data() -> Callable[[str], Path]:
         folder = Path(os.environ.get("RAG_GUARD_SHARED_DATA") or REPO.parent / "shared" / "data")
         path = folder / name
         if not path.is_file():
-            reason = f"{path} is absent (evaluation data beside the repository)"
             if os.environ.get("CI"):
-                pytest.fail(f"{reason}; CI must provide it", pytrace=False)
-            pytest.skip(f"{reason}; set RAG_GUARD_SHARED_DATA to run this test")
+                pytest.fail(f"{path} is absent; CI must provide the evaluation data", pytrace=False)
+            pytest.skip(f"{path} is absent; set RAG_GUARD_SHARED_DATA to run this test")
         return path
 
     return find

@@ -3,25 +3,17 @@ it is sent, and an event handler that records guard decisions."""
 
 from __future__ import annotations
 
-import threading
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from llama_index.core import VectorStoreIndex
 from llama_index.core.instrumentation import get_dispatcher  # type: ignore[attr-defined]
 from llama_index.core.instrumentation.event_handlers import BaseEventHandler
-from llama_index.core.llms import (
-    CompletionResponse,
-    CompletionResponseGen,
-    CustomLLM,
-    LLMMetadata,
-)
-from llama_index.core.llms.callbacks import llm_completion_callback
 from llama_index.core.schema import TextNode
-from pydantic import Field, PrivateAttr
+from pydantic import Field
 
 from rag_guard_integrations.data import load_corpus
-from rag_guard_integrations.llama_index import GuardDecisionEvent, MiniLMEmbedding
+from rag_guard_integrations.llama_index import GuardDecisionEvent, MiniLMEmbedding, testing
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -38,32 +30,10 @@ MSA = {"contract_type": ["MSA"]}
 SOW = {"contract_type": ["SOW"]}
 
 
-class RecordingLLM(CustomLLM):
-    """A completion model that records every prompt and answers with the prompt itself."""
+class RecordingLLM(testing.RecordingLLM):
+    """The package's recording stand-in, answering with the prompt itself."""
 
-    prompts: list[str] = Field(default_factory=list)
-    _lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
-
-    @property
-    def metadata(self) -> LLMMetadata:
-        return LLMMetadata(model_name="recording")
-
-    @llm_completion_callback()
-    def complete(self, prompt: str, formatted: bool = False, **kwargs: Any) -> CompletionResponse:
-        with self._lock:
-            self.prompts.append(prompt)
-        return CompletionResponse(text=prompt)
-
-    @llm_completion_callback()
-    def stream_complete(
-        self, prompt: str, formatted: bool = False, **kwargs: Any
-    ) -> CompletionResponseGen:
-        response = self.complete(prompt, formatted=formatted)
-
-        def gen() -> CompletionResponseGen:
-            yield CompletionResponse(text=response.text, delta=response.text)
-
-        return gen()
+    echo: bool = True
 
 
 class DecisionRecorder(BaseEventHandler):

@@ -21,7 +21,8 @@ from datetime import datetime, timezone
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-CHUNK_RE = re.compile(r"<chunk>(.*?)</chunk>", re.DOTALL | re.IGNORECASE)
+# The classifier's boundary carries a random token (``<chunk-ID>``); plain tags are read too.
+CHUNK_RE = re.compile(r"<chunk(-[0-9a-f]+|)>(.*?)</chunk\1>", re.DOTALL | re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -53,9 +54,9 @@ class ChatRequest:
 
     @property
     def chunk(self) -> str | None:
-        """The text between the first ``<chunk>`` and the first ``</chunk>`` in the user turn."""
+        """The text between the first ``<chunk-ID>`` and its ``</chunk-ID>`` in the user turn."""
         match = CHUNK_RE.search(self.user_text)
-        return match.group(1) if match else None
+        return match.group(2) if match else None
 
     @property
     def allowed_labels(self) -> list[str]:

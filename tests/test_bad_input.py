@@ -20,6 +20,7 @@ from rag_guard_integrations import (
     parse_policy,
 )
 from rag_guard_integrations.cli import main
+from rag_guard_integrations.core.access import AccessError
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -34,6 +35,7 @@ clauses:
 domain:
   blocklist: [bitcoin]
   min_similarity: 0.3
+  retriever_scores: cosine
 labels:
   financial: {description: money figures}
   person: {description: names of people}
@@ -175,14 +177,37 @@ def test_huge_query_is_judged_to_its_end(guard: Guard) -> None:
     ("access", "expected"),
     [
         (3, "access must be an AccessContext or a mapping of attribute to values, got int"),
-        ({"tenant": 3}, "access allowlist tenant=3 must be a value or a list of values"),
+        ({"tenant": 3}, "access allowlist tenant is a int; give a value or a list of values"),
+        ({"tenant": {"t": False}}, "access allowlist tenant is a dict; give a value or a list"),
+        ({"tenant": {"t": True}}, "access allowlist tenant is a dict"),
+        ({"tenant": b"t"}, "access allowlist tenant is a bytes"),
+        ({"tenant": None}, "access allowlist tenant is a NoneType"),
+        ({"tenant": [{"t": 1}]}, "access allowlist tenant holds a dict; list strings or numbers"),
+        ({"tenant": [["t"]]}, "access allowlist tenant holds a list"),
+        ({"tenant": [None]}, "access allowlist tenant holds a NoneType"),
+        ({"tenant": [True]}, "access allowlist tenant holds a bool"),
+    ],
+    ids=[
+        "not_a_mapping",
+        "int",
+        "mapping_false",
+        "mapping_true",
+        "bytes",
+        "none",
+        "list_of_mappings",
+        "nested_list",
+        "list_of_none",
+        "list_of_bool",
     ],
 )
 def test_malformed_access_is_an_input_error(guard: Guard, access: Any, expected: str) -> None:
-    """An access context of the wrong shape is an InputError naming the value."""
-    with pytest.raises(InputError) as caught:
+    """An access context of the wrong shape (a mapping as an allowlist grants nothing) is a
+    one-line AccessError naming the attribute."""
+    with pytest.raises(AccessError) as caught:
         guard.check(QUERY, [], access=access)
     assert expected in one_line(caught.value)
+    with pytest.raises(AccessError):
+        AccessContext.coerce(access)
 
 
 BOMB = "\n".join(

@@ -1,36 +1,60 @@
-"""Chunks coerced from plain dicts (the fast path) are the same frozen chunks ``from_any``
-builds, and every other shape still goes through its checks."""
+"""Chunk.from_any reads framework objects through documented protocols, importing no framework."""
 
 from __future__ import annotations
 
-import dataclasses
+from dataclasses import dataclass, field
+from typing import Any
 
 import pytest
 
-from rag_guard_integrations import Chunk
-from rag_guard_integrations.core.chunk import coerce_chunks
-from rag_guard_integrations.core.errors import ChunkError
+from rag_guard_integrations import Chunk, ChunkError
+from rag_guard_integrations.core.chunk import DocumentLike, NodeLike, ScoredLike
 
-ITEMS = [
-    {"text": "a", "meta": {"k": 1}, "score": 0.5, "id": "x"},
-    {"text": "b", "metadata": {"k": 2}},
-    {"text": "c"},
-    {"text": "d", "score": 3, "id": 7},  # an int score and id take the checked path
-]
+pytestmark = pytest.mark.unit
 
 
-@pytest.mark.parametrize("item", ITEMS)
-def test_dict_chunks_match_from_any_and_are_frozen(item: dict[str, object]) -> None:
-    """Same fields as Chunk.from_any; assigning a field raises like any frozen Chunk."""
-    [chunk] = coerce_chunks([item])
-    expected = Chunk.from_any(item)
-    assert type(chunk) is Chunk
-    assert dataclasses.astuple(chunk) == dataclasses.astuple(expected)
-    with pytest.raises(dataclasses.FrozenInstanceError):
-        chunk.text = "changed"  # type: ignore[misc]
+@dataclass
+class PlainDocument:
+    """A document of no framework: page_content and metadata."""
+
+    page_content: str
+    metadata: dict[str, Any] = field(default_factory=dict)
+    id: str | None = None
 
 
-def test_bad_dicts_still_fail_with_their_message() -> None:
-    """A dict the fast path does not take is explained by the full check."""
-    with pytest.raises(ChunkError, match="chunk 1 text is a bytes"):
-        coerce_chunks([{"text": "ok"}, {"text": b"raw"}])
+def test_langchain_document_fits_the_document_protocol() -> None:
+    """A LangChain Document becomes a chunk with its text, metadata and id."""
+    from langchain_core.documents import Document
+
+    document = Document("notice", metadata={"clause_id": "RENEWAL"}, id="d1")
+    assert isinstance(document, DocumentLike)
+    chunk = Chunk.from_any(document)
+    assert (chunk.text, dict(chunk.metadata), chunk.id, chunk.score) == (
+        "notice", {"clause_id": "RENEWAL"}, "d1", None,
+    )  # fmt: skip
+
+
+def test_llama_index_nodes_fit_the_node_and_scored_protocols() -> None:
+    """A TextNode and a NodeWithScore become chunks; the score comes from the hit."""
+    from llama_index.core.schema import NodeWithScore, TextNode
+
+    node = TextNode(text="notice", metadata={"contract_type": "MSA"}, id_="n1")
+    hit = NodeWithScore(node=node, score=0.5)
+    assert isinstance(node, NodeLike)
+    assert isinstance(hit, ScoredLike)
+    chunk = Chunk.from_any(hit)
+    assert (chunk.text, dict(chunk.metadata), chunk.id, chunk.score) == (
+        "notice", {"contract_type": "MSA"}, "n1", 0.5,
+    )  # fmt: skip
+
+
+def test_any_object_with_the_shape_is_read() -> None:
+    """An object of no framework that has the document shape is read the same way."""
+    chunk = Chunk.from_any(PlainDocument("text", {"a": 1}, "x"))
+    assert (chunk.text, chunk.metadata["a"], chunk.id) == ("text", 1, "x")
+
+
+def test_an_object_of_no_known_shape_names_the_shapes() -> None:
+    """Anything else is a ChunkError that lists the shapes it could have had."""
+    with pytest.raises(ChunkError, match=r"chunk 3 is a object; .*a document \(page_content"):
+        Chunk.from_any(object(), position=3)

@@ -248,3 +248,43 @@ def test_no_block_rule_fires_on_the_allowed_subset(
     for index in outcome.removed:
         assert labelled[index].labels & trigger_labels
     assert bool(outcome.violations) == bool(outcome.removed)
+
+
+def nested(depth: int) -> Any:
+    """A list nested ``depth`` levels deep around one value."""
+    value: Any = "77"
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+@pytest.mark.parametrize(
+    "value",
+    [nested(5000), nested(2), {"id": "77"}, [["77"]], object()],
+    ids=["nested_5000", "nested_2", "mapping", "list_of_lists", "object"],
+)
+def test_an_unreadable_linking_value_denies_that_chunk_alone(guard: Guard, value: Any) -> None:
+    """A linking value that is not a scalar or a flat list denies its own chunk; the others
+    are judged as usual and the audit record still builds."""
+    chunks = [
+        chunk("A", "balance", account_id=value),
+        chunk("B", "financial"),
+        chunk("C", "person", account_id="88"),
+    ]
+    result = guard.check("q", chunks)
+    assert [d.allowed for d in result.decisions] == [False, True, True]
+    assert result.decisions[0].stage == "linking"
+    assert "linking key 'account_id'" in result.decisions[0].reason
+    assert result.to_dict(include_text=True)["decisions"][0]["allowed"] is False
+
+
+@pytest.mark.parametrize(
+    "other",
+    ["77", 77, "７７", "77\u200b", " 77 ", ["77"], "٧٧", "７７\u00ad"],
+    ids=["same", "int", "full_width", "zero_width", "spaces", "list", "arabic_indic", "shy"],
+)
+def test_linking_values_are_normalised_like_text(guard: Guard, other: Any) -> None:
+    """``77``, ``７７`` and ``77\\u200b`` are one account: the linked rule fires."""
+    chunks = [chunk("A", "balance", account_id="77"), chunk("B", "person", account_id=other)]
+    result = guard.check("q", chunks)
+    assert [v.rule for v in result.violations] == ["linked_account"]

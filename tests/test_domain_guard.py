@@ -7,21 +7,28 @@ from typing import TYPE_CHECKING
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from work_counter import growth, lines_run
 
-from rag_guard_integrations import Chunk, load_policy, parse_policy
+from rag_guard_integrations import Chunk, PolicyError, load_policy, parse_policy
 from rag_guard_integrations import embeddings as embeddings_module
 from rag_guard_integrations.data import load_corpus, load_queries
 from rag_guard_integrations.embeddings import cosine
+from rag_guard_integrations.guards import domain as domain_module
+from rag_guard_integrations.guards import domain_terms
 from rag_guard_integrations.guards.domain import TIERS, DomainGuard, collection_identifiers
 from rag_guard_integrations.policy.schema import DomainSpec
 from rag_guard_integrations.vector_index import VectorIndex
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from rag_guard_integrations.embeddings import MiniLMEmbedder
 
 POLICY = load_policy("bis")
 assert POLICY.domain is not None
 SPEC: DomainSpec = POLICY.domain
+# The synthetic chunks below carry cosine scores, as the vector index does: declared so.
+COSINE = SPEC.model_copy(update={"retriever_scores": "cosine"})
 ZERO_WIDTH = ("\u200b", "\u200c", "\u200d", "\u2060", "\ufeff", "\u00ad")
 
 
@@ -51,9 +58,7 @@ def index(embedder: MiniLMEmbedder) -> VectorIndex:
 @pytest.fixture(scope="session")
 def guard(embedder: MiniLMEmbedder) -> DomainGuard:
     """The built-in ``bis`` domain guard on the real embedder."""
-    built = DomainGuard.from_policy(POLICY, embedder)
-    assert built is not None
-    return built
+    return DomainGuard(COSINE, embedder)
 
 
 def retrieve(index: VectorIndex, query: str) -> list[Chunk]:
@@ -173,7 +178,7 @@ def test_prefixed_identifier_carried_in_metadata_is_accepted(
 def knowing(embedder: MiniLMEmbedder) -> DomainGuard:
     """The ``bis`` domain guard told the catalogue's identifiers when it was built."""
     identifiers = collection_identifiers(load_corpus("bis"), SPEC.identifier_keys)
-    return DomainGuard(SPEC, embedder, identifiers)
+    return DomainGuard(COSINE, embedder, identifiers)
 
 
 @pytest.mark.parametrize("query", ["IS 2062 requirements", "is:2062 grades", "AIS-140 devices"])
@@ -332,9 +337,9 @@ def test_pure_python_cosine_matches_numpy(
 
 
 def test_scored_chunks_never_touch_the_embedder(embedder: MiniLMEmbedder) -> None:
-    """Blocklist, identifier and retriever-scored decisions embed nothing."""
+    """Blocklist, identifier and (declared cosine) retriever-scored decisions embed nothing."""
     counting = CountingEmbedder(embedder)
-    fresh = DomainGuard(SPEC, counting)
+    fresh = DomainGuard(COSINE, counting)
     fresh.decide("bitcoin", [Chunk("unscored")])
     fresh.decide("IS 269 scope", [Chunk("unscored", {"standard": "IS 269"})])
     fresh.decide("cement", scored("IS 269"))
@@ -384,6 +389,118 @@ def test_bundled_catalogue_and_queries() -> None:
     queries = load_queries("bis")
     assert sum(q["in_domain"] is True for q in queries) >= 70
     assert sum(q["in_domain"] is False for q in queries) >= 30
+
+
+@pytest.mark.parametrize(
+    ("spec", "scores"),
+    [
+        (SPEC, [0.9, 0.8]),
+        (COSINE, [7.3, 0.8]),
+        (COSINE, [0.9, -1.5]),
+        (COSINE, [float("nan"), 0.9]),
+        (COSINE, [0.9, None]),
+    ],
+    ids=["undeclared", "bm25_score", "below_minus_one", "nan", "one_unscored"],
+)
+def test_retriever_scores_count_only_when_declared_cosine_in_range(
+    embedder: MiniLMEmbedder, spec: DomainSpec, scores: list[float | None]
+) -> None:
+    """A BM25-style 7.3, a score outside [-1, 1] or undeclared scores are no similarity: the
+    guard embeds, and an off-topic query is rejected."""
+    counting = CountingEmbedder(embedder)
+    guard = DomainGuard(spec, counting)
+    texts = ["IS 269 ordinary Portland cement", "IS 2062 structural steel"]
+    chunks = [Chunk(t, score=s) for t, s in zip(texts, scores, strict=True)]
+    decision = guard.decide("how do I bake sourdough at home", chunks)
+    assert decision.similarity_source == "embedder"
+    assert counting.queries == 1
+    assert decision.tier == "below_threshold"
+    assert -1.0 <= (decision.similarity or 0.0) <= 1.0
+
+
+def test_declared_cosine_scores_in_range_are_used() -> None:
+    """Declared and in range, the best retriever score is the similarity (no embedder needed)."""
+    chunks = [Chunk("a", score=-0.2), Chunk("b", score=0.62)]
+    decision = DomainGuard(COSINE).decide("sulphate resisting cement", chunks)
+    assert (decision.similarity, decision.similarity_source) == (0.62, "retriever")
+
+
+def test_retriever_scores_key_is_validated() -> None:
+    """``retriever_scores`` takes embed or cosine, and defaults to embed."""
+    assert SPEC.retriever_scores == "embed"
+    with pytest.raises(PolicyError, match="retriever_scores"):
+        parse_policy("version: 1\ndomain: {retriever_scores: bm25}\n")
+
+
+PAD = " ".join(["filler"] * 6)
+LONG_QUERIES = {
+    "roots_then_far_context": lambda n: f"water {PAD} " * n + f"standard {PAD} " * n,
+    "compounds_then_context": lambda n: f"waterbottle {PAD} " * n + f"isi {PAD} " * n,
+    "roots_only": lambda n: f"steel cement {PAD} " * n,
+}
+
+
+@pytest.mark.parametrize("build", LONG_QUERIES.values(), ids=LONG_QUERIES.keys())
+def test_tier_three_work_grows_linearly_with_the_query(build: Callable[[int], str]) -> None:
+    """Roots far from every context word are matched in work linear in the query: doubling the
+    query at most doubles the lines run (matching every root against every context word, as
+    before, quadrupled them)."""
+    guard = DomainGuard(COSINE)
+    chunks = scored("IS 269")
+
+    def work(repeats: int) -> int:
+        query = build(repeats)
+        return lines_run(lambda: guard.signals(query, chunks), domain_terms, domain_module)
+
+    assert growth(work, 300) < 2.3
+
+
+def test_a_root_next_to_context_is_still_found_in_a_long_query() -> None:
+    """The bisection finds the one pair in a long query of unpaired roots and context words."""
+    query = f"water {PAD} " * 500 + "cement standard " + f"{PAD} standard " * 500
+    signals = DomainGuard(COSINE).signals(query, scored("IS 269"))
+    assert signals.root == ("cement", "standard")
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "What is 269 plus 1?",
+        "The total is 269.",
+        "what is 2062 divided by 2",
+        "The answer is 1786, not 1787",
+    ],
+)
+def test_the_verb_is_before_a_number_is_no_identifier(guard: DomainGuard, query: str) -> None:
+    """The English "is" before a number is not the prefix IS, even when IS 269 is retrieved."""
+    decision = guard.decide(query, scored("IS 269", "IS 2062", "IS 1786", score=0.05))
+    assert decision.tier != "identifier"
+    assert not decision.allowed
+
+
+@pytest.mark.parametrize(
+    ("query", "standard"),
+    [
+        ("IS 2062 structural steel grades", "IS 2062"),
+        ("What does IS 2062 cover?", "IS 2062"),
+        ("what is IS 269?", "IS 269"),
+        ("requirements in IS 456", "IS 456"),
+        ("conform to IS 456", "IS 456"),
+        ("Scope of IS 1786, please", "IS 1786"),
+        ("grades (IS 1786)", "IS 1786"),
+        ("IS:2062 scope", "IS 2062"),
+        ("is-2062 scope", "IS 2062"),
+        ("IS2062 scope", "IS 2062"),
+        ("AIS 140 devices", "AIS 140"),
+    ],
+)
+def test_standard_identifiers_still_decide_at_tier_two(
+    guard: DomainGuard, query: str, standard: str
+) -> None:
+    """The prefix IS still counts at the start, after punctuation or a word that introduces a
+    name, and joined to its number."""
+    decision = guard.decide(query, scored(standard, score=0.05))
+    assert decision.tier == "identifier"
 
 
 @pytest.mark.parametrize("query", ["VLTD for commercial vehicles", "RCCB ratings for a house"])

@@ -11,12 +11,17 @@ failed.
 
 from __future__ import annotations
 
+import importlib.util
+import json
 import re
+from importlib import resources
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
 
 from rag_guard_integrations import AccessContext, Chunk, Guard, load_policy
+from rag_guard_integrations.core import confusables
 from rag_guard_integrations.core.normalize import normalize
 from rag_guard_integrations.core.patterns import compile_pattern
 from rag_guard_integrations.data import load_corpus, load_queries
@@ -292,3 +297,62 @@ def test_in_domain_queries_are_not_blocked_by_normalisation(
         if query_outcome(result) != query_outcome(plain):
             failed.append((query, result.query.tier, plain.query.tier))
     assert failed == []
+
+
+def uts39_prototypes() -> dict[str, str]:
+    """Every non-ASCII letter whose UTS #39 prototype (the confusables data shipped by
+    ``confusable-homoglyphs``) is one ASCII letter, with that letter as our normaliser reads it."""
+    data = json.loads(
+        resources.files("confusable_homoglyphs").joinpath("confusables.json").read_text("utf-8")
+    )
+    out = {}
+    for char, entries in data.items():
+        targets = {e["c"] for e in entries if len(e["c"]) == 1 and e["c"].isascii()}
+        if len(char) == 1 and not char.isascii() and char.isalpha() and len(targets) == 1:
+            (target,) = targets
+            if target.isalpha():
+                # UTS #39 writes capital I as l; an ASCII I reads i once case-folded.
+                out[char] = "i" if char.isupper() and target == "l" else target.lower()
+    return out
+
+
+def test_every_uts39_letter_look_alike_folds_to_its_prototype() -> None:
+    """All (over a thousand) letter look-alikes of UTS #39 fold to the ASCII letter they imitate:
+    the table comes from the Unicode data, not a hand list."""
+    prototypes = uts39_prototypes()
+    assert len(prototypes) > 1000
+    wrong = {c: normalize(c) for c, latin in prototypes.items() if normalize(c) != latin}
+    assert wrong == {}
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "bitc\u0585in price",  # Armenian oh
+        "bitc\u2c9fin price",  # Coptic o
+        "b\u13a5tcoin price",  # Cherokee v (looks like i)
+        "\u0432itcoin price",  # Cyrillic ve, a small capital B
+        "bitcoi\u0578 price",  # Armenian vo (looks like n)
+        "\U0001d41bitcoin price",  # mathematical bold b
+        "bit\u217dоin price",  # small roman numeral one hundred and Cyrillic o
+    ],
+    ids=["armenian", "coptic", "cherokee", "cyrillic_ve", "armenian_vo", "math_bold", "roman"],
+)
+def test_look_alikes_of_other_scripts_do_not_slip_past_the_blocklist(
+    query: str, bis: Guard, bis_chunks: list[Chunk]
+) -> None:
+    """``bitc\\u0585in`` is rejected at tier 1 like ``bitcoin``."""
+    result = bis.check(query, bis_chunks)
+    assert (result.query.tier, result.query.evidence.get("term")) == ("blocklist", "bitcoin")
+
+
+def test_the_shipped_fold_table_is_what_the_generator_builds() -> None:
+    """``core/confusables.py`` is up to date with the installed confusables data and Python."""
+    path = Path(__file__).resolve().parents[1] / "tools" / "gen_confusables.py"
+    spec = importlib.util.spec_from_file_location("gen_confusables", path)
+    assert spec is not None
+    assert spec.loader is not None
+    generator = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(generator)
+    shipped = Path(confusables.__file__).read_text(encoding="utf-8")
+    assert generator.render(generator.build()) == shipped

@@ -59,7 +59,15 @@ EXPORTS = {
         "ray_session",
         "tag_dataset",
     ],
-    "rag_guard_integrations.langchain": ["GuardCompressor", "GuardedRetriever", "MiniLMEmbeddings"],
+    "rag_guard_integrations.langchain": [
+        "CheckedDocuments",
+        "GuardCompressor",
+        "GuardMiddleware",
+        "GuardedRetriever",
+        "MiniLMEmbeddings",
+        "build_rag_chain",
+        "create_guarded_retriever_tool",
+    ],
 }
 
 

@@ -80,6 +80,12 @@ def guard_for(text: str = RULES + UNCLASSIFIED_RULE) -> Guard:
     return Guard(parse_policy(text))
 
 
+def break_check(monkeypatch: pytest.MonkeyPatch, check: type) -> None:
+    # A batched check falls back to its chunk-by-chunk call when the batch fails: break both.
+    for name in ("__call__", "check_many"):
+        monkeypatch.setattr(check, name, boom, raising=False)
+
+
 def break_label_reading(monkeypatch: pytest.MonkeyPatch) -> None:
     # The engine reads labels in one batch, and chunk by chunk when the batch fails.
     for name in ("labels_many", "metadata_labels"):
@@ -90,8 +96,8 @@ def break_label_reading(monkeypatch: pytest.MonkeyPatch) -> None:
 INJECTIONS: list[tuple[str, Callable[[pytest.MonkeyPatch, Guard], None], str]] = [
     ("domain decide", lambda mp, g: mp.setattr(g.domain, "decide", boom), "domain"),
     ("clause detect", lambda mp, g: mp.setattr(g.clause, "detect", boom), "domain"),
-    ("access check", lambda mp, g: mp.setattr(AccessGuard, "__call__", boom), "access"),
-    ("hint check", lambda mp, g: mp.setattr(HintGuard, "__call__", boom), "hint"),
+    ("access check", lambda mp, g: break_check(mp, AccessGuard), "access"),
+    ("hint check", lambda mp, g: break_check(mp, HintGuard), "hint"),
     ("clause check", lambda mp, g: mp.setattr(ClauseGuard, "__call__", boom), "clause"),
     ("labels reading", lambda mp, g: break_label_reading(mp), "labels"),
     ("combination", lambda mp, g: mp.setattr(CombinationGuard, "__call__", boom), "combination"),
@@ -115,20 +121,22 @@ def test_a_failing_stage_withholds_every_chunk_and_says_why(
     stage: str,
     mode: str,
 ) -> None:
-    """An exception in the stage passes nothing; each decision names the stage and the error."""
+    """An exception in the stage passes nothing; each decision names the stage and the error
+    (a query stage names the error's type only: its message may quote a chunk)."""
     guard = guard_for()
     inject(monkeypatch, guard)
     result = run(guard, mode)
     assert result.allowed == []
     assert result.refusal is not None
+    named = "RuntimeError" if stage == "domain" else ERROR
     for decision in result.decisions:
         assert (decision.allowed, decision.stage) == (False, stage)
-        assert ERROR in decision.reason
+        assert named in decision.reason
         assert "fail closed" in decision.reason
     if stage == "domain":
         assert (result.query.allowed, result.query.tier) == (False, "error")
-        assert ERROR in result.query.reason
-    assert ERROR in json.dumps(result.to_dict(include_text=False))
+        assert named in result.query.reason
+    assert named in json.dumps(result.to_dict(include_text=False))
 
 
 def test_the_warn_only_policy_has_no_block_rule() -> None:
@@ -145,17 +153,18 @@ def test_the_warn_only_policy_has_no_block_rule() -> None:
 def test_a_failing_classifier_withholds_its_chunks(
     monkeypatch: pytest.MonkeyPatch, policy: str, stage: str, mode: str
 ) -> None:
-    """A classifier that raises leaves its chunks ``unclassified`` and withheld: by the pack's
+    """Recognisers that raise leave their chunks ``unclassified`` and withheld: by the pack's
     rule when it has one, else by the guard itself, even when every rule only warns."""
     guard = guard_for(policy)
-    assert guard.classifier is not None
-    monkeypatch.setattr(guard.classifier, "classify_many", boom)
-    monkeypatch.setattr(guard.classifier, "aclassify_many", aboom)
+    assert guard.classifier is None
+    assert guard.recognizers is not None
+    monkeypatch.setattr(guard.recognizers, "classify_many", boom)
+    monkeypatch.setattr(guard.recognizers, "aclassify_many", aboom)
     result = run(guard, mode)
     assert result.allowed == []
     for decision in result.decisions:
         assert (decision.allowed, decision.stage) == (False, stage)
-        assert f"classifier check failed ({ERROR})" in decision.reason
+        assert f"recognizers check failed ({ERROR})" in decision.reason
         assert "unclassified" in decision.labels
 
 
@@ -175,8 +184,8 @@ def test_a_classifier_answering_nonsense_withholds_its_chunks(
 ) -> None:
     """A wrong number or kind of results is a classifier failure, not a pass."""
     guard = guard_for(RULES)
-    assert guard.classifier is not None
-    monkeypatch.setattr(guard.classifier, "classify_many", lambda texts: answer)
+    assert guard.recognizers is not None
+    monkeypatch.setattr(guard.recognizers, "classify_many", lambda texts: answer)
     result = run(guard, "sync")
     assert result.allowed == []
     assert {d.stage for d in result.decisions} == {"labels"}
@@ -216,3 +225,75 @@ def test_labels_that_cannot_be_read_are_withheld_without_a_rule() -> None:
         assert decision.stage == "labels"
         assert decision.labels == {"unclassified"}
         assert "metadata 'classification" in decision.reason
+
+
+def quoting(*args: Any, **_: Any) -> Any:
+    """Raise with a message that quotes every chunk text it can find in its arguments."""
+    texts = [a.text for a in args if isinstance(a, Chunk)]
+    for arg in args:
+        if isinstance(arg, list | tuple):
+            texts += [x.text if isinstance(x, Chunk) else str(x) for x in arg]
+    raise ValueError(f"cannot handle {texts!r}")
+
+
+async def aquoting(*args: Any, **kwargs: Any) -> Any:
+    return quoting(*args, **kwargs)
+
+
+class Quoting:
+    """A classifier whose failures quote the text it was given."""
+
+    def classify_many(self, texts: Any) -> list[Classification]:
+        return [Classification.failed(f"model said: {text.upper()}") for text in texts]
+
+    async def aclassify_many(self, texts: Any) -> list[Classification]:
+        return self.classify_many(texts)
+
+    def bind(self, vocabulary: Any) -> Quoting:
+        return self
+
+
+SECRETS = ("late fees of $500", "due within 45 days of receipt")
+LEAKS: list[tuple[str, Callable[[pytest.MonkeyPatch, Guard], None]]] = [
+    ("domain", lambda mp, g: mp.setattr(g.domain, "decide", quoting)),
+    ("hint", lambda mp, g: mp.setattr(HintGuard, "__call__", quoting)),
+    ("clause", lambda mp, g: mp.setattr(ClauseGuard, "__call__", quoting)),
+    ("combination", lambda mp, g: mp.setattr(CombinationGuard, "__call__", quoting)),
+    (
+        "recognizers",
+        lambda mp, g: (
+            mp.setattr(g.recognizers, "classify_many", quoting),
+            mp.setattr(g.recognizers, "aclassify_many", aquoting),
+        ),
+    ),
+]
+
+
+@pytest.mark.parametrize("mode", ["sync", "async"])
+@pytest.mark.parametrize("inject", [i for _, i in LEAKS], ids=[n for n, _ in LEAKS])
+def test_a_no_text_record_holds_no_text_from_a_failing_stage(
+    monkeypatch: pytest.MonkeyPatch, inject: Callable[[pytest.MonkeyPatch, Guard], None], mode: str
+) -> None:
+    """An error message that quotes a chunk stays out of the no-text record: the chunks are
+    withheld, and the record holds no run of their text."""
+    guard = guard_for()
+    inject(monkeypatch, guard)
+    result = run(guard, mode)
+    assert result.allowed == []
+    assert all("fail closed" in d.reason for d in result.decisions)
+    record = json.dumps(result.to_dict(include_text=False)).casefold()
+    for secret in SECRETS:
+        for word in secret.split():
+            if len(word) >= 6:
+                assert word.casefold() not in record, word
+
+
+def test_a_classifier_error_quoting_the_chunk_is_scrubbed() -> None:
+    """A model classifier's own error text quoting the chunk stays out of the no-text record."""
+    guard = Guard(parse_policy(RULES), classifier=Quoting())
+    result = guard.check(QUERY, chunks(), access=ACCESS)
+    assert result.allowed == []
+    assert all("model said" in d.reason for d in result.decisions)
+    record = json.dumps(result.to_dict(include_text=False)).casefold()
+    assert "receipt" not in record
+    assert "invoices" not in record

@@ -19,6 +19,7 @@ from rag_guard_integrations import (
     PolicyError,
     parse_policy,
 )
+from rag_guard_integrations.core.constraints import Constraints
 
 if TYPE_CHECKING:
     from rag_guard_integrations.classify.base import Classification
@@ -316,7 +317,8 @@ def test_prefilter_is_what_every_allowed_chunk_must_carry(
     guard: Guard, query: str, access: Any, expected: Any
 ) -> None:
     """prefilter gives the allowlists and asked clause ids, or None when nothing could pass."""
-    assert guard.prefilter(query, access) == expected
+    wanted = None if expected is None else Constraints.of(expected)
+    assert guard.prefilter(query, access) == wanted
 
 
 def test_refusal_when_nothing_could_pass_even_for_an_empty_retrieval(guard: Guard) -> None:
@@ -363,7 +365,8 @@ def test_refuse_is_the_default_and_denies_every_chunk(guard: Guard) -> None:
 )
 def test_access_only_prefilter_pushes_down_the_allowlists_only(access: Any, expected: Any) -> None:
     """prefilter agrees with check: no clause restriction, the access allowlists still apply."""
-    assert ACCESS_ONLY.prefilter("What happens if we terminate?", access) == expected
+    wanted = None if expected is None else Constraints.of(expected)
+    assert ACCESS_ONLY.prefilter("What happens if we terminate?", access) == wanted
 
 
 def test_unknown_on_no_intent_value_is_a_policy_error() -> None:

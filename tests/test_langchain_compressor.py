@@ -153,3 +153,24 @@ def test_works_inside_contextual_compression_retriever(store: Any, guard: Guard)
     for wrapped in (compressor, DocumentCompressorPipeline(transformers=[compressor])):
         retriever = ContextualCompressionRetriever(base_compressor=wrapped, base_retriever=base)
         assert [d.id for d in retriever.invoke(QUERY)] == ["sow-termination-notice"]
+
+
+def test_inside_a_compression_retriever_the_check_is_a_traced_run(store: Any, guard: Guard) -> None:
+    """Under ContextualCompressionRetriever the compressor's check is the rag_guard.check run."""
+    from langchain_classic.retrievers import ContextualCompressionRetriever
+
+    from rag_guard_integrations.langchain.audit import CHECK_RUN
+    from rag_guard_integrations.langchain.testing import RecordingTracer
+
+    retriever = ContextualCompressionRetriever(
+        base_compressor=GuardCompressor(guard=guard, access={"contract_type": ["SOW"]}),
+        base_retriever=store.as_retriever(search_kwargs={"k": 10}),
+    )
+    tracer = RecordingTracer()
+    kept = retriever.invoke(
+        "What is the termination notice period?", config={"callbacks": [tracer]}
+    )
+    [check] = tracer.named(CHECK_RUN)
+    assert check.outputs is not None
+    assert check.outputs["allowed"] == len(kept) == 1
+    assert len(check.outputs["audit"]["chunks"]) == 10

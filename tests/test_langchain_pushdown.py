@@ -18,9 +18,9 @@ from langchain_support import (
 
 from rag_guard_integrations import AccessContext, Chunk, Guard, parse_policy
 from rag_guard_integrations.core.stage import Request
-from rag_guard_integrations.guards.access import AccessGuard, satisfies
+from rag_guard_integrations.guards.access import AccessGuard
 from rag_guard_integrations.langchain import GuardedRetriever, MiniLMEmbeddings
-from rag_guard_integrations.langchain.pushdown import CHROMA, IN_MEMORY, plan_pushdown
+from rag_guard_integrations.langchain.pushdown import plan_pushdown
 
 if TYPE_CHECKING:
     from langchain_core.documents import Document
@@ -62,6 +62,8 @@ def fetched_and_returned(
 ) -> tuple[list[Document], list[Document], dict[str, Any]]:
     """What the inner retriever run returned, what the wrapper returned, and the event."""
     recorder = Recorder()
+    # The debugging opt-in shows the inner fetch to handlers; by default it stays hidden.
+    retriever = retriever.model_copy(update={"expose_unchecked_documents_to_callbacks": True})
     out = retriever.invoke(QUERY, config={"callbacks": [recorder]}, access=access, **kwargs)
     fetches = recorder.inner_fetches()
     return (fetches[0] if fetches else []), out, recorder.events[0][1]
@@ -100,7 +102,7 @@ def test_chroma_filter_shapes(
     """Allowlists become $in clauses, several under $and, together with the caller's filter."""
     plan = plan_pushdown(chroma, access_guard(attributes).prefilter("q", access), user_filter)
     assert plan is not None
-    assert (plan.store, plan.filter, plan.admits_nothing) == (CHROMA, expected, False)
+    assert (plan.store, plan.filter, plan.admits_nothing) == ("chroma", expected, False)
 
 
 @pytest.mark.parametrize(
@@ -159,7 +161,7 @@ def test_in_memory_store_fetches_only_authorised(
     assert len(fetched) == 12
     assert _types(fetched) <= set(allowed)
     assert _types(out) <= set(allowed)
-    assert event["pushdown"] == IN_MEMORY
+    assert event["pushdown"] == "in_memory"
     assert event["dropped"] == 0
 
 
@@ -192,7 +194,7 @@ def test_chroma_fetches_only_authorised(chroma: Any, allowed: list[str]) -> None
     assert sorted(str(d.id) for d in out) == sorted(
         f"{t.lower()}-termination-notice" for t in allowed
     )
-    assert event["pushdown"] == CHROMA
+    assert event["pushdown"] == "chroma"
 
 
 def test_chroma_two_attributes_and_caller_filter(chroma: Any) -> None:
@@ -271,5 +273,5 @@ def test_store_filter_agrees_with_the_guard(metadata: dict[str, Any], access: An
     attributes = ("contract_type", "region")
     verdict = AccessGuard(attributes)(Chunk("text", metadata), Request("q", "q", (), access))
     constraints = access_guard(list(attributes)).prefilter("q", access)
-    admitted = constraints is not None and satisfies(constraints, metadata)
+    admitted = constraints is not None and constraints.admits(metadata)
     assert admitted is (verdict is None)

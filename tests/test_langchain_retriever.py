@@ -57,9 +57,10 @@ def configured(types: list[str] | None) -> RunnableConfig:
 
 
 def guarded_contracts(k: int = 4, **params: Any) -> GuardedRetriever:
-    """A GuardedRetriever whose k lives on the inner retriever, as the design prescribes."""
+    """A GuardedRetriever with ``k`` on the wrapper, as the standard suite constructs it."""
     return GuardedRetriever(
-        retriever=contract_store().as_retriever(search_kwargs={"k": k}),
+        retriever=contract_store().as_retriever(),
+        k=k,
         guard=Guard(parse_policy(ACCESS_ONLY)),
         access=AccessContext(principal="auditor", contract_type=set(CONTRACT_TYPES)),
         **params,
@@ -83,8 +84,17 @@ class TestGuardedRetrieverStandard(RetrieversIntegrationTests):
 
 
 def test_exports() -> None:
-    """The adapter package exports exactly its three public classes."""
-    assert sorted(lc.__all__) == ["GuardCompressor", "GuardedRetriever", "MiniLMEmbeddings"]
+    """The adapter package exports exactly its public names, each importable."""
+    assert sorted(lc.__all__) == [
+        "CheckedDocuments",
+        "GuardCompressor",
+        "GuardMiddleware",
+        "GuardedRetriever",
+        "MiniLMEmbeddings",
+        "build_rag_chain",
+        "create_guarded_retriever_tool",
+    ]
+    assert all(getattr(lc, name) is not None for name in lc.__all__)
 
 
 @pytest.mark.parametrize(
@@ -129,16 +139,32 @@ async def test_astream_events_carry_the_guard_result(store: Any, contracts_guard
     assert "written notice" not in json.dumps(data)
 
 
-def test_callback_handlers_see_event_and_child_run(store: Any, contracts_guard: Guard) -> None:
-    """Handlers get the custom event, and the inner retriever runs as a child of the wrapper."""
+def test_callback_handlers_see_event_and_no_inner_run(store: Any, contracts_guard: Guard) -> None:
+    """Handlers get the custom event and the wrapper's run only: the inner fetch stays hidden."""
     recorder = Recorder()
     retriever = GuardedRetriever(retriever=store.as_retriever(), guard=contracts_guard)
+    retriever.invoke(QUERY, access={"contract_type": ["SOW"]}, config={"callbacks": [recorder]})
+    [(_, no_parent)] = recorder.retriever_starts
+    assert no_parent is None
+    assert recorder.inner_fetches() == []
+    assert [name for name, _ in recorder.events] == [EVENT_NAME]
+    assert recorder.events[0][1]["returned"] == 1
+
+
+def test_debugging_opt_in_runs_the_inner_retriever_as_a_child(
+    store: Any, contracts_guard: Guard
+) -> None:
+    """With expose_unchecked_documents_to_callbacks the inner run is a traced child again."""
+    recorder = Recorder()
+    retriever = GuardedRetriever(
+        retriever=store.as_retriever(),
+        guard=contracts_guard,
+        expose_unchecked_documents_to_callbacks=True,
+    )
     retriever.invoke(QUERY, access={"contract_type": ["SOW"]}, config={"callbacks": [recorder]})
     (outer, no_parent), (_, parent) = recorder.retriever_starts
     assert no_parent is None
     assert parent == outer
-    assert [name for name, _ in recorder.events] == [EVENT_NAME]
-    assert recorder.events[0][1]["returned"] == 1
 
 
 @pytest.mark.parametrize(

@@ -299,14 +299,19 @@ def test_decision_event_reaches_handlers(
     assert all(n.node.get_content() not in dumped for n in nodes)
 
 
-def test_class_name_and_serialisation(guard: Guard) -> None:
-    """The serialization id is fixed; the guard is left out and access is JSON-ready."""
+def test_class_name_and_serialisation_round_trip(guard: Guard) -> None:
+    """The serialization id is fixed, the guard is stored as policy references, and from_dict
+    rebuilds an equal component."""
     pp = GuardPostprocessor(guard=guard, access={"contract_type": ["MSA"]})
     assert GuardPostprocessor.class_name() == "GuardPostprocessor"
     data = pp.to_dict()
     assert data["class_name"] == "GuardPostprocessor"
     assert data["access"] == {"principal": None, "contract_type": ["MSA"]}
-    assert "guard" not in data
+    assert data["guard"] == {"policy": ["base", "contracts"], "name": "contracts"}
+    rebuilt = GuardPostprocessor.from_dict(data)
+    assert rebuilt.guard.policy == guard.policy
+    assert rebuilt.access == pp.access
+    assert GuardPostprocessor.from_json(pp.to_json()).access == pp.access
 
 
 def test_document_nodes_are_checked_like_text_nodes(guard: Guard) -> None:

@@ -214,3 +214,82 @@ def test_recognizer_record_checks_and_context_pattern() -> None:
         Recognizer("bad", "pii", r"(a)\1")
     with pytest.raises(ValueError, match="empty label"):
         Recognizer("x", " ", r"x")
+
+
+CARD = "4111 1111 1111 1111"
+SSN = "078-05-1120"
+DIGITS = {
+    "arabic_indic": "٠١٢٣٤٥٦٧٨٩",
+    "extended_arabic_indic": "۰۱۲۳۴۵۶۷۸۹",
+    "devanagari": "०१२३४५६७८९",
+    "bengali": "০১২৩৪৫৬৭৮৯",
+    "thai": "๐๑๒๓๔๕๖๗๘๙",
+    "full_width": "０１２３４５６７８９",
+    "mathematical_bold": "𝟎𝟏𝟐𝟑𝟒𝟓𝟔𝟕𝟖𝟗",
+}
+DASHES = {
+    "hyphen": "\u2010",
+    "non_breaking_hyphen": "\u2011",
+    "figure_dash": "\u2012",
+    "en_dash": "\u2013",
+    "em_dash": "\u2014",
+    "minus": "\u2212",
+    "small_hyphen": "\ufe63",
+}
+SPACES = {
+    "tab": "\t",
+    "double_space": "  ",
+    "space_tab": " \t",
+    "nbsp": "\u00a0",
+    "thin_space": "\u2009",
+    "ideographic": "\u3000",
+    "triple_space": "   ",
+}
+
+
+def in_digits(value: str, digits: str) -> str:
+    """``value`` with its ASCII digits written in another script."""
+    return value.translate(str.maketrans("0123456789", digits))
+
+
+@pytest.mark.parametrize("accent", ["", "Café. "], ids=["ascii", "one_accent_elsewhere"])
+@pytest.mark.parametrize(
+    ("value", "recognizer"),
+    [
+        *[(CARD.replace(" ", s), "credit_card") for s in SPACES.values()],
+        *[(SSN.replace("-", s), "us_ssn") for s in ("\t", "  ", "\u00a0")],
+        *[(in_digits(CARD, d), "credit_card") for d in DIGITS.values()],
+        *[(in_digits(SSN, d), "us_ssn") for d in DIGITS.values()],
+        *[(CARD.replace(" ", d), "credit_card") for d in DASHES.values()],
+        *[(SSN.replace("-", d), "us_ssn") for d in DASHES.values()],
+        (in_digits(SSN, DIGITS["devanagari"]).replace("-", "\u2013"), "us_ssn"),
+    ],
+    ids=[
+        *[f"card_{n}" for n in SPACES],
+        *[f"ssn_{n}" for n in ("tab", "double_space", "nbsp")],
+        *[f"card_{n}" for n in DIGITS],
+        *[f"ssn_{n}" for n in DIGITS],
+        *[f"card_{n}" for n in DASHES],
+        *[f"ssn_{n}" for n in DASHES],
+        "ssn_devanagari_en_dash",
+    ],
+)
+def test_numbers_in_other_digits_dashes_and_spacing_are_found(
+    value: str, recognizer: str, accent: str
+) -> None:
+    """Unicode digits, dashes, tabs and repeated spaces do not hide a card number or an SSN,
+    an accented letter elsewhere in the chunk changes nothing, and the span is the original."""
+    text = f"{accent}Ref: {value}. Thanks"
+    assert found(text, recognizer) == [value]
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["4111 1111 1111 1112", "4111\t1111\t1111\t1112", "000-00-0000", "078\n05\n1120"],
+    ids=["card_bad_luhn", "card_bad_luhn_tabs", "ssn_invalid", "ssn_across_lines"],
+)
+@pytest.mark.parametrize("accent", ["", "é "], ids=["ascii", "accented"])
+def test_spacing_tolerance_keeps_the_checks(text: str, accent: str) -> None:
+    """Squeezed spacing still needs a valid checksum and keeps values on one line."""
+    result = CLASSIFIER.classify(accent + text)
+    assert {f.recognizer for f in result.findings} & {"credit_card", "us_ssn"} == set()

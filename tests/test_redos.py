@@ -149,13 +149,76 @@ def test_expensive_or_invalid_hint_is_denied_not_compiled_at_any_cost(hint: str)
     chunks = [Chunk("some text", {"x_regex_hint": hint}), Chunk("some text")]
     result = guard.check("q", chunks)
     assert [d.allowed for d in result.decisions] == [False, True]
-    assert result.decisions[0].reason == "untrusted x_regex_hint cannot be compiled by RE2 (denied)"
+    reason = result.decisions[0].reason
+    assert reason.startswith("untrusted x_regex_hint ")
+    assert reason.endswith("(denied)")
 
 
 def test_hint_within_the_budget_still_restricts() -> None:
     """Ordinary hints fit the untrusted budget: a matching one passes, a failing one denies."""
     guard = Guard(parse_policy("version: 1\n"))
     text = "payable within thirty (30) days of invoice"
-    ok = Chunk(text, {"x_regex_hint": r"within [^.;]{0,250}\(\d+\) days"})
-    off = Chunk(text, {"x_regex_hint": r"within [^.;]{0,250}\(\d+\) weeks"})
+    ok = Chunk(text, {"x_regex_hint": r"within [^.;]{0,80}\(\d+\) days"})
+    off = Chunk(text, {"x_regex_hint": r"within [^.;]{0,80}\(\d+\) weeks"})
     assert guard.check("q", [ok, off]).allowed == [ok]
+
+
+def alternation(words: int) -> str:
+    """A hint of ``words`` distinct six-letter alternatives, as a poisoned index might bring."""
+    return "(?:" + "|".join(f"w{n:05d}" for n in range(words)) + r")\d"
+
+
+@pytest.mark.parametrize(
+    ("hints", "why"),
+    [
+        ({"x_regex_hint": alternation(3000)}, "characters"),
+        ({"x_regex_hint": r"\pL{20}\d"}, "RE2 instructions"),
+        ({"x_regex_hint": "[a-z]{0,150}z"}, "RE2 instructions"),
+        ({f"h{n}_regex_hint": "[a-z]{0,80}z" for n in range(4)}, "together"),
+        ({f"h{n}_regex_hint": "t" for n in range(9)}, "more than 8"),
+    ],
+    ids=["long_alternation", "short_but_large_program", "counted_repeat", "sum", "count"],
+)
+def test_hints_over_the_work_bound_deny_their_chunk(hints: dict[str, str], why: str) -> None:
+    """A hint too long or too large to run, or too many hints together, deny the chunk alone
+    before any of them runs over the text."""
+    guard = Guard(parse_policy("version: 1\n"))
+    text = "w00001 " * 3000
+    result = guard.check("q", [Chunk(text, hints), Chunk(text)])
+    assert [d.allowed for d in result.decisions] == [False, True]
+    assert why in result.decisions[0].reason
+    assert result.decisions[0].stage == "hint"
+
+
+def test_hints_within_the_bound_all_restrict() -> None:
+    """Several small hints pass when the text matches all of them, and one miss denies."""
+    guard = Guard(parse_policy("version: 1\n"))
+    text = "w00001 paid 30 days"
+    ok = {"a_regex_hint": alternation(40), "b_regex_hint": r"\bdays\b"}
+    assert guard.check("q", [Chunk(text.replace(" paid", "1 paid"), ok)]).allowed != []
+    assert guard.check("q", [Chunk(text, {**ok, "c_regex_hint": "weeks"})]).allowed == []
+
+
+def test_untrusted_bounds_are_what_compile_untrusted_enforces() -> None:
+    """The bounds live in one place: compile_untrusted refuses what HintGuard denies."""
+    from rag_guard_integrations.core.patterns import (
+        MAX_UNTRUSTED_CHARS,
+        MAX_UNTRUSTED_PROGRAM,
+        PatternTooLargeError,
+    )
+
+    assert compile_untrusted(alternation(40)).programsize <= MAX_UNTRUSTED_PROGRAM
+    with pytest.raises(PatternTooLargeError, match="characters"):
+        compile_untrusted("x" * (MAX_UNTRUSTED_CHARS + 1))
+    with pytest.raises(PatternTooLargeError, match="instructions"):
+        compile_untrusted(r"\pL{20}")
+
+
+@pytest.mark.parametrize("size", [100, 40_000], ids=["cached", "long"])
+def test_hints_judge_long_and_short_texts_alike(size: int) -> None:
+    """A text past the cache limit is normalised once for all its hints, with the same verdict."""
+    guard = Guard(parse_policy("version: 1\n"))
+    text = "ｗ00001 paid " + "x" * size + " within 30 days"
+    ok = {"a_regex_hint": r"w00001 paid", "b_regex_hint": r"\bdays$"}
+    assert guard.check("q", [Chunk(text, ok)]).allowed != []
+    assert guard.check("q", [Chunk(text, {**ok, "c_regex_hint": "weeks"})]).allowed == []

@@ -16,7 +16,7 @@ from rag_guard_integrations.classify.recognizers import (
 from rag_guard_integrations.classify.vocabulary import VocabularyBound, label_specs
 from rag_guard_integrations.core.cache import BoundedCache, text_key
 from rag_guard_integrations.core.errors import ArgumentError, PolicyError
-from rag_guard_integrations.core.normalize import fold_ascii, normalize_with_offsets
+from rag_guard_integrations.core.normalize import normalize_with_offsets, plain_ascii
 from rag_guard_integrations.core.patterns import PatternSet, compile_pattern, find_spans
 from rag_guard_integrations.policy.loader import load_policy
 
@@ -33,6 +33,9 @@ DEFAULT_CACHE_SIZE = 4096
 _INLINE_CHARS = 65_536
 _NOTHING = Classification(frozenset())
 _LINE_BREAK = re.compile(r"[\n\r\v\f\x1c-\x1e\x85\u2028\u2029]")
+_SPACE_RUN = re.compile(r"  +")
+# What _fold makes of ASCII white space: line breaks stay line breaks, the rest is a space.
+_ASCII_MATCH_SPACES = str.maketrans("\t\x1f\n\r\v\f\x1c\x1d\x1e", "  \n\n\n\n\n\n\n")
 
 
 class _Matcher:
@@ -114,24 +117,43 @@ class _Matcher:
 
 
 def _fold(text: str) -> tuple[str, list[int] | None]:
-    """Normalise for matching, keeping line breaks: values do not run across lines, and text
-    on the ASCII fast path (lower-cased only) keeps them too, so all text matches alike.
-    Offsets are None when they are the identity (the ASCII fast path)."""
-    ascii_folded = fold_ascii(text)
-    if ascii_folded is not None:
-        return ascii_folded, None
+    """Normalise for matching, keeping line breaks (values do not run across lines) and
+    squeezing runs of spaces and tabs to one space (``4111  1111``, ``078\t05\t1120`` read as
+    written with one space), with each character's offset into ``text``: None when the offsets
+    are the identity (plain ASCII with no run of spaces, the common case)."""
+    if plain_ascii(text):
+        folded = text.lower().translate(_ASCII_MATCH_SPACES)
+        if "  " not in folded:
+            return folded, None
     folded, offsets = normalize_with_offsets(text)
     breaks = []
     for match in _LINE_BREAK.finditer(text):
         index = bisect.bisect_left(offsets, match.start())
         if index < len(folded) and offsets[index] == match.start() and folded[index] == " ":
             breaks.append(index)
-    if not breaks:
+    if breaks:
+        chars = list(folded)
+        for index in breaks:
+            chars[index] = "\n"
+        folded = "".join(chars)
+    return _squeeze(folded, offsets)
+
+
+def _squeeze(folded: str, offsets: list[int]) -> tuple[str, list[int]]:
+    """Runs of spaces become their first space; the offsets follow."""
+    if "  " not in folded:
         return folded, offsets
-    chars = list(folded)
-    for index in breaks:
-        chars[index] = "\n"
-    return "".join(chars), offsets
+    parts: list[str] = []
+    kept: list[int] = []
+    position = 0
+    for match in _SPACE_RUN.finditer(folded):
+        keep = match.start() + 1
+        parts.append(folded[position:keep])
+        kept.extend(offsets[position:keep])
+        position = match.end()
+    parts.append(folded[position:])
+    kept.extend(offsets[position:])
+    return "".join(parts), kept
 
 
 def _subject(folded: str) -> str | bytes:

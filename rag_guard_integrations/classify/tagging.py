@@ -1,10 +1,10 @@
 """Labelling corpus records: the per-record logic shared by ``rag-guard tag`` and batch engines.
 
 A record is a JSON object with the text under ``text`` (or ``page_content``) and its metadata
-under ``metadata`` (or ``meta``). Tagging adds ``classifications`` (sorted labels) and
-``findings`` to that metadata; ``classification_error`` and ``dropped_labels`` appear only
-when there is something to say. Records that already carry labels are kept as they are unless
-``overwrite`` is set (the policy's ``classify: always``).
+under ``metadata`` (or ``meta``), one of each, as the guard reads them. Tagging adds
+``classifications`` (sorted labels) and ``findings`` to that metadata; ``classification_error``
+and ``dropped_labels`` appear only when there is something to say. Records that already carry
+labels are kept as they are unless ``overwrite`` is set (the policy's ``classify: always``).
 """
 
 from __future__ import annotations
@@ -15,14 +15,13 @@ from itertools import islice
 from typing import TYPE_CHECKING, Any
 
 from rag_guard_integrations.classify.base import Classification
-from rag_guard_integrations.core.errors import ArgumentError
+from rag_guard_integrations.core.chunk import record_keys
+from rag_guard_integrations.core.errors import ArgumentError, ChunkError
 from rag_guard_integrations.core.labels import LABEL_KEYS, has_label_metadata
 
 if TYPE_CHECKING:
     from rag_guard_integrations.classify.base import Classifier
 
-TEXT_KEYS = ("text", "page_content")
-METADATA_KEYS = ("metadata", "meta")
 DEFAULT_BATCH_SIZE = 64
 
 
@@ -36,9 +35,20 @@ class Tagged:
     retried: bool = False
 
 
-def metadata_key(record: Mapping[str, Any]) -> str:
-    """The key holding the record's metadata: ``metadata``, else ``meta``, else ``metadata``."""
-    return next((key for key in METADATA_KEYS if isinstance(record.get(key), Mapping)), "metadata")
+def metadata_key(record: Mapping[str, Any], where: str = "record") -> str:
+    """The key the guard reads the record's metadata from, so labels are written there.
+
+    Raises:
+        ChunkError: the record has both ``meta`` and ``metadata`` (or both text keys), or its
+            metadata is not a mapping.
+    """
+    key = record_keys(record, where)[1]
+    value = record.get(key)
+    if value is not None and not isinstance(value, Mapping):
+        raise ChunkError(
+            f"{where} {key} is a {type(value).__name__}; it must be a mapping of metadata"
+        )
+    return key
 
 
 def needs_labels(record: Mapping[str, Any], overwrite: bool = False) -> bool:
@@ -120,7 +130,8 @@ def batches(items: Iterable[Any], size: int) -> Iterator[list[Any]]:
 
 
 def _text(record: Mapping[str, Any]) -> str | None:
-    return next((v for k in TEXT_KEYS if isinstance(v := record.get(k), str)), None)
+    value = record.get(record_keys(record)[0])
+    return value if isinstance(value, str) else None
 
 
 def classify_each_on_failure(

@@ -1,4 +1,4 @@
-"""``rag-guard eval {leakage,clauses,domain}``: each evaluation registers its own sub-command."""
+"""``rag-guard eval {leakage,clauses,domain,prompt}``: each evaluation registers its sub-command."""
 
 from __future__ import annotations
 
@@ -8,12 +8,19 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     import argparse
 
-EVALUATIONS = ("leakage", "clauses", "domain")
+EVALUATIONS = (
+    "rag_guard_integrations.evaluation.leakage",
+    "rag_guard_integrations.evaluation.clauses",
+    "rag_guard_integrations.evaluation.domain",
+    "rag_guard_integrations.cli.eval_prompt",
+)
 
 
 def register(commands: argparse._SubParsersAction[Any]) -> None:
-    """Add ``eval`` and its sub-commands (one module each in ``evaluation/``)."""
-    parser = commands.add_parser("eval", help="measure leakage, clause recognition, domain filter")
+    """Add ``eval`` and its sub-commands (each module registers its own)."""
+    parser = commands.add_parser(
+        "eval", help="measure leakage, clause recognition, domain filter, prompt leaks"
+    )
     kinds = parser.add_subparsers(dest="evaluation", required=True, metavar="EVALUATION")
-    for name in EVALUATIONS:
-        importlib.import_module(f"rag_guard_integrations.evaluation.{name}").register(kinds)
+    for module in EVALUATIONS:
+        importlib.import_module(module).register(kinds)

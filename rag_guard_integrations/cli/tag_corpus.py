@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from rag_guard_integrations.classify.tagging import metadata_key
 from rag_guard_integrations.console import print_json, table
+from rag_guard_integrations.core.errors import ChunkError, DataError
 from rag_guard_integrations.core.labels import metadata_labels
 from rag_guard_integrations.data.jsonl import parse_line
 
@@ -75,13 +76,26 @@ def record_id(record: dict[str, Any], line: int) -> str:
 def unseen_records(
     records: Iterator[tuple[int, dict[str, Any]]], done: set[str], summary: Summary
 ) -> Iterator[dict[str, Any]]:
+    """The records of IN not yet in OUT. A record whose shape the guard would refuse (two texts,
+    two metadata, metadata that is no mapping), or two records of IN with one key (a repeated
+    id, or a line number another record uses as its id, so one would be lost) are an error."""
+    seen: dict[str, int] = {}
     for number, record in records:
         summary.read += 1
+        try:
+            metadata_key(record, f"line {number}")
+        except ChunkError as error:
+            raise DataError(f"{error}; fix the record") from None
         key = record_id(record, number)
+        if key in seen:
+            raise DataError(
+                f"line {number}: its id {key} is also the id of line {seen[key]} (a record "
+                "without an id takes its line number); give every record a unique id"
+            )
+        seen[key] = number
         if key in done:
             summary.skipped += 1
             continue
-        done.add(key)  # a repeated id in IN is written once
         # The line number becomes the id, so that the output can be resumed from.
         yield record if "id" in record and record["id"] is not None else {"id": number, **record}
 

@@ -7,6 +7,7 @@ from typing import Annotated, Any
 
 from pydantic import BeforeValidator
 
+from rag_guard_integrations.core.constraints import Allowed
 from rag_guard_integrations.core.errors import AccessError
 
 
@@ -43,11 +44,7 @@ class AccessContext:
     def allows(self, attribute: str, value: object) -> bool:
         """True when ``value`` (or, for a list, every value in it) is allowed for ``attribute``."""
         allowed = self._allowlists.get(attribute)
-        if allowed is None:
-            return False
-        if isinstance(value, list | tuple | set | frozenset):
-            return bool(value) and all(str(v) in allowed for v in value)
-        return str(value) in allowed
+        return allowed is not None and Allowed(allowed).admits(value)
 
     def mentions(self, attribute: str) -> bool:
         """True when the context names an allowlist (possibly empty) for ``attribute``."""
@@ -73,6 +70,10 @@ class AccessContext:
         out.update({k: sorted(v) for k, v in sorted(self._allowlists.items())})
         return out
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickle and copy as the principal and allowlists (``__setattr__`` refuses the default)."""
+        return (_restore, (self.principal, self.to_dict()))
+
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, AccessContext):
             return NotImplemented
@@ -86,12 +87,29 @@ class AccessContext:
         return f"AccessContext(principal={self.principal!r}{', ' if lists else ''}{lists})"
 
 
+def _restore(principal: str | None, fields: dict[str, Any]) -> AccessContext:
+    allowlists = {k: v for k, v in fields.items() if k != "principal"}
+    return AccessContext(principal, **allowlists)
+
+
 def _allowlist(name: str, values: Iterable[Any] | str) -> frozenset[str]:
+    """The allowlist as strings. A mapping is not an allowlist (``{"MSA": False}`` would grant
+    MSA), nor are bytes (their items are numbers); items must be strings or numbers."""
     if isinstance(values, str):
         return frozenset({values})
-    if not isinstance(values, Iterable):
-        raise AccessError(f"access allowlist {name}={values!r} must be a value or a list of values")
-    return frozenset(str(v) for v in values)
+    if isinstance(values, Mapping | bytes | bytearray) or not isinstance(values, Iterable):
+        raise AccessError(
+            f"access allowlist {name} is a {type(values).__name__}; give a value or a list of "
+            "values, e.g. contract_type=['MSA']"
+        )
+    items = list(values)
+    for item in items:
+        if isinstance(item, bool) or not isinstance(item, str | int | float):
+            raise AccessError(
+                f"access allowlist {name} holds a {type(item).__name__}; list strings or "
+                "numbers only"
+            )
+    return frozenset(str(v) for v in items)
 
 
 AccessLike = AccessContext | Mapping[str, Iterable[Any] | str] | None

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 from rag_guard_integrations.core.errors import ChunkError
 
@@ -28,25 +28,25 @@ class Chunk:
 
     @classmethod
     def from_any(cls, item: object, *, position: int | None = None) -> Chunk:
-        """Build a chunk from a dict, a LangChain ``Document`` or a LlamaIndex node.
+        """Build a chunk from a dict or any object that follows one of the protocols below.
 
-        Accepts ``{"text", "meta"}`` and ``{"page_content", "metadata"}`` dicts (``score`` and
-        ``id`` optional), objects with ``page_content``/``metadata`` (LangChain), and objects
-        with ``text``/``metadata``/``node_id`` or a ``node`` plus ``score`` (LlamaIndex), without
-        importing either framework. Raises :class:`ChunkError` naming what is wrong.
+        Accepts a Chunk; a ``{"text", "meta"}`` or ``{"page_content", "metadata"}`` dict
+        (``score`` and ``id`` optional); a :class:`ScoredLike` hit; a :class:`NodeLike`; a
+        :class:`DocumentLike`. The protocols are shapes, so no framework is imported; each
+        framework's own objects fit one of them. Raises :class:`ChunkError` naming what is wrong.
         """
         where = f"chunk {position}" if position is not None else "chunk"
         if isinstance(item, Chunk):
             return item
         if isinstance(item, Mapping):
             return _from_mapping(item, where)
-        # LlamaIndex nodes first: attribute probes on pydantic nodes are slow when they miss.
-        if hasattr(item, "node") and hasattr(item, "score"):
+        # Scored hits and nodes first: attribute probes on pydantic models are slow when they miss.
+        if isinstance(item, ScoredLike):
             inner = cls.from_any(item.node, position=position)
             return cls(inner.text, inner.metadata, _score(item.score, where), inner.id)
-        if hasattr(item, "node_id") and hasattr(item, "metadata"):
+        if isinstance(item, NodeLike):
             return _build(where, getattr(item, "text", ""), item.metadata, None, item.node_id)
-        if hasattr(item, "page_content"):
+        if isinstance(item, DocumentLike):
             return _build(
                 where,
                 item.page_content,
@@ -58,22 +58,78 @@ class Chunk:
             raise ChunkError(f"{where} is None; pass a dict with 'text', a Document or a node")
         raise ChunkError(
             f"{where} is a {type(item).__name__}; pass a dict with 'text' (or 'page_content'), "
-            "a LangChain Document, a LlamaIndex node or a Chunk"
+            "a document (page_content, metadata), a node (node_id, text, metadata) or a Chunk"
         )
 
 
+@runtime_checkable
+class DocumentLike(Protocol):
+    """A document :meth:`Chunk.from_any` reads: ``page_content``, and ``metadata`` and ``id``
+    when it has them (LangChain's ``Document`` is one)."""
+
+    page_content: str
+
+
+@runtime_checkable
+class NodeLike(Protocol):
+    """A node :meth:`Chunk.from_any` reads: ``node_id``, ``metadata`` and, when it has one,
+    ``text`` (LlamaIndex's ``TextNode`` is one)."""
+
+    node_id: str
+    metadata: Mapping[str, Any]
+
+
+@runtime_checkable
+class ScoredLike(Protocol):
+    """A retrieval hit :meth:`Chunk.from_any` reads: a ``node`` (a node or a document) and its
+    ``score`` (LlamaIndex's ``NodeWithScore`` is one)."""
+
+    node: object
+    score: float | None
+
+
 _MAPPING_KEYS = frozenset({"text", "page_content", "meta", "metadata", "score", "id"})
+TEXT_KEYS = ("text", "page_content")
+METADATA_KEYS = ("meta", "metadata")
+
+
+def record_keys(item: Mapping[str, Any], where: str = "chunk") -> tuple[str, str]:
+    """The keys of a chunk dict that hold its text and its metadata: ``text`` or
+    ``page_content``, and ``meta`` or ``metadata`` (``metadata`` when there is none yet).
+
+    Example:
+        >>> record_keys({"page_content": "x", "meta": {}})
+        ('page_content', 'meta')
+
+    Raises:
+        ChunkError: both keys of a pair are present: the guard would judge one copy while the
+            other may reach the LLM.
+    """
+    text_key = _only(item, TEXT_KEYS, where) or "text"
+    metadata_key = _only(item, METADATA_KEYS, where) or "metadata"
+    return text_key, metadata_key
+
+
+def _only(item: Mapping[str, Any], keys: tuple[str, str], where: str) -> str | None:
+    present = [key for key in keys if key in item]
+    if len(present) > 1:
+        raise ChunkError(
+            f"{where} has both {present[0]!r} and {present[1]!r}; keep one, the guard would "
+            "check one copy while the other may reach the LLM"
+        )
+    return present[0] if present else None
 
 
 def _from_mapping(item: Mapping[str, Any], where: str) -> Chunk:
-    if "text" not in item and "page_content" not in item and (extra := set(item) - _MAPPING_KEYS):
+    text_key, metadata_key = record_keys(item, where)
+    if text_key not in item and (extra := set(item) - _MAPPING_KEYS):
         # Content under another key would pass unchecked to whoever maps results back.
         raise ChunkError(
             f"{where} has no 'text' or 'page_content' but has {sorted(map(str, extra))}; "
             "put the chunk text under 'text'"
         )
-    text = item.get("text", item.get("page_content", ""))
-    metadata = item.get("meta", item.get("metadata"))
+    text = item.get(text_key, "")
+    metadata = item.get(metadata_key)
     return _build(where, text, metadata, _score(item.get("score"), where), item.get("id"))
 
 
@@ -110,8 +166,16 @@ def coerce_chunks(items: object) -> list[Chunk]:
     for position, item in enumerate(items):
         # The common shape, {"text": str, "meta": dict, "score": float, "id": ...}, is built
         # here directly; any other shape or type goes to from_any, which checks and explains.
-        if type(item) is dict and type(text := item.get("text")) is str:
-            metadata = item["meta"] if "meta" in item else item.get("metadata")
+        if (
+            type(item) is dict
+            and type(text := item.get("text")) is str
+            and "page_content" not in item
+        ):
+            if "meta" in item:
+                # Both metadata keys: from_any refuses the ambiguous dict.
+                metadata = _AMBIGUOUS if "metadata" in item else item["meta"]
+            else:
+                metadata = item.get("metadata")
             score = item.get("score")
             id_ = item.get("id")
             if (
@@ -133,6 +197,7 @@ def coerce_chunks(items: object) -> list[Chunk]:
 
 
 _NEW = object.__new__
+_AMBIGUOUS = object()
 
 
 class _Draft:

@@ -302,6 +302,8 @@ class GuardResult:
     request: RequestInfo | None = None
     notices: tuple[str, ...] = ()
     shadow: GuardResult | None = None
+    dropped_labels: Mapping[int, frozenset[str]] = field(default_factory=dict)
+    """Labels a classifier answered outside its vocabulary, per input position (not applied)."""
 
     def __post_init__(self) -> None:
         # Decisions given as a tuple are wrapped once, so every reader below takes one path.
@@ -372,6 +374,11 @@ class GuardResult:
             "bridges": [{"label": b.label, "rules": list(b.rules)} for b in self.bridges],
             "unknown_labels": {str(i): sorted(s) for i, s in self.unknown_labels.items()},
             "notices": list(self.notices),
+            # A model's stray labels may quote the chunk: the no-text record only counts them.
+            "dropped_labels": {
+                str(i): sorted(s) if include_text else len(s)
+                for i, s in self.dropped_labels.items()
+            },
         }
 
     def _repr_html_(self) -> str:
@@ -382,13 +389,19 @@ def _lazy(decisions: Sequence[ChunkDecision]) -> ChunkDecisions:
     return decisions if isinstance(decisions, ChunkDecisions) else ChunkDecisions.of(decisions)
 
 
-def _jsonable(value: Any) -> Any:
-    """Metadata as JSON can hold it: mappings and sequences kept, anything else as str."""
+_MAX_DEPTH = 32
+
+
+def _jsonable(value: Any, depth: int = 0) -> Any:
+    """Metadata as JSON can hold it: mappings and sequences kept, anything else as str; values
+    nested deeper than 32 levels become a placeholder instead of exhausting the stack."""
     if value is None or isinstance(value, bool | int | float | str):
         return value
+    if depth >= _MAX_DEPTH:
+        return "<nested too deep>"
     if isinstance(value, Mapping):
-        return {str(k): _jsonable(v) for k, v in value.items()}
+        return {str(k): _jsonable(v, depth + 1) for k, v in value.items()}
     if isinstance(value, list | tuple | set | frozenset):
-        items = [_jsonable(v) for v in value]
+        items = [_jsonable(v, depth + 1) for v in value]
         return sorted(items, key=str) if isinstance(value, set | frozenset) else items
     return str(value)

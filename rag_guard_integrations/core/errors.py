@@ -49,7 +49,8 @@ class PolicyNotFoundError(PolicyError, FileNotFoundError):
 
 
 class InputError(RagGuardError, TypeError):
-    """A query, chunk list or access context handed to a guard has the wrong type."""
+    """An argument has the wrong type: a query, chunk list or access context handed to a
+    guard, a classifier's model or labels."""
 
 
 class ChunkError(InputError):
@@ -70,6 +71,10 @@ class DataError(RagGuardError, ValueError):
 
 class PatternCompileError(RagGuardError, ValueError):
     """RE2 refused a pattern (a syntax error, or a feature such as a backreference)."""
+
+
+class PatternTooLargeError(PatternCompileError):
+    """An untrusted pattern is longer, or compiles to a larger RE2 program, than allowed."""
 
 
 class MissingExtraError(RagGuardError, ImportError):

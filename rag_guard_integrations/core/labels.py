@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from rag_guard_integrations.core.normalize import normalize
@@ -14,8 +15,25 @@ LABEL_KEYS = ("classification", "classifications")
 
 
 def clean_label(label: str) -> str:
-    """Case-fold and squeeze a label: ``" Financial  Data"`` -> ``"financial_data"``."""
-    return "_".join(normalize(label).replace("-", " ").split())
+    """Case-fold and squeeze a label: ``" Financial  Data"`` -> ``"financial_data"``.
+
+    A label with no letter or digit left (``" "``, ``"-"``, a zero-width space) is blank and
+    comes back as ``""``: blank is missing.
+    """
+    return _clean_cached(label) if len(label) <= _CACHED_LABEL_CHARS else _clean(label)
+
+
+_CACHED_LABEL_CHARS = 128
+
+
+@lru_cache(maxsize=4096)
+def _clean_cached(label: str) -> str:
+    return _clean(label)
+
+
+def _clean(label: str) -> str:
+    cleaned = "_".join(normalize(label).replace("-", " ").split())
+    return cleaned if any(char.isalnum() for char in cleaned) else ""
 
 
 # Label metadata repeats a small vocabulary across every chunk: each distinct raw value is
@@ -23,7 +41,6 @@ def clean_label(label: str) -> str:
 # cannot pin memory.
 _LABEL_SETS: dict[str, frozenset[str]] = {}
 _LABEL_SETS_MAX = 4096
-_CACHED_LABEL_CHARS = 256
 
 
 def _label_set(label: str) -> frozenset[str]:
@@ -94,13 +111,6 @@ def labels_many(
 
 
 def has_label_metadata(metadata: Mapping[str, Any]) -> bool:
-    """True when the chunk brings a non-empty ``classification(s)`` of its own."""
-    return any(_given(metadata.get(key)) for key in LABEL_KEYS)
-
-
-def _given(value: object) -> bool:
-    # Compared by type, not with ``in (None, "", [])``: that compares an array-like value
-    # element-wise and raises instead of answering.
-    if isinstance(value, str | list | tuple | set | frozenset):
-        return bool(value)
-    return value is not None
+    """True when the chunk brings a label of its own: blank labels (``" "``, ``[""]``) do not
+    count, and unreadable ones count as ``unclassified``."""
+    return bool(metadata_labels(metadata)[0])

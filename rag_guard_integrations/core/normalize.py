@@ -1,8 +1,10 @@
 """Text normalisation before every term or regex match, so spelling tricks do not evade rules.
 
 NFKD folds full-width and compatibility forms, case folding removes case, format characters
-(zero-width, bidi controls, soft hyphen) and combining marks are dropped, common Cyrillic and
-Greek look-alikes become their Latin letter, and runs of white space become one space.
+(zero-width, bidi controls, soft hyphen) and combining marks are dropped, look-alikes become
+the ASCII letter or digit they imitate (the Unicode confusables of UTS #39, in
+:mod:`~rag_guard_integrations.core.confusables`), digits of every script become ASCII digits,
+dashes become ``-``, and runs of white space become one space.
 """
 
 from __future__ import annotations
@@ -11,15 +13,12 @@ import re
 import unicodedata
 from functools import lru_cache
 
-# Cyrillic, Greek and Latin look-alikes of ASCII letters, Latin small capitals last; each maps
-# to the letter below it.
-_HOMOGLYPHS = str.maketrans(
-    "авеёєіїјкмнорстухѕԁԛԝһӏьαβγεηικνορτυχωϲϳѵμıɡɑɩᴀʙᴄᴅᴇꜰɢʜɪᴊᴋʟᴍɴᴏᴘʀꜱᴛᴜᴠᴡʏᴢ",
-    "abeeeiijkmhopctyxsdqwhlbabyenikvoptuxwcjvuigaiabcdefghijklmnoprstuvwyz",
-)
-# Greek capitals whose lower case looks like a different Latin letter (Ν is N, but ν is v):
-# folded before case folding, or "ΝOTICE" would read "votice".
-_CAPITAL_HOMOGLYPHS = str.maketrans("ΗΜΝΥΖ", "hmnyz")
+from rag_guard_integrations.core.confusables import FOLDS
+
+# One translate table, looked up before decomposition and case folding (a capital may look like
+# another letter than its lower case: Ν is N, but ν is v) and again after them.
+_FOLDS = str.maketrans(*FOLDS)
+_ASCII_SPACES = str.maketrans("\t\n\v\f\r\x1c\x1d\x1e\x1f", " " * 9)
 _DROPPED_CATEGORIES = frozenset({"Cf", "Mn", "Me", "Cc", "Cs", "Co", "Cn"})
 # Blank letters and symbols that render as nothing (Hangul fillers, after NFKD, and the blank
 # Braille pattern): dropped like zero-width characters.
@@ -31,18 +30,21 @@ _NOT_PRINTABLE_ASCII = re.compile(r"[^\x20-\x7e]")
 CACHED_CHARS = 16_384
 
 
-@lru_cache(maxsize=4096)  # text repeats its few non-ASCII characters
+@lru_cache(maxsize=8192)
 def _fold_char(char: str) -> str:
     """Return what one original character becomes: possibly several characters, or none."""
     if char.isspace():
         return " "
+    folded = char.translate(_FOLDS)
+    if folded != char:
+        return folded
     out = []
-    for part in unicodedata.normalize("NFKD", char).translate(_CAPITAL_HOMOGLYPHS).casefold():
+    for part in unicodedata.normalize("NFKD", char).casefold():
         if part.isspace():
             out.append(" ")
         elif unicodedata.category(part) not in _DROPPED_CATEGORIES and part not in _INVISIBLE:
             out.append(part)
-    return "".join(out).translate(_HOMOGLYPHS)
+    return "".join(out).translate(_FOLDS)
 
 
 def normalize(text: str) -> str:
@@ -61,7 +63,7 @@ def _normalize_cached(text: str) -> str:
 
 
 def _normalize(text: str) -> str:
-    if text.isascii() and not _ASCII_CONTROL.search(text):
+    if plain_ascii(text):
         return " ".join(text.lower().split())
     folded = "".join(_fold_char(char) for char in text)
     return unicodedata.normalize("NFC", _SPACE.sub(" ", folded)).strip()
@@ -73,8 +75,10 @@ def normalize_with_offsets(text: str) -> tuple[str, list[int]]:
     Runs of white space are kept one for one (not collapsed) so that spans map back exactly;
     a match ``[s, e)`` in the output covers ``[offsets[s], offsets[e - 1] + 1)`` of the input.
     """
-    if text.isascii() and not _ASCII_CONTROL.search(text):
-        return text.lower(), list(range(len(text)))
+    if plain_ascii(text):
+        # White space becomes a space as on the slow path, so one accented letter elsewhere in
+        # the text cannot change what a pattern sees.
+        return text.lower().translate(_ASCII_SPACES), list(range(len(text)))
     chars: list[str] = []
     offsets: list[int] = []
     position = 0
@@ -92,14 +96,12 @@ def normalize_with_offsets(text: str) -> tuple[str, list[int]]:
     return "".join(chars), offsets
 
 
-def fold_ascii(text: str) -> str | None:
-    """What :func:`normalize_with_offsets` makes of ``text`` when it takes the ASCII fast path
-    (the offsets are then the identity), else None: callers skip building offsets.
+def plain_ascii(text: str) -> bool:
+    """Whether :func:`normalize_with_offsets` takes its ASCII fast path for ``text``: only
+    lower-casing and white space change, and the offsets are the identity.
 
     Example:
-        >>> fold_ascii("Call 555-0100"), fold_ascii("Zoë")
-        ('call 555-0100', None)
+        >>> plain_ascii("Call 555-0100"), plain_ascii("Zoë")
+        (True, False)
     """
-    if text.isascii() and not _ASCII_CONTROL.search(text):
-        return text.lower()
-    return None
+    return text.isascii() and not _ASCII_CONTROL.search(text)

@@ -11,6 +11,10 @@ from rag_guard_integrations.core.errors import DataError
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
+# Records nested deeper than this are refused as input: no corpus needs it, and recursive code
+# downstream (JSON output, linking) would fail on them.
+MAX_DEPTH = 64
+
 
 def read_jsonl(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
     """``(line number, object)`` for every non-blank line of ``path``, streamed.
@@ -36,17 +40,39 @@ def read_jsonl(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
 
 
 def parse_line(line: bytes | str, source: str | Path, number: int) -> dict[str, Any]:
-    """One JSONL line as an object, or a DataError naming ``source`` and the line ``number``."""
+    """One JSONL line as an object at most ``MAX_DEPTH`` levels deep, or a DataError naming
+    ``source`` and the line ``number``."""
+    where = f"{source} line {number}"
     try:
         record = json.loads(line)
+    except RecursionError:
+        record = None
+        too_deep = True
     except ValueError as error:
         reason = error.msg if isinstance(error, json.JSONDecodeError) else str(error)
         raise DataError(
-            f"{source} line {number}: not valid JSON ({reason}); write one JSON object per line"
+            f"{where}: not valid JSON ({reason}); write one JSON object per line"
         ) from None
+    else:
+        too_deep = _deeper_than(record, MAX_DEPTH)
+    if too_deep:
+        raise DataError(f"{where}: JSON nested more than {MAX_DEPTH} levels deep; flatten it")
     if not isinstance(record, dict):
         raise DataError(
-            f"{source} line {number}: expected a JSON object, got {type(record).__name__}; "
+            f"{where}: expected a JSON object, got {type(record).__name__}; "
             "write one object per line"
         )
     return record
+
+
+def _deeper_than(value: Any, limit: int) -> bool:
+    """True when ``value`` nests lists and objects more than ``limit`` levels (no recursion)."""
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict | list):
+            if depth > limit:
+                return True
+            children = item.values() if isinstance(item, dict) else item
+            stack.extend((child, depth + 1) for child in children)
+    return False

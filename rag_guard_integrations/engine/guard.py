@@ -15,9 +15,15 @@ from rag_guard_integrations.classify.base import Classification
 from rag_guard_integrations.core.access import AccessContext, AccessLike
 from rag_guard_integrations.core.audit import RequestInfo
 from rag_guard_integrations.core.chunk import Chunk, coerce_chunks
+from rag_guard_integrations.core.constraints import Allowed, Constraints
 from rag_guard_integrations.core.decisions import ChunkDecisions, GuardResult, QueryDecision
 from rag_guard_integrations.core.errors import ContextBlocked, InputError
-from rag_guard_integrations.core.labels import has_label_metadata, labels_many, metadata_labels
+from rag_guard_integrations.core.labels import (
+    UNCLASSIFIED,
+    clean_label,
+    labels_many,
+    metadata_labels,
+)
 from rag_guard_integrations.core.normalize import normalize
 from rag_guard_integrations.core.stage import ChunkCheck, Request
 from rag_guard_integrations.engine.audit import policy_identity, publish
@@ -35,7 +41,6 @@ if TYPE_CHECKING:
 
     from rag_guard_integrations.classify.base import Classifier, Finding
     from rag_guard_integrations.embeddings import Embedder
-    from rag_guard_integrations.guards.access import Constraints
     from rag_guard_integrations.policy.loader import PolicyRef
     from rag_guard_integrations.policy.schema import Policy
 
@@ -69,17 +74,13 @@ class _Run:
     labels: dict[int, frozenset[str]] = field(default_factory=dict)
     pending: list[int] = field(default_factory=list)
     notes: dict[int, str] = field(default_factory=dict)
+    dropped: dict[int, frozenset[str]] = field(default_factory=dict)
     started_ns: int = field(default_factory=time.time_ns)
     claimed: dict[int, frozenset[str]] = field(default_factory=dict)
     findings: dict[int, tuple[Finding, ...]] = field(default_factory=dict)
     masked: dict[int, Masked] = field(default_factory=dict)
     info: RequestInfo | None = None
     notices: tuple[str, ...] = ()
-
-    @property
-    def pending_texts(self) -> list[str]:
-        """The texts of the chunks waiting for a classifier."""
-        return [self.chunks[i].text for i in self.pending]
 
 
 class Guard:
@@ -92,8 +93,8 @@ class Guard:
 
     Args:
         policy: the merged policy (:func:`load_policy`).
-        classifier: labels untagged chunks for the combination rules; by default the policy's
-            pattern recognisers.
+        classifier: labels chunks for the combination rules as ``classify`` says; the policy's
+            pattern recognisers label every chunk anyway (``recognizers: always``).
         embedder: the domain guard's embedder; by default the offline MiniLM.
         checks: extra per-chunk checks.
 
@@ -121,6 +122,7 @@ class Guard:
         self.combination = CombinationGuard.from_policy(policy)
         self.checks: tuple[ChunkCheck, ...] = (*policy_checks(policy), *checks)
         self.clause = next((c for c in self.checks if isinstance(c, ClauseGuard)), None)
+        self.recognizers = self._recognizers()
         self.classifier = self._bind(classifier)
         self._classify_always = policy.classify == "always"
         self._vocabulary = frozenset(policy.vocabulary) if policy.declares_vocabulary else None
@@ -156,22 +158,50 @@ class Guard:
             identifiers=identifiers,
         )
 
+    def _recognizers(self) -> Classifier | None:
+        """The policy's pattern recognisers, run on every chunk that is labelled whatever its
+        metadata claims (``recognizers: always``): index metadata only adds labels."""
+        policy = self.policy
+        if self.combination is None or not (
+            policy.classifiers.patterns or policy.classifiers.builtin
+        ):
+            return None
+        from rag_guard_integrations.classify.pattern import PatternClassifier  # noqa: PLC0415
+
+        return PatternClassifier.from_policy(policy).bind(policy.vocabulary)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickle and copy as the policy, classifier, embedder and extra checks; the compiled
+        (RE2) state is rebuilt. The process-wide MiniLM embedder pickles as a reference."""
+        # DomainGuard keeps the embedder it was given (None: loaded on first use).
+        embedder = getattr(self.domain, "_embedder", None)
+        extra = self.checks[len(policy_checks(self.policy)) :]
+        return (type(self), (self.policy, self.classifier, embedder, extra))
+
     def _bind(self, classifier: Classifier | None) -> Classifier | None:
         if self.policy.classify == "never" or self.combination is None:
             return None
         if classifier is None:
-            if not (self.policy.classifiers.patterns or self.policy.classifiers.builtin):
-                return None
-            from rag_guard_integrations.classify.pattern import PatternClassifier  # noqa: PLC0415
-
-            classifier = PatternClassifier.from_policy(self.policy)
+            # Under ``recognizers: always`` the recognisers already label every chunk.
+            return None if self.policy.recognizers == "always" else self.recognizers
         return classifier.bind(self.policy.vocabulary)
+
+    def _labellers(self, run: _Run) -> list[tuple[Classifier, list[int], str]]:
+        """Who labels which chunks: the recognisers every labelled chunk, whatever its metadata
+        claims (``recognizers: always``), then the classifier the chunks ``classify`` names."""
+        out: list[tuple[Classifier, list[int], str]] = []
+        if self.recognizers is not None and self.policy.recognizers == "always" and run.labels:
+            out.append((self.recognizers, list(run.labels), "recognizers"))
+        if self.classifier is not None and run.pending:
+            out.append((self.classifier, run.pending, "classifier"))
+        return out
 
     def check(self, query: str, chunks: Sequence[Any], access: AccessLike = None) -> GuardResult:
         """Decide which of ``chunks`` may reach the LLM for ``query`` and ``access``."""
         run = self._start(query, chunks, access)
-        if run.pending and self.classifier is not None:
-            self._take_labels(run, _attempt(self.classifier.classify_many, run.pending_texts))
+        for labeller, indices, stage in self._labellers(run):
+            texts = [run.chunks[i].text for i in indices]
+            self._take_labels(run, indices, _attempt(labeller.classify_many, texts), stage)
         return self._conclude(run)
 
     async def acheck(
@@ -179,45 +209,46 @@ class Guard:
     ) -> GuardResult:
         """Async twin of :meth:`check`: classification awaits the classifier's async path."""
         run = self._start(query, chunks, access)
-        if run.pending and self.classifier is not None:
-            found = await _aattempt(self.classifier.aclassify_many, run.pending_texts)
-            self._take_labels(run, found)
+        for labeller, indices, stage in self._labellers(run):
+            texts = [run.chunks[i].text for i in indices]
+            found = await _aattempt(labeller.aclassify_many, texts)
+            self._take_labels(run, indices, found, stage)
         return self._conclude(run)
 
     def prefilter(self, query: str, access: AccessLike = None) -> Constraints | None:
-        """Metadata values every chunk this guard could allow must carry, for a retriever to
-        push into its store: each access attribute -> the caller's allowlist, and ``clause_id``
-        -> the clause ids the query asks for.
+        """What every chunk this guard could allow must carry, for a retriever to push into its
+        store: each access attribute -> the caller's allowlist with the policy's match mode,
+        and ``clause_id`` -> the clause ids the query asks for.
 
         None when no chunk could pass (an attribute with no allowed value, or a clause policy
         with ``on_no_intent: refuse`` and a query that asks for no clause; under
-        ``access_only`` such a query pushes down the allowlists only); ``{}`` when nothing can
+        ``access_only`` such a query pushes down the allowlists only); empty when nothing can
         be pushed down. Pushdown
         only saves work and recall: :meth:`check` still judges whatever comes back.
 
         Example:
             >>> Guard.from_policy("contracts").prefilter(
             ...     "termination notice period?", {"contract_type": ["MSA"]})
-            {'contract_type': frozenset({'MSA'}), 'clause_id': frozenset({'TERMINATION_NOTICE'})}
+            Constraints(contract_type=all:['MSA'], clause_id=all:['TERMINATION_NOTICE'])
         """
         context = AccessContext.coerce(access)
         if self.policy.mode == "shadow":
-            return {}  # a store-side filter would enforce what shadow mode only records
-        constraints: dict[str, frozenset[str]] = {}
+            return Constraints()  # a store-side filter would enforce what shadow mode only records
+        constraints: dict[str, Allowed] = {}
         for attribute in self.policy.access.attributes:
             allowed = context.allowlists.get(attribute) if context is not None else None
             if not allowed:
                 return None
-            constraints[attribute] = allowed
+            constraints[attribute] = Allowed(allowed, self.policy.access.match_of(attribute))
         if self.clause is not None:
             if not isinstance(query, str):
                 raise InputError(f"query must be a str, got {type(query).__name__}")
             intents = self.clause.detect(normalize(query))
             if intents:
-                constraints["clause_id"] = frozenset(intents)
+                constraints["clause_id"] = Allowed(frozenset(intents))
             elif self.clause.restricts_without_intent:
                 return None
-        return constraints
+        return Constraints(constraints)
 
     def _start(self, query: str, chunks: Sequence[Any], access: object) -> _Run:
         if not isinstance(query, str):
@@ -254,18 +285,21 @@ class Guard:
             decision = self.domain.decide(query, items)
         except Exception as error:  # a broken query stage rejects the query
             refusal = self.policy.domain.refusal if self.policy.domain else None
-            return QueryDecision(False, "error", _failure("query", error), refusal=refusal)
+            # The query decision goes into every record whole: its reason names the error's type
+            # only, since the message may quote a retrieved chunk.
+            reason = f"query check failed ({type(error).__name__}); denied (fail closed)"
+            return QueryDecision(False, "error", reason, refusal=refusal)
         return replace(decision, intents=intents)
 
     def _read_labels(self, run: _Run, positions: Sequence[int]) -> None:
-        chunks, classifier = run.chunks, self.classifier
+        """Read the labels of the chunks at ``positions`` from their metadata, all at once, and
+        queue for the classifier those it should label (no label left once blanks are dropped,
+        or ``classify: always``)."""
+        if self.combination is not None and self.combination.links_chunks:
+            positions = [i for i in positions if self._linkable(run, i)]
+        chunks = run.chunks
         try:
             labels, problems = labels_many([chunks[i].metadata for i in positions])
-            pending = [
-                i
-                for i in (positions if classifier is not None else ())
-                if self._classify_always or not has_label_metadata(chunks[i].metadata)
-            ]
         except Exception:  # odd metadata somewhere: chunk by chunk, so that only it fails
             for index in positions:
                 self._read_one(run, index)
@@ -274,15 +308,26 @@ class Guard:
         run.claimed.update(zip(positions, labels, strict=True))
         for offset, problem in problems.items():
             run.notes[positions[offset]] = problem
-        run.pending.extend(pending)
+        if self.classifier is not None:
+            always = self._classify_always
+            run.pending.extend(
+                i for i, found in zip(positions, labels, strict=True) if always or not found
+            )
+
+    def _linkable(self, run: _Run, index: int) -> bool:
+        """Whether chunk ``index``'s linking values can be read; if not, it is denied alone."""
+        assert self.combination is not None
+        try:
+            broken = self.combination.unreadable_links(run.chunks[index].metadata)
+        except Exception as error:
+            broken = _failure("labels", error)
+        if broken:
+            run.denied[index] = ("linking", broken)
+        return not broken
 
     def _read_one(self, run: _Run, index: int) -> None:
-        metadata = run.chunks[index].metadata
         try:
-            labels, problem = metadata_labels(metadata)
-            wanted = self.classifier is not None and (
-                self._classify_always or not has_label_metadata(metadata)
-            )
+            labels, problem = metadata_labels(run.chunks[index].metadata)
         except Exception as error:
             run.denied[index] = ("labels", _failure("labels", error))
             return
@@ -290,22 +335,38 @@ class Guard:
             run.notes[index] = problem
         run.labels[index] = labels
         run.claimed[index] = labels
-        if wanted:
+        # Blank labels were dropped by metadata_labels: a chunk left with none is unlabelled.
+        if self.classifier is not None and (self._classify_always or not labels):
             run.pending.append(index)
 
-    def _take_labels(self, run: _Run, found: Sequence[Classification] | Exception) -> None:
+    def _take_labels(
+        self,
+        run: _Run,
+        indices: Sequence[int],
+        found: Sequence[Classification] | Exception,
+        stage: str,
+    ) -> None:
+        """Union each classification into its chunk's labels (cleaned like metadata labels); a
+        classifier's error becomes the chunk's note (no-text records leave its text out)."""
         if isinstance(found, Exception):  # a failing classifier must not let chunks through
-            found = [Classification.failed(_failure("classifier", found))] * len(run.pending)
+            reason = _failure(stage, found)
+            found = [Classification.failed(reason)] * len(indices)
         elif (
             not isinstance(found, list | tuple)
-            or len(found) != len(run.pending)
+            or len(found) != len(indices)
             or not all(isinstance(item, Classification) for item in found)
         ):
             problem = "classifier returned a wrong number or kind of results"
-            found = [Classification.failed(problem)] * len(run.pending)
-        for index, classification in zip(run.pending, found, strict=True):
-            run.labels[index] = run.labels[index] | classification.labels
-            run.findings[index] = classification.findings
+            found = [Classification.failed(problem)] * len(indices)
+        for index, classification in zip(indices, found, strict=True):
+            labels = _clean_labels(classification.labels)
+            run.labels[index] = run.labels[index] | labels
+            run.findings[index] = run.findings.get(index, ()) + classification.findings
+            # A label given without a span cannot be masked away, like one metadata claims.
+            if unspanned := labels - {f.label for f in classification.findings}:
+                run.claimed[index] = run.claimed.get(index, frozenset()) | unspanned
+            if dropped := _clean_labels(classification.dropped):
+                run.dropped[index] = run.dropped.get(index, frozenset()) | dropped
             if classification.error is not None:
                 run.notes[index] = f"classifier: {classification.error}"
 
@@ -447,6 +508,7 @@ class Guard:
                 decisions,
                 unknown_labels=unknown,
                 refusal=refusal,
+                dropped_labels=run.dropped,
                 request=info,
                 notices=notices,
             )
@@ -458,6 +520,7 @@ class Guard:
             outcome.bridges,
             unknown,
             refusal,
+            dropped_labels=run.dropped,
             request=info,
             notices=notices,
         )
@@ -500,6 +563,14 @@ async def _aattempt(
         return await classify(texts)
     except Exception as error:  # as in _attempt
         return error
+
+
+def _clean_labels(labels: frozenset[str]) -> frozenset[str]:
+    """A classifier's labels cleaned like metadata labels (blank ones dropped); a label that is
+    not a string makes the chunk ``unclassified``."""
+    cleaned = {clean_label(label) if isinstance(label, str) else UNCLASSIFIED for label in labels}
+    cleaned.discard("")
+    return frozenset(cleaned)
 
 
 def _failure(stage: str, error: BaseException) -> str:

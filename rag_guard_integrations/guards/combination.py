@@ -7,7 +7,12 @@ from itertools import chain, compress, filterfalse
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, cast
 
 from rag_guard_integrations.core.decisions import Bridge, Link, Violation
-from rag_guard_integrations.guards.linking import Group, connecting_links, link_groups
+from rag_guard_integrations.guards.linking import (
+    Group,
+    connecting_links,
+    link_groups,
+    link_problem,
+)
 from rag_guard_integrations.policy.loader import load_policy
 
 if TYPE_CHECKING:
@@ -144,6 +149,16 @@ class CombinationGuard:
         """The combination guard of ``policy``, or None when it has no rules."""
         policy = load_policy(policy)
         return cls(policy.rules, policy.linking.keys) if policy.rules else None
+
+    @property
+    def links_chunks(self) -> bool:
+        """Whether some rule fires over linked chunks, so each chunk's linking values are read."""
+        return self._needs_groups
+
+    def unreadable_links(self, metadata: Mapping[str, Any]) -> str | None:
+        """Why one chunk's linking values cannot be read, or None (always None without linked
+        rules). Checked per chunk, so one malformed chunk is denied alone."""
+        return link_problem(metadata, self.linking_keys) if self._needs_groups else None
 
     @property
     def labels(self) -> frozenset[str]:

@@ -111,9 +111,11 @@ class DomainGuard:
         self._identifier: Any = (
             compile_pattern(spec.identifier_pattern) if spec.identifier_pattern else None
         )
-        self.identifiers = frozenset(
-            found for value in identifiers for found in self._identifiers_of_value(value)
-        )
+        # Canonical form -> the collection's own spelling, which decisions quote.
+        self.identifiers: dict[str, str] = {}
+        for value in identifiers:
+            for found in self._identifiers_of_value(value):
+                self.identifiers.setdefault(found, value)
         self._lexical: BoundedCache[str, _Lexical] = BoundedCache(8192, max_key_len=CACHED_CHARS)
         self._identifiers: BoundedCache[str, tuple[str, ...]] = BoundedCache(
             8192, max_key_len=CACHED_CHARS
@@ -161,7 +163,9 @@ class DomainGuard:
             return DomainSignals(term=lexical.term)
         typed = self._identifiers_in(text) if self._identifier is not None else ()
         if typed:
-            known = next((i for i in typed if _canonical(i) in self.identifiers), None)
+            known = next(
+                (self.identifiers[c] for c in map(_canonical, typed) if c in self.identifiers), None
+            )
             if known is not None:
                 return DomainSignals(identifier=(known, "collection", None))
             found = self._carried(tuple(_canonical(i) for i in typed), chunks)
@@ -211,9 +215,8 @@ class DomainGuard:
     def _similarity(self, text: str, chunks: Sequence[Chunk]) -> tuple[float | None, str | None]:
         if not chunks:
             return None, None
-        scores = [chunk.score for chunk in chunks]
-        if all(score is not None for score in scores):
-            return max(s for s in scores if s is not None), "retriever"
+        if (scores := self._cosine_scores(chunks)) is not None:
+            return max(scores), "retriever"
         query_vector = self._queries.remember(text, lambda: unit(self.embedder.embed_query(text)))
         vectors = [self._vectors.get(chunk.text) for chunk in chunks]
         missing = list(
@@ -228,6 +231,16 @@ class DomainGuard:
                 fresh[c.text] if v is None else v for c, v in zip(chunks, vectors, strict=True)
             ]
         return max(cosine(query_vector, vector) for vector in vectors), "embedder"
+
+    def _cosine_scores(self, chunks: Sequence[Chunk]) -> list[float] | None:
+        """The retriever's scores when the policy declares them cosine similarities and every
+        chunk has one in [-1, 1]; None otherwise (a BM25 score of 7.3 is no similarity)."""
+        if self.spec.retriever_scores != "cosine":
+            return None
+        scores = [chunk.score for chunk in chunks]
+        if all(score is not None and -1.0 <= score <= 1.0 for score in scores):
+            return [score for score in scores if score is not None]
+        return None
 
     def _reason(self, tier: str, signals: DomainSignals) -> str:
         """One readable sentence saying why the tier decided as it did."""

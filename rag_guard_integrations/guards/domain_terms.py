@@ -95,7 +95,12 @@ def near_pair(
     neighbours: Sequence[tuple[int, str]],
     window: int,
 ) -> tuple[str, str] | None:
-    """The first ``(anchor, neighbour)`` at most ``window`` words apart in ``text``, or None."""
+    """The first ``(anchor, neighbour)`` at most ``window`` words apart in ``text``, or None.
+
+    Each anchor looks only at the neighbours inside its window (found by bisection), so the
+    work grows as (anchors + neighbours) x log, not anchors x neighbours: a long query of
+    roots far from any context word stays cheap.
+    """
     if not anchors or not neighbours:
         return None
     starts = [m.start() for m in _WORD.finditer(text)]
@@ -103,10 +108,15 @@ def near_pair(
     def word_index(offset: int) -> int:
         return bisect.bisect_right(starts, offset) - 1
 
-    placed = [(word_index(offset), term) for offset, term in neighbours]
+    placed = sorted(
+        ((word_index(offset), order, term) for order, (offset, term) in enumerate(neighbours))
+    )
+    positions = [position for position, _, _ in placed]
     for offset, anchor in anchors:
         position = word_index(offset)
-        for other, neighbour in placed:
-            if other != position and abs(other - position) <= window:
-                return anchor, neighbour
+        low = bisect.bisect_left(positions, position - window)
+        high = bisect.bisect_right(positions, position + window)
+        near = [(order, term) for other, order, term in placed[low:high] if other != position]
+        if near:
+            return anchor, min(near)[1]
     return None

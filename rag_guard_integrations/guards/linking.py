@@ -6,10 +6,12 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from rag_guard_integrations.core.decisions import Link
-from rag_guard_integrations.core.metadata import metadata_values
+from rag_guard_integrations.core.normalize import normalize
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping, Sequence
+
+_SCALARS = (str, int, float)
 
 
 @dataclass(frozen=True, slots=True)
@@ -20,12 +22,43 @@ class Group:
     links: tuple[Link, ...]
 
 
-def _link_values(value: object) -> Iterable[str]:
-    """Values case-folded with white space squeezed: ``ACME  Ltd`` links ``acme ltd``."""
-    for item in metadata_values(value):
-        text = " ".join(item.casefold().split())
+def link_values(value: Any) -> tuple[str, ...]:
+    """The values a linking key holds, normalised like text so that ``77``, ``"７７"`` and
+    ``"77\u200b"`` are one value: a scalar or a flat list of scalars (None and blank dropped).
+
+    Example:
+        >>> link_values(["ACME  Corp", 77, "７７"])
+        ('acme corp', '77', '77')
+
+    Raises:
+        ValueError: the value nests lists or mappings, or holds another kind of object; the
+            guard then denies that chunk alone.
+    """
+    items = value if isinstance(value, list | tuple | set | frozenset) else (value,)
+    out = []
+    for item in items:
+        if item is None:
+            continue
+        if not isinstance(item, _SCALARS):
+            raise ValueError(
+                f"a linking value holds a {type(item).__name__}; use a string, a number or a "
+                "flat list of them"
+            )
+        text = normalize(str(item))
         if text:
-            yield text
+            out.append(text)
+    return tuple(out)
+
+
+def link_problem(metadata: Mapping[str, Any], keys: Sequence[str]) -> str | None:
+    """Why the chunk's linking values cannot be read (the chunk is then denied), or None."""
+    key = None
+    try:
+        for key in keys:
+            link_values(metadata.get(key))
+    except ValueError as error:
+        return f"linking key {key!r}: {error}; denied (fail closed)"
+    return None
 
 
 def link_groups(
@@ -50,7 +83,7 @@ def link_groups(
         for key in keys:
             if meta.get(key) is None:
                 continue
-            for value in _link_values(meta[key]):
+            for value in link_values(meta[key]):
                 holder = first_holder.setdefault((key, value), index)
                 a, b = root(holder), root(index)
                 if a != b:

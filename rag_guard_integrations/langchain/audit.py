@@ -1,5 +1,6 @@
-"""What the LangChain adapters share: picking the caller's own Documents, the audit record, its
-``rag_guard_result`` callback event and log line, and the reject-or-return decision."""
+"""What the LangChain adapters share around a check: the ``rag_guard.check`` child run whose
+outputs are the decision summary, the ``rag_guard_result`` custom event and log line, picking
+the caller's own Documents, and the reject-or-return decision. None of them carries chunk text."""
 
 from __future__ import annotations
 
@@ -8,7 +9,9 @@ import logging
 from typing import TYPE_CHECKING, Any
 
 from langchain_core.callbacks import (
+    AsyncCallbackManager,
     BaseCallbackManager,
+    CallbackManager,
     adispatch_custom_event,
     dispatch_custom_event,
 )
@@ -29,9 +32,67 @@ if TYPE_CHECKING:
 
     from rag_guard_integrations.core.access import AccessContext
     from rag_guard_integrations.core.decisions import GuardResult
+    from rag_guard_integrations.engine.guard import Guard
 
 EVENT_NAME = "rag_guard_result"
+CHECK_RUN = "rag_guard.check"
 logger = logging.getLogger("rag_guard_integrations")
+
+
+def checked(
+    guard: Guard,
+    query: str,
+    documents: Sequence[Document],
+    access: AccessContext | None,
+    callbacks: Callbacks,
+    *,
+    limit: int | None = None,
+    **extra: Any,
+) -> tuple[GuardResult, list[Document]]:
+    """Check ``documents`` as the ``rag_guard.check`` child run of ``callbacks``; the result and
+    the caller's own Documents that passed (at most ``limit``), after the event and log line."""
+    manager = _sync_manager(callbacks)
+    run = (
+        manager.on_chain_start(None, _inputs(query, documents), name=CHECK_RUN) if manager else None
+    )
+    try:
+        result = guard.check(query, documents, access)
+    except BaseException as error:
+        if run is not None:
+            run.on_chain_error(error)
+        raise
+    kept, record = conclude(result, documents, access, limit=limit, **extra)
+    if run is not None:
+        run.on_chain_end(decision_outputs(result, record))
+    emit(record, callbacks)
+    return result, kept
+
+
+async def achecked(
+    guard: Guard,
+    query: str,
+    documents: Sequence[Document],
+    access: AccessContext | None,
+    callbacks: Callbacks,
+    *,
+    limit: int | None = None,
+    **extra: Any,
+) -> tuple[GuardResult, list[Document]]:
+    """Async twin of :func:`checked`."""
+    manager = _async_manager(callbacks)
+    inputs = _inputs(query, documents)
+    run = await manager.on_chain_start(None, inputs, name=CHECK_RUN) if manager else None
+    try:
+        result = await guard.acheck(query, documents, access)
+    except BaseException as error:
+        if run is not None:
+            await run.on_chain_error(error)
+        raise
+    kept, record = conclude(result, documents, access, limit=limit, **extra)
+    if run is not None:
+        await run.on_chain_end(decision_outputs(result, record))
+    await aemit(record, callbacks)
+    return result, kept
 
 
 def conclude(
@@ -66,6 +127,12 @@ def conclude(
     return returned, record
 
 
+def decision_outputs(result: GuardResult, record: dict[str, Any]) -> dict[str, Any]:
+    """The outputs of the ``rag_guard.check`` run: the record plus the audit record v1
+    (``audit``: per chunk its id, content hash, decision, stage, rule and reason; no text)."""
+    return {**record, "audit": result.audit()}
+
+
 def emit(record: dict[str, Any], callbacks: Callbacks) -> None:
     """Send ``record`` as the ``rag_guard_result`` custom event of the surrounding run."""
     if _unheard(callbacks):
@@ -92,6 +159,28 @@ def reject_if_asked(result: GuardResult, raise_on_reject: bool) -> None:
     """Raise :class:`QueryRejected` when the domain guard refused the query and the caller asked."""
     if raise_on_reject and not result.query.allowed:
         raise QueryRejected(result.query)
+
+
+def _inputs(query: str, documents: Sequence[Document]) -> dict[str, Any]:
+    return {"query": query, "candidates": len(documents)}
+
+
+def _sync_manager(callbacks: Callbacks) -> CallbackManager | None:
+    if _unheard(callbacks):
+        return None
+    manager = callbacks if isinstance(callbacks, CallbackManager) else None
+    if manager is None:
+        manager = get_callback_manager_for_config(_config(callbacks))
+    return manager if manager.handlers else None
+
+
+def _async_manager(callbacks: Callbacks) -> AsyncCallbackManager | None:
+    if _unheard(callbacks):
+        return None
+    manager = callbacks if isinstance(callbacks, AsyncCallbackManager) else None
+    if manager is None:
+        manager = get_async_callback_manager_for_config(_config(callbacks))
+    return manager if manager.handlers else None
 
 
 def _with_text(document: Document, text: str) -> Document:

@@ -1,8 +1,8 @@
-"""build_rag_chain: the smallest guarded RAG chain (retrieve, format, prompt, model, parse)."""
+"""build_rag_chain: the smallest guarded RAG chain (retrieve, format, prompt, model, parse) that
+answers with the guard's own refusal when nothing may pass."""
 
 from __future__ import annotations
 
-from operator import itemgetter
 from typing import TYPE_CHECKING, Any
 
 from langchain_core.output_parsers import StrOutputParser
@@ -14,6 +14,7 @@ from langchain_core.runnables import (
     RunnablePassthrough,
 )
 
+from rag_guard_integrations.langchain.retriever import GuardedRetriever
 from rag_guard_integrations.policy.schema import Policy
 
 if TYPE_CHECKING:
@@ -36,15 +37,21 @@ PROMPT = ChatPromptTemplate.from_messages(
 )
 
 
+def format_docs(documents: Sequence[Document]) -> str:
+    """The documents' texts, one paragraph each: the ``{context}`` of :data:`PROMPT`."""
+    return "\n\n".join(d.page_content for d in documents)
+
+
 def build_rag_chain(
     retriever: BaseRetriever, llm: BaseLanguageModel[Any], *, refusal: str | None = None
 ) -> Runnable[str, str]:
     """A question-in, answer-out chain: ``retriever | format_docs | PROMPT | llm | parser``.
 
-    When the retriever returns nothing (the guard let no chunk through), the format step yields
-    the refusal, which is the answer: the model is not asked to answer without context.
-    ``refusal`` defaults to the guard policy's ``no_context_refusal`` (found on a
-    ``GuardedRetriever`` or on a compression retriever's ``GuardCompressor``).
+    When the guard lets nothing through, the answer is its refusal and the model is not asked:
+    over a :class:`GuardedRetriever` the request's own ``GuardResult.refusal`` (the domain
+    refusal for a rejected query, else the policy's ``no_context_refusal``); over another
+    retriever (a compression retriever with a ``GuardCompressor``) the policy's
+    ``no_context_refusal``. ``refusal`` replaces either text.
 
     Example:
         >>> chain = build_rag_chain(guarded_retriever, llm)  # doctest: +SKIP
@@ -52,23 +59,27 @@ def build_rag_chain(
         >>> chain.invoke("What is the termination notice period?", config=sow)  # doctest: +SKIP
         "Either party may terminate this Statement of Work ... 45 days' written notice. ..."
     """
-    text = refusal if refusal is not None else policy_refusal(retriever)
-
-    def format_docs(documents: Sequence[Document]) -> str:
-        return "\n\n".join(d.page_content for d in documents) if documents else text
-
-    def refused(inputs: dict[str, str]) -> bool:
-        return inputs["context"] == text
-
-    answer: Runnable[dict[str, str], str] = PROMPT | llm | StrOutputParser()
-    retrieve = RunnableParallel(
-        context=retriever | RunnableLambda(format_docs).with_config(run_name="format_docs"),
-        question=RunnablePassthrough(),
+    fallback = refusal if refusal is not None else policy_refusal(retriever)
+    retrieve: Runnable[str, dict[str, Any]] = (
+        retriever.with_result()
+        if isinstance(retriever, GuardedRetriever)
+        else retriever | RunnableLambda(lambda docs: {"documents": docs, "result": None})
     )
-    branch: Runnable[dict[str, str], str] = RunnableBranch(
-        (RunnableLambda(refused), itemgetter("context")), answer
+
+    def prepare(inputs: dict[str, Any]) -> dict[str, Any]:
+        documents, result = inputs["retrieved"]["documents"], inputs["retrieved"]["result"]
+        if documents:
+            return {"context": format_docs(documents), "question": inputs["question"]}
+        own = None if result is None or refusal is not None else result.refusal
+        return {"refusal": own or fallback, "question": inputs["question"]}
+
+    answer: Runnable[dict[str, Any], str] = PROMPT | llm | StrOutputParser()
+    branch: Runnable[dict[str, Any], str] = RunnableBranch(
+        (RunnableLambda(lambda inputs: "refusal" in inputs), RunnableLambda(_refusal_of)), answer
     )
-    return (retrieve | branch).with_config(run_name="guarded_rag")
+    gathered = RunnableParallel(retrieved=retrieve, question=RunnablePassthrough())
+    prepared = RunnableLambda(prepare).with_config(run_name="format_docs")
+    return (gathered | prepared | branch).with_config(run_name="guarded_rag")
 
 
 def policy_refusal(retriever: BaseRetriever) -> str:
@@ -79,3 +90,8 @@ def policy_refusal(retriever: BaseRetriever) -> str:
         if isinstance(policy, Policy):
             return policy.no_context_refusal
     return Policy().no_context_refusal
+
+
+def _refusal_of(inputs: dict[str, Any]) -> str:
+    text: str = inputs["refusal"]
+    return text

@@ -3,16 +3,18 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from langchain_core.documents import BaseDocumentCompressor
 from pydantic import ConfigDict
 from typing_extensions import override
 
+from rag_guard_integrations.core.access import AccessContext
+
 # Runtime imports: pydantic resolves these field annotations when the class is built.
-from rag_guard_integrations.core.access import AccessField  # noqa: TC001
 from rag_guard_integrations.engine.guard import Guard  # noqa: TC001
-from rag_guard_integrations.langchain.audit import aemit, conclude, emit, reject_if_asked
+from rag_guard_integrations.langchain.audit import achecked, checked, reject_if_asked
+from rag_guard_integrations.langchain.fields import AccessInput, refuse_unknown_fields
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -29,6 +31,16 @@ class GuardCompressor(BaseDocumentCompressor):
     The compressor interface carries no per-request settings, so access is the ``access``
     field and nothing else (no context variables): build one compressor per principal, or use
     :class:`~rag_guard_integrations.langchain.GuardedRetriever`, which takes access per call.
+
+    What a ``ContextualCompressionRetriever`` exposes: it runs its base retriever as a traced
+    child run, so ``on_retriever_end`` of that run hands every callback handler,
+    ``astream_events`` consumer and LangSmith trace the base retriever's unchecked Documents,
+    the ones this compressor then withholds included. Where those must stay private, use the
+    guarded form instead: ``GuardedRetriever(retriever=ContextualCompressionRetriever(
+    base_compressor=other_compressor, base_retriever=base), guard=guard)`` keeps everything
+    the compression retriever does inside the guard and checks the compressed text, which is
+    what the LLM will see. The check is the ``rag_guard.check`` child run (decision summary,
+    no chunk text).
 
     Setup:
         ```bash
@@ -76,19 +88,24 @@ class GuardCompressor(BaseDocumentCompressor):
         ```
     """
 
-    model_config = ConfigDict(arbitrary_types_allowed=True)
+    model_config = ConfigDict(arbitrary_types_allowed=True, extra="forbid")
 
     guard: Guard
-    access: AccessField = None
+    access: AccessInput = None
     raise_on_reject: bool = False
+
+    if not TYPE_CHECKING:  # type checkers keep pydantic's own signature of the fields
+
+        def __init__(self, **data: Any) -> None:
+            refuse_unknown_fields(type(self), data)
+            super().__init__(**data)
 
     @override
     def compress_documents(
         self, documents: Sequence[Document], query: str, callbacks: Callbacks | None = None
     ) -> Sequence[Document]:
-        result = self.guard.check(query, documents, self.access)
-        kept, record = conclude(result, documents, self.access)
-        emit(record, callbacks)
+        access = AccessContext.coerce(self.access)
+        result, kept = checked(self.guard, query, documents, access, callbacks)
         reject_if_asked(result, self.raise_on_reject)
         return kept
 
@@ -96,8 +113,7 @@ class GuardCompressor(BaseDocumentCompressor):
     async def acompress_documents(
         self, documents: Sequence[Document], query: str, callbacks: Callbacks | None = None
     ) -> Sequence[Document]:
-        result = await self.guard.acheck(query, documents, self.access)
-        kept, record = conclude(result, documents, self.access)
-        await aemit(record, callbacks)
+        access = AccessContext.coerce(self.access)
+        result, kept = await achecked(self.guard, query, documents, access, callbacks)
         reject_if_asked(result, self.raise_on_reject)
         return kept

@@ -1,5 +1,5 @@
 """GuardedRetriever: a LangChain retriever that checks every Document another retriever returns
-before it can reach the LLM."""
+before it can reach the LLM, and keeps what it has not checked out of every callback and trace."""
 
 from __future__ import annotations
 
@@ -9,14 +9,18 @@ from typing import TYPE_CHECKING, Any
 from langchain_core.retrievers import BaseRetriever
 from langchain_core.runnables import ensure_config
 from langchain_core.vectorstores import VectorStoreRetriever
-from pydantic import Field
+from pydantic import ConfigDict, Field
 from typing_extensions import override
 
 # Runtime imports: pydantic resolves these field annotations when the class is built.
-from rag_guard_integrations.core.access import AccessContext, AccessField
+from rag_guard_integrations.core.access import AccessContext
+from rag_guard_integrations.core.errors import ArgumentError
 from rag_guard_integrations.engine.guard import Guard, fetch_size
-from rag_guard_integrations.langchain.audit import aemit, conclude, emit, reject_if_asked
+from rag_guard_integrations.langchain.audit import achecked, checked, reject_if_asked
+from rag_guard_integrations.langchain.fields import ACCESS_SPEC, AccessInput, refuse_unknown_fields
 from rag_guard_integrations.langchain.pushdown import plan_pushdown
+from rag_guard_integrations.langchain.result import report, with_result
+from rag_guard_integrations.langchain.unobserved import unobserved
 
 if TYPE_CHECKING:
     from langchain_core.callbacks import (
@@ -24,7 +28,8 @@ if TYPE_CHECKING:
         CallbackManagerForRetrieverRun,
     )
     from langchain_core.documents import Document
-    from langchain_core.runnables import RunnableConfig
+    from langchain_core.runnables import Runnable, RunnableConfig
+    from langchain_core.runnables.utils import ConfigurableFieldSpec
 
 DEFAULT_K = 4
 
@@ -35,6 +40,7 @@ class _Request:
 
     access: AccessContext | None
     k: int
+    inner: BaseRetriever
     inner_kwargs: dict[str, Any]
     skip_fetch: bool
     audit: dict[str, Any]
@@ -43,10 +49,15 @@ class _Request:
 class GuardedRetriever(BaseRetriever):
     """Retriever that lets through only the Documents a ``Guard`` allows for this caller.
 
-    The inner retriever is asked for ``fetch_k`` candidates (where it takes a ``k``), the guard
-    checks them, and at most ``k`` allowed ones come back: the inner retriever's own Document
-    objects, unmodified, in retrieval order. Over an ``InMemoryVectorStore`` or a Chroma store
-    the caller's access allowlists are also pushed into the store's filter.
+    The inner retriever is asked for ``fetch_k`` candidates, the guard checks them, and at most
+    ``k`` allowed ones come back: the inner retriever's own Document objects, unmodified, in
+    retrieval order. Over a store with pushdown (in-memory, FAISS, Chroma, Qdrant, PGVector,
+    Milvus, LanceDB) the caller's access allowlists are also pushed into the store's filter.
+
+    The inner retriever runs out of sight: no callback handler, ``astream_events`` consumer,
+    tracer or LangSmith run sees the candidates it returns, since those are what the guard has
+    not checked yet. The check itself is the ``rag_guard.check`` child run, whose outputs are
+    the counts and ``result.audit()`` (chunk ids, stage, rule, reason; never chunk text).
 
     Setup:
         ```bash
@@ -60,18 +71,26 @@ class GuardedRetriever(BaseRetriever):
             The guard to apply, e.g. ``Guard.from_policy("contracts")``.
         access: AccessContext | Mapping | None
             Default access for calls that bring none; None denies access-controlled chunks.
+        k: int | None
+            Documents to return; default the inner retriever's own ``k``
+            (``search_kwargs["k"]``, or a ``k`` field), else 4. An invoke-time ``k`` wins.
         fetch_k: int | None
-            Candidates to fetch from a ``VectorStoreRetriever`` (never fewer than ``k``);
-            default ``4 * k``. Other retrievers are called without a ``k``.
+            Candidates to ask the inner retriever for (never fewer than ``k``); default ``4 * k``.
+            A ``VectorStoreRetriever`` gets it as ``k``, a retriever with a ``k`` field as a copy
+            with that ``k``; any other retriever returns what it returns.
         raise_on_reject: bool
             Raise ``QueryRejected`` when the domain guard refuses the query (default: return
             no documents).
+        expose_unchecked_documents_to_callbacks: bool
+            Debugging only, for a trusted environment: run the inner retriever as a traced child
+            run, so every handler and trace receives the unchecked candidates (what the guard
+            withheld included). Default False.
 
-    ``k`` is not a field: it is the invoke-time ``k``, else the inner retriever's
-    ``search_kwargs["k"]``, else 4. Access is, in order: the ``access=`` invoke argument,
-    ``config["configurable"]["access"]``, then the ``access`` field. A rejected query (domain
-    guard) returns no documents; the event carries the refusal. Errors of the inner retriever
-    or the guard propagate: nothing is returned unchecked.
+    Access is, in order: the ``access=`` invoke argument, ``config["configurable"]["access"]``
+    (declared in ``config_specs``), then the ``access`` field. A rejected query (domain guard)
+    returns no documents; the run outputs carry the refusal. Errors of the inner retriever or
+    the guard propagate: nothing is returned unchecked. Unknown constructor arguments are
+    refused.
 
     Instantiate:
         ```python
@@ -85,8 +104,7 @@ class GuardedRetriever(BaseRetriever):
                 for c in load_corpus("contracts")]
         store = InMemoryVectorStore.from_documents(docs, MiniLMEmbeddings())
         retriever = GuardedRetriever(
-            retriever=store.as_retriever(search_kwargs={"k": 2}),
-            guard=Guard.from_policy("contracts"),
+            retriever=store.as_retriever(), guard=Guard.from_policy("contracts"), k=2
         )
         ```
 
@@ -98,25 +116,54 @@ class GuardedRetriever(BaseRetriever):
         await retriever.ainvoke(query, access={"contract_type": ["MSA"]}, k=1)
         ```
 
-        Every call emits a ``rag_guard_result`` custom event (the guard's summary plus
-        ``fetched``, ``dropped`` and ``returned`` counts, no chunk text) to callback handlers
-        and ``astream_events(version="v2")``, and logs it on the ``rag_guard_integrations``
-        logger at INFO.
+        Every call also emits a ``rag_guard_result`` custom event (the guard's summary plus
+        ``fetched``, ``dropped`` and ``returned`` counts, no chunk text) and logs it on the
+        ``rag_guard_integrations`` logger at INFO.
 
     Use within a chain:
         ```python
-        from rag_guard_integrations.langchain.chain import build_rag_chain
+        from rag_guard_integrations.langchain import build_rag_chain
 
         chain = build_rag_chain(retriever, llm)
         chain.invoke(query, config={"configurable": {"access": {"contract_type": ["MSA"]}}})
         ```
     """
 
+    model_config = ConfigDict(arbitrary_types_allowed=True, extra="forbid")
+
     retriever: BaseRetriever
     guard: Guard
-    access: AccessField = None
+    access: AccessInput = None
+    k: int | None = Field(default=None, ge=1)
     fetch_k: int | None = Field(default=None, ge=1)
     raise_on_reject: bool = False
+    expose_unchecked_documents_to_callbacks: bool = False
+
+    if not TYPE_CHECKING:  # type checkers keep pydantic's own signature of the fields
+
+        def __init__(self, **data: Any) -> None:
+            refuse_unknown_fields(type(self), data)
+            super().__init__(**data)
+
+    @property
+    @override
+    def config_specs(self) -> list[ConfigurableFieldSpec]:
+        return [*super().config_specs, ACCESS_SPEC]
+
+    def with_result(self) -> Runnable[str, dict[str, Any]]:
+        """A runnable returning ``{"documents": [...], "result": CheckedResult}`` per query.
+
+        Use it where a chain needs the decision itself, for example to answer with
+        ``out["result"].refusal``; ``out["result"].result`` is the full GuardResult. It takes
+        the same config (``configurable["access"]``). The CheckedResult shows only the
+        decision summary to handlers and traces.
+
+        Example:
+            >>> out = retriever.with_result().invoke(query, config=config)  # doctest: +SKIP
+            >>> out["result"].refusal  # doctest: +SKIP
+            'No authorized matching clause found.'
+        """
+        return with_result(self)
 
     @override
     def invoke(
@@ -136,15 +183,24 @@ class GuardedRetriever(BaseRetriever):
         self, query: str, *, run_manager: CallbackManagerForRetrieverRun, **kwargs: Any
     ) -> list[Document]:
         request = self._request(query, kwargs)
-        child = run_manager.get_child()
         documents: list[Document] = []
-        if not request.skip_fetch:
-            documents = self.retriever.invoke(
-                query, config={"callbacks": child}, **request.inner_kwargs
+        if not request.skip_fetch and self.expose_unchecked_documents_to_callbacks:
+            documents = request.inner.invoke(
+                query, config={"callbacks": run_manager.get_child()}, **request.inner_kwargs
             )
-        result = self.guard.check(query, documents, request.access)
-        kept, record = conclude(result, documents, request.access, limit=request.k, **request.audit)
-        emit(record, child)
+        elif not request.skip_fetch:
+            with unobserved():
+                documents = request.inner.invoke(query, **request.inner_kwargs)
+        result, kept = checked(
+            self.guard,
+            query,
+            documents,
+            request.access,
+            run_manager.get_child(),
+            limit=request.k,
+            **request.audit,
+        )
+        report(result)
         reject_if_asked(result, self.raise_on_reject)
         return kept
 
@@ -152,44 +208,64 @@ class GuardedRetriever(BaseRetriever):
         self, query: str, *, run_manager: AsyncCallbackManagerForRetrieverRun, **kwargs: Any
     ) -> list[Document]:
         request = self._request(query, kwargs)
-        child = run_manager.get_child()
         documents: list[Document] = []
-        if not request.skip_fetch:
-            documents = await self.retriever.ainvoke(
-                query, config={"callbacks": child}, **request.inner_kwargs
+        if not request.skip_fetch and self.expose_unchecked_documents_to_callbacks:
+            documents = await request.inner.ainvoke(
+                query, config={"callbacks": run_manager.get_child()}, **request.inner_kwargs
             )
-        result = await self.guard.acheck(query, documents, request.access)
-        kept, record = conclude(result, documents, request.access, limit=request.k, **request.audit)
-        await aemit(record, child)
+        elif not request.skip_fetch:
+            with unobserved():
+                documents = await request.inner.ainvoke(query, **request.inner_kwargs)
+        result, kept = await achecked(
+            self.guard,
+            query,
+            documents,
+            request.access,
+            run_manager.get_child(),
+            limit=request.k,
+            **request.audit,
+        )
+        report(result)
         reject_if_asked(result, self.raise_on_reject)
         return kept
 
     def _request(self, query: str, kwargs: dict[str, Any]) -> _Request:
         options = dict(kwargs)
         given = options.pop("access", None)
-        access = self.access if given is None else AccessContext.coerce(given)
+        access = AccessContext.coerce(self.access if given is None else given)
         asked = options.pop("k", None)
-        k = _positive("k", self._inner_k() if asked is None else asked)
+        k = _positive("k", self._default_k() if asked is None else asked)
+        fetch = fetch_size(k, self.fetch_k)
         audit: dict[str, Any] = {"k": k, "fetch_k": None, "pushdown": None}
         inner = self.retriever
         if not isinstance(inner, VectorStoreRetriever):
-            return _Request(access, k, options, False, audit)
+            if isinstance(getattr(inner, "k", None), int) and "k" in type(inner).model_fields:
+                # A copy per call: the shared retriever's own k is never changed.
+                inner = inner.model_copy(update={"k": fetch})
+                audit["fetch_k"] = fetch
+            return _Request(access, k, inner, options, False, audit)
         # Never fewer candidates than k, or an honest k could not be met.
-        options["k"] = audit["fetch_k"] = fetch_size(k, self.fetch_k)
-        user_filter = options.get("filter", inner.search_kwargs.get("filter"))
-        plan = plan_pushdown(inner.vectorstore, self.guard.prefilter(query, access), user_filter)
+        options["k"] = audit["fetch_k"] = fetch
+        search = {**inner.search_kwargs, **options}
+        constraints = self.guard.prefilter(query, access)
+        plan = plan_pushdown(inner.vectorstore, constraints, search_kwargs=search)
         if plan is None:
-            return _Request(access, k, options, False, audit)
+            return _Request(access, k, inner, options, False, audit)
         audit["pushdown"] = plan.store
         if not plan.admits_nothing:
-            options["filter"] = plan.filter
-        return _Request(access, k, options, plan.admits_nothing, audit)
+            options.update(plan.search_kwargs)
+        return _Request(access, k, inner, options, plan.admits_nothing, audit)
 
-    def _inner_k(self) -> int:
-        if isinstance(self.retriever, VectorStoreRetriever):
-            k: int = self.retriever.search_kwargs.get("k", DEFAULT_K)
-            return k
-        return DEFAULT_K
+    def _default_k(self) -> int:
+        if self.k is not None:
+            return self.k
+        inner = self.retriever
+        own = (
+            inner.search_kwargs.get("k")
+            if isinstance(inner, VectorStoreRetriever)
+            else getattr(inner, "k", None)
+        )
+        return own if isinstance(own, int) and not isinstance(own, bool) else DEFAULT_K
 
 
 def _with_configured_access(config: RunnableConfig, kwargs: dict[str, Any]) -> dict[str, Any]:
@@ -206,5 +282,5 @@ def _with_configured_access(config: RunnableConfig, kwargs: dict[str, Any]) -> d
 
 def _positive(name: str, value: object) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ValueError(f"{name} must be a positive int, got {value!r}; pass e.g. {name}=4")
+        raise ArgumentError(f"{name} must be a positive int, got {value!r}; pass e.g. {name}=4")
     return value

@@ -1,7 +1,9 @@
-"""LlamaIndex adapters: a node postprocessor, a retriever and query engines that let only what the
-Guard allows reach the LLM; the only place in the package that imports ``llama_index``."""
+"""LlamaIndex adapters that let only what the Guard allows reach the LLM: a retriever, query and
+chat engines, a node postprocessor, an ingestion tagger and per-request access; the only place
+in the package that imports ``llama_index``."""
 
-from rag_guard_integrations.llama_index.access import current_access, guard_access
+from rag_guard_integrations.llama_index.access import NO_ACCESS, current_access, guard_access
+from rag_guard_integrations.llama_index.chat import GuardedChatEngine, guarded_chat_engine
 from rag_guard_integrations.llama_index.check import GuardedNodes
 from rag_guard_integrations.llama_index.embedding import MiniLMEmbedding
 from rag_guard_integrations.llama_index.events import GuardDecisionEvent
@@ -13,10 +15,14 @@ from rag_guard_integrations.llama_index.query_engine import (
     query_with_access,
 )
 from rag_guard_integrations.llama_index.retriever import GuardedRetriever
+from rag_guard_integrations.llama_index.tagger import GuardTagger
 
 __all__ = [
+    "NO_ACCESS",
     "GuardDecisionEvent",
     "GuardPostprocessor",
+    "GuardTagger",
+    "GuardedChatEngine",
     "GuardedNodes",
     "GuardedQueryEngine",
     "GuardedRetriever",
@@ -24,6 +30,7 @@ __all__ = [
     "aquery_with_access",
     "current_access",
     "guard_access",
+    "guarded_chat_engine",
     "guarded_query_engine",
     "query_with_access",
 ]

@@ -18,6 +18,10 @@ if TYPE_CHECKING:
 
 _ACCESS: ContextVar[AccessContext | None] = ContextVar("rag_guard_access", default=None)
 
+NO_ACCESS = AccessContext()
+"""Explicitly no access: ``guard_access(NO_ACCESS)`` (like ``guard_access({})``) overrides every
+component's default access, so no access-controlled node passes."""
+
 
 class AccessScope:
     """The block in which one access context applies; made by :func:`guard_access`.
@@ -66,7 +70,10 @@ def guard_access(access: AccessContext | Any) -> AccessScope:
     """Apply ``access`` to every guard check in the block, ahead of the components' defaults.
 
     ``access`` is an :class:`AccessContext`, a mapping such as ``{"contract_type": ["MSA"]}``,
-    or None (the block brings no access: each component's own ``access`` applies).
+    or None. Precedence, for every guarded component in the block: an AccessContext or mapping
+    here (an empty one, ``{}`` or :data:`NO_ACCESS`, included: "this caller has no access")
+    wins over the component's own ``access``; None brings no access of its own, so the
+    component's ``access`` applies (and with none, access-controlled nodes are denied).
 
     Example:
         >>> from rag_guard_integrations import AccessContext

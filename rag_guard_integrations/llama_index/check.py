@@ -1,12 +1,12 @@
-"""One guard check over LlamaIndex nodes: convert, call the core Guard, keep the caller's own
-NodeWithScore objects by position, and report the decision."""
+"""One guard check over LlamaIndex nodes: judge what the LLM will be sent, call the core Guard,
+keep the caller's own NodeWithScore objects by position, and report the decision."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from llama_index.core.schema import NodeWithScore, TextNode
+from llama_index.core.schema import ImageNode, MetadataMode, Node, NodeWithScore
 
 from rag_guard_integrations.core.chunk import Chunk
 from rag_guard_integrations.llama_index.events import GuardDecisionEvent, emit
@@ -14,11 +14,13 @@ from rag_guard_integrations.llama_index.events import GuardDecisionEvent, emit
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from llama_index.core.schema import QueryBundle
+    from llama_index.core.schema import BaseNode, QueryBundle
 
     from rag_guard_integrations.core.access import AccessContext
     from rag_guard_integrations.core.decisions import GuardResult
     from rag_guard_integrations.engine.guard import Guard
+
+NON_TEXT_REASON = "the node has no text content (image, audio, video or empty); denied"
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,11 +29,14 @@ class GuardedNodes:
 
     ``refusal`` is the text to answer with instead of calling the LLM: the domain guard's when
     it rejected the query, else the policy's no-context text when no node is left.
+    ``non_text_ids`` are the nodes withheld before the guard ran because no content check can
+    judge them (the policy's ``allow_non_text`` is off).
     """
 
     nodes: list[NodeWithScore]
     result: GuardResult
     no_context_refusal: str
+    non_text_ids: tuple[str, ...] = field(default=())
 
     @property
     def refusal(self) -> str | None:
@@ -46,6 +51,23 @@ def query_text(query_bundle: QueryBundle | None) -> str:
     return "" if query_bundle is None else query_bundle.query_str
 
 
+def llm_content(node: BaseNode) -> str:
+    """What LlamaIndex puts in the prompt for ``node``: its text (a ``Node``'s text resource)
+    and every metadata value not excluded from the LLM."""
+    return node.get_content(metadata_mode=MetadataMode.LLM)
+
+
+def has_text_content(node: BaseNode) -> bool:
+    """True when ``node`` is text only: a non-blank body and no image, audio or video."""
+    if isinstance(node, ImageNode) and (node.image or node.image_path or node.image_url):
+        return False
+    if isinstance(node, Node) and (
+        node.image_resource or node.audio_resource or node.video_resource
+    ):
+        return False
+    return bool(node.get_content(metadata_mode=MetadataMode.NONE).strip())
+
+
 def check_nodes(
     guard: Guard,
     nodes: Sequence[NodeWithScore],
@@ -54,8 +76,9 @@ def check_nodes(
     source: str,
 ) -> GuardedNodes:
     """Run ``guard`` on ``nodes`` and report the decision as a :class:`GuardDecisionEvent`."""
-    result = guard.check(query, _chunks(nodes), access=access)
-    return _conclude(guard, nodes, result, access, source)
+    judged, withheld = _split(guard, nodes)
+    result = guard.check(query, _chunks(judged), access=access)
+    return _conclude(guard, (judged, withheld), result, access, source)
 
 
 async def acheck_nodes(
@@ -66,8 +89,25 @@ async def acheck_nodes(
     source: str,
 ) -> GuardedNodes:
     """Async twin of :func:`check_nodes`: awaits ``guard.acheck``."""
-    result = await guard.acheck(query, _chunks(nodes), access=access)
-    return _conclude(guard, nodes, result, access, source)
+    judged, withheld = _split(guard, nodes)
+    result = await guard.acheck(query, _chunks(judged), access=access)
+    return _conclude(guard, (judged, withheld), result, access, source)
+
+
+def _split(
+    guard: Guard, nodes: Sequence[NodeWithScore]
+) -> tuple[Sequence[NodeWithScore], tuple[str, ...]]:
+    """The nodes the guard judges, and the ids of non-text nodes withheld without a check."""
+    if guard.policy.allow_non_text:
+        return nodes, ()
+    judged: list[NodeWithScore] = []
+    withheld: list[str] = []
+    for item in nodes:
+        if isinstance(item, NodeWithScore) and not has_text_content(item.node):
+            withheld.append(item.node.node_id)
+        else:
+            judged.append(item)
+    return (judged, tuple(withheld)) if withheld else (nodes, ())
 
 
 def _chunks(nodes: Sequence[NodeWithScore]) -> list[Chunk]:
@@ -75,12 +115,12 @@ def _chunks(nodes: Sequence[NodeWithScore]) -> list[Chunk]:
 
 
 def _chunk(item: object, position: int) -> Chunk:
-    # A NodeWithScore around a TextNode was validated by pydantic already, so its fields are
-    # read directly: Chunk.from_any probes attributes, and on pydantic models each failed probe
-    # costs more than the guard's own per-chunk checks.
-    if isinstance(item, NodeWithScore) and isinstance(item.node, TextNode):
+    # The guard judges the prompt text, not ``node.text``: metadata visible to the LLM and a
+    # Node's text resource reach the model too. Fields are read directly: Chunk.from_any probes
+    # attributes, and on pydantic models each failed probe costs more than the checks.
+    if isinstance(item, NodeWithScore):
         node = item.node
-        return Chunk(node.text, node.metadata, item.score, node.node_id)
+        return Chunk(llm_content(node), node.metadata, item.score, node.node_id)
     return Chunk.from_any(item, position=position)
 
 
@@ -93,24 +133,38 @@ def _with_text(item: NodeWithScore, text: str) -> NodeWithScore:
 
 def _conclude(
     guard: Guard,
-    nodes: Sequence[NodeWithScore],
+    split: tuple[Sequence[NodeWithScore], tuple[str, ...]],
     result: GuardResult,
     access: AccessContext | None,
     source: str,
 ) -> GuardedNodes:
+    nodes, withheld = split
     allowed = result.allowed_indices
     masked = result.redacted
     kept = [_with_text(nodes[i], masked[i]) if i in masked else nodes[i] for i in allowed]
 
     def event() -> GuardDecisionEvent:
         passed = set(allowed)
+        denied = [n.node.node_id for i, n in enumerate(nodes) if i not in passed]
         return GuardDecisionEvent(
             source=source,
             summary=result.summary(),
             principal=None if access is None else access.principal,
             allowed_node_ids=[node.node.node_id for node in kept],
-            denied_node_ids=[n.node.node_id for i, n in enumerate(nodes) if i not in passed],
+            denied_node_ids=[*denied, *withheld],
+            decisions=decision_rows(result, withheld),
+            audit=result.audit(),
         )
 
     emit(event)
-    return GuardedNodes(kept, result, guard.policy.no_context_refusal)
+    return GuardedNodes(kept, result, guard.policy.no_context_refusal, withheld)
+
+
+def decision_rows(result: GuardResult, withheld: tuple[str, ...] = ()) -> list[dict[str, object]]:
+    """Per-chunk ``{id, allowed, stage, rule}`` for traces: never chunk text or a reason."""
+    rows: list[dict[str, object]] = [
+        {"id": d.chunk.id, "allowed": d.allowed, "stage": d.stage, "rule": d.rule}
+        for d in result.decisions
+    ]
+    rows.extend({"id": i, "allowed": False, "stage": "content", "rule": None} for i in withheld)
+    return rows

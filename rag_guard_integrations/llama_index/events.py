@@ -1,4 +1,5 @@
-"""GuardDecisionEvent: every guard decision, sent through LlamaIndex instrumentation."""
+"""GuardDecisionEvent: every guard decision, sent through LlamaIndex instrumentation as an event
+inside its own ``rag_guard_check`` span (no chunk text in either)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 from llama_index.core.instrumentation import get_dispatcher  # type: ignore[attr-defined]
 from llama_index.core.instrumentation.event_handlers import NullEventHandler
 from llama_index.core.instrumentation.events import BaseEvent
+from llama_index.core.instrumentation.span_handlers import NullSpanHandler
 from pydantic import Field
 
 if TYPE_CHECKING:
@@ -18,9 +20,12 @@ dispatcher = get_dispatcher(__name__)
 
 
 class GuardDecisionEvent(BaseEvent):
-    """What one guard check decided, as counts, stages and node ids (never chunk text).
+    """What one guard check decided: counts, node ids, stage and rule per node, and the audit
+    record v1 (``GuardResult.audit()``); never chunk text.
 
-    Any handler added to the root dispatcher (or to this module's) receives it.
+    Any handler added to the root dispatcher (or to this module's) receives it. It is sent
+    inside a span named ``rag_guard_check`` whose argument and result are this event, so span
+    handlers (tracers) keep the decision too, and nothing else.
 
     Example:
         ```python
@@ -41,6 +46,12 @@ class GuardDecisionEvent(BaseEvent):
     principal: str | None = Field(default=None, description="the access context's principal")
     allowed_node_ids: list[str] = Field(default_factory=list, description="ids let through")
     denied_node_ids: list[str] = Field(default_factory=list, description="ids withheld")
+    decisions: list[dict[str, Any]] = Field(
+        default_factory=list, description="per node: id, allowed, stage, rule (no text)"
+    )
+    audit: dict[str, Any] = Field(
+        default_factory=dict, description="GuardResult.audit(): audit record v1, no chunk text"
+    )
 
     @classmethod
     def class_name(cls) -> str:
@@ -55,14 +66,23 @@ def emit(build: Callable[[], GuardDecisionEvent]) -> None:
     guard's own checks, and by default only LlamaIndex's null handler is registered.
     """
     if listening():
-        dispatcher.event(build())
+        rag_guard_check(build())
+
+
+@dispatcher.span
+def rag_guard_check(decision: GuardDecisionEvent) -> GuardDecisionEvent:
+    """The span of one guard decision: it carries the event as argument and result."""
+    dispatcher.event(decision)
+    return decision
 
 
 def listening() -> bool:
-    """True when a handler other than the null one would receive this module's events."""
+    """True when a handler other than the null ones would receive this module's events."""
     current = dispatcher
     while True:
         if any(not isinstance(h, NullEventHandler) for h in current.event_handlers):
+            return True
+        if any(not isinstance(h, NullSpanHandler) for h in current.span_handlers):
             return True
         if not current.propagate:
             return False

@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from llama_index.core.bridge.pydantic import Field, field_serializer
+from llama_index.core.bridge.pydantic import ConfigDict, Field
 from llama_index.core.postprocessor.types import BaseNodePostprocessor
 
-# Runtime imports: pydantic resolves these field annotations when the class is built.
-from rag_guard_integrations.core.access import AccessContext, AccessField  # noqa: TC001
-from rag_guard_integrations.engine.guard import Guard  # noqa: TC001
 from rag_guard_integrations.llama_index.access import current_access
 from rag_guard_integrations.llama_index.check import (
     GuardedNodes,
@@ -17,6 +14,9 @@ from rag_guard_integrations.llama_index.check import (
     check_nodes,
     query_text,
 )
+
+# Runtime imports: pydantic resolves these field annotations when the class is built.
+from rag_guard_integrations.llama_index.fields import AccessDefault, GuardField  # noqa: TC001
 
 if TYPE_CHECKING:
     from llama_index.core.schema import NodeWithScore, QueryBundle
@@ -31,7 +31,19 @@ class GuardPostprocessor(BaseNodePostprocessor):
     no later stage (a reranker calling an LLM, say) sees a denied node.
 
     Access is, in order: the innermost ``guard_access(...)`` block, then the ``access`` field;
-    with neither, access-controlled nodes are denied.
+    with neither, access-controlled nodes are denied. ``guard_access({})`` (or ``NO_ACCESS``)
+    says "this caller has no access": it overrides the ``access`` field, and no
+    access-controlled node passes; ``guard_access(None)`` brings no access of its own.
+
+    The guard judges what LlamaIndex will send the LLM: ``node.get_content(MetadataMode.LLM)``,
+    the text (a ``Node``'s text resource) plus every metadata value not excluded from the LLM.
+    A node with no text content (image, audio, video, empty) is denied unless the policy sets
+    ``allow_non_text: true``. Put this postprocessor after every postprocessor that changes
+    content (``MetadataReplacementPostProcessor`` for sentence windows): what it judged must be
+    what the LLM reads. ``GuardedQueryEngine`` orders this for you.
+
+    ``to_dict()``/``from_dict()`` keep the guard as its policy references (a classifier or
+    embedder given to the guard is not kept: pass ``guard=`` to ``from_dict``).
 
     Setup:
         ```bash
@@ -62,20 +74,19 @@ class GuardPostprocessor(BaseNodePostprocessor):
 
     Use within a query engine:
         ```python
-        engine = index.as_query_engine(llm=llm, node_postprocessors=[pp])
+        engine = GuardedQueryEngine.from_args(index.as_retriever(), llm=llm,
+                                              node_postprocessors=[pp])
         with guard_access({"contract_type": ["SOW"]}):
             print(engine.query("What is the termination notice period?"))
         ```
     """
 
-    guard: Guard = Field(description="the core Guard that decides", exclude=True)
-    access: AccessField = Field(
+    model_config = ConfigDict(extra="forbid")
+
+    guard: GuardField = Field(description="the core Guard that decides")
+    access: AccessDefault = Field(
         default=None, description="default access for requests that bring none"
     )
-
-    @field_serializer("access")
-    def _serialize_access(self, access: AccessContext | None) -> dict[str, Any] | None:
-        return None if access is None else access.to_dict()
 
     @classmethod
     def class_name(cls) -> str:

@@ -1,5 +1,6 @@
 """Pushdown for ``VectorIndexRetriever``: what the guard requires of every node (the caller's
-allowlists, the clause ids the query asks for) as ``MetadataFilters`` (``FilterOperator.IN``),
+allowlists with their match modes, the clause ids the query asks for) as ``MetadataFilters``
+in the operators the index's store honours (:mod:`rag_guard_integrations.llama_index.stores`),
 and a per-request copy of the retriever that fetches ``fetch_k``.
 
 The shared retriever is never changed: each request gets its own ``VectorIndexRetriever`` over
@@ -10,38 +11,62 @@ is never the only line of defence.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from llama_index.core.indices.vector_store.retrievers import VectorIndexRetriever
 from llama_index.core.vector_stores.types import (
     FilterCondition,
-    FilterOperator,
     MetadataFilter,
     MetadataFilters,
 )
 
+from rag_guard_integrations.core.constraints import MATCH_ANY, Constraints
+from rag_guard_integrations.llama_index.stores import StoreOperators, store_operators
+
 if TYPE_CHECKING:
-    from rag_guard_integrations.guards.access import Constraints
+    from collections.abc import Mapping
+
+    from llama_index.core.vector_stores.types import BasePydanticVectorStore
 
 
-def constraint_filters(constraints: Constraints) -> MetadataFilters | None:
-    """``key IN allowed values`` for each constraint of :meth:`Guard.prefilter`, joined with AND;
-    None when there is no constraint.
+def constraint_filters(
+    constraints: Mapping[str, Any] | None,
+    vector_store: BasePydanticVectorStore | None = None,
+) -> MetadataFilters | None:
+    """What :meth:`Guard.prefilter` asks of every node, as filters ``vector_store`` honours:
+    per attribute, its match mode's operators for this store (ORed when there are several),
+    all joined with AND. An attribute the store cannot test is left out (the guard still checks
+    it). None when nothing is left, or the store is not registered. Without a store, the
+    in-process default (``SimpleVectorStore``).
 
     Example:
         >>> f = constraint_filters({"contract_type": frozenset({"SOW", "MSA"})})
         >>> f.filters[0].key, f.filters[0].operator.value, f.filters[0].value
         ('contract_type', 'in', ['MSA', 'SOW'])
     """
-    if not constraints:
+    operators = store_operators(vector_store)
+    if not constraints or operators is None:
         return None
-    return MetadataFilters(
-        filters=[
-            MetadataFilter(key=key, value=sorted(allowed), operator=FilterOperator.IN)
-            for key, allowed in constraints.items()
-        ],
-        condition=FilterCondition.AND,
-    )
+    return filters_for(Constraints.of(constraints), operators)
+
+
+def filters_for(constraints: Constraints, operators: StoreOperators) -> MetadataFilters | None:
+    """``constraints`` in a store's ``operators``; None when the store can test none of them."""
+    parts: list[MetadataFilter | MetadataFilters] = []
+    for key, allowed in constraints.items():
+        chosen = operators.any_of if allowed.match == MATCH_ANY else operators.all_of
+        if not operators.can_send(key, allowed.values):
+            continue
+        if len(chosen) > 1 and not operators.nests:
+            chosen = chosen[:1]
+        tests = [MetadataFilter(key=key, value=sorted(allowed.values), operator=o) for o in chosen]
+        if len(tests) == 1:
+            parts.append(tests[0])
+        elif tests:
+            parts.append(MetadataFilters(filters=list(tests), condition=FilterCondition.OR))
+    if not parts:
+        return None
+    return MetadataFilters(filters=parts, condition=FilterCondition.AND)
 
 
 def merge_filters(

@@ -3,24 +3,23 @@ query is rejected or no node passes; plus helpers that run one query under one a
 
 from __future__ import annotations
 
-from dataclasses import replace
+import inspect
 from typing import TYPE_CHECKING, Any, cast
 
-from llama_index.core.base.response.schema import (
-    AsyncStreamingResponse,
-    Response,
-    StreamingResponse,
-)
 from llama_index.core.callbacks.schema import CBEventType, EventPayload
+from llama_index.core.indices.vector_store import VectorStoreIndex
+from llama_index.core.indices.vector_store.retrievers import VectorIndexRetriever
 from llama_index.core.instrumentation import get_dispatcher  # type: ignore[attr-defined]
 from llama_index.core.query_engine import RetrieverQueryEngine
 
 from rag_guard_integrations.llama_index.access import guard_access
+from rag_guard_integrations.llama_index.errors import AdapterConfigError, refuse_unknown
 from rag_guard_integrations.llama_index.postprocessor import GuardPostprocessor
+from rag_guard_integrations.llama_index.refusal import refusal_response
 from rag_guard_integrations.llama_index.retriever import GuardedRetriever
 
 if TYPE_CHECKING:
-    from collections.abc import AsyncGenerator, Generator
+    from collections.abc import Sequence
 
     from llama_index.core.base.base_query_engine import BaseQueryEngine
     from llama_index.core.base.base_retriever import BaseRetriever
@@ -40,13 +39,20 @@ dispatcher = get_dispatcher(__name__)
 
 
 class GuardedQueryEngine(RetrieverQueryEngine):
-    """A ``RetrieverQueryEngine`` that never sends the LLM a query the guard refused.
+    """A ``RetrieverQueryEngine`` that never sends the LLM a query the guard refused, nor a node
+    whose final content the guard has not judged.
 
-    The guard is the ``GuardedRetriever`` passed as ``retriever``, else the first
-    ``GuardPostprocessor`` in ``node_postprocessors``, which then runs before every other
-    postprocessor. When the domain guard rejects the query, or no node is left, the answer is
-    the refusal text (``GuardResult.refusal``, e.g. "No authorized matching clause found.") and
-    neither the response synthesizer nor any later postprocessor runs.
+    The guard is the ``GuardedRetriever`` passed as ``retriever``; or the first
+    ``GuardPostprocessor`` in ``node_postprocessors``, in which case the engine wraps the
+    retriever in a ``GuardedRetriever`` with that postprocessor's guard and access (pushdown,
+    over-fetch, and the inner retriever's events kept inside the guard). The guard runs first,
+    so no other postprocessor (a reranker calling an LLM, say) sees a denied node; then the
+    other postprocessors run in their order; then, when there were any, the guard judges the
+    result once more, because a postprocessor can change what the LLM will read
+    (``MetadataReplacementPostProcessor`` swaps a sentence for its window). When the domain
+    guard rejects the query, or no node is left, the answer is the refusal text
+    (``GuardResult.refusal``, e.g. "No authorized matching clause found.") and the response
+    synthesizer does not run.
 
     Instantiate:
         ```python
@@ -74,39 +80,26 @@ class GuardedQueryEngine(RetrieverQueryEngine):
         if not isinstance(retriever, GuardedRetriever):
             stage = next((p for p in postprocessors if isinstance(p, GuardPostprocessor)), None)
             if stage is None:
-                raise ValueError(
+                raise AdapterConfigError(
                     "GuardedQueryEngine needs a guard: pass a GuardedRetriever as retriever or "
                     "a GuardPostprocessor in node_postprocessors"
                 )
         super().__init__(retriever, response_synthesizer, postprocessors, callback_manager)
         self._guard_stage = stage
+        self._guarded = (
+            retriever
+            if isinstance(retriever, GuardedRetriever)
+            else GuardedRetriever(retriever, stage.guard, stage.access)  # type: ignore[union-attr]
+        )
+        self._after_guard = [p for p in postprocessors if p is not stage]
 
     def guarded_retrieve(self, query_bundle: QueryBundle) -> GuardedNodes:
-        """Retrieve, check, then run the other postprocessors on what passed."""
-        if self._guard_stage is None:
-            checked = cast("GuardedRetriever", self._retriever).guarded_retrieve(query_bundle)
-        else:
-            nodes = self._retriever.retrieve(query_bundle)
-            checked = self._guard_stage.guard_nodes(nodes, query_bundle)
-        kept = checked.nodes
-        for postprocessor in self._node_postprocessors:
-            if kept and postprocessor is not self._guard_stage:
-                kept = postprocessor.postprocess_nodes(kept, query_bundle=query_bundle)
-        return replace(checked, nodes=kept)
+        """Retrieve and check, run the other postprocessors on what passed, judge the result."""
+        return guard_and_postprocess(self._guarded, self._after_guard, query_bundle)
 
     async def aguarded_retrieve(self, query_bundle: QueryBundle) -> GuardedNodes:
         """Async twin of :meth:`guarded_retrieve`."""
-        if self._guard_stage is None:
-            retriever = cast("GuardedRetriever", self._retriever)
-            checked = await retriever.aguarded_retrieve(query_bundle)
-        else:
-            nodes = await self._retriever.aretrieve(query_bundle)
-            checked = await self._guard_stage.aguard_nodes(nodes, query_bundle)
-        kept = checked.nodes
-        for postprocessor in self._node_postprocessors:
-            if kept and postprocessor is not self._guard_stage:
-                kept = await postprocessor.apostprocess_nodes(kept, query_bundle=query_bundle)
-        return replace(checked, nodes=kept)
+        return await aguard_and_postprocess(self._guarded, self._after_guard, query_bundle)
 
     def retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
         """The nodes that would reach the LLM."""
@@ -134,10 +127,8 @@ class GuardedQueryEngine(RetrieverQueryEngine):
                 response = self._response_synthesizer.synthesize(
                     query=query_bundle, nodes=checked.nodes
                 )
-            elif self._streaming:
-                response = StreamingResponse(response_gen=_once(checked.refusal))
             else:
-                response = Response(checked.refusal)
+                response = refusal_response(checked.refusal, streaming=self._streaming)
             query_event.on_end(payload={EventPayload.RESPONSE: response})
         return response
 
@@ -150,10 +141,10 @@ class GuardedQueryEngine(RetrieverQueryEngine):
                 response = await self._response_synthesizer.asynthesize(
                     query=query_bundle, nodes=checked.nodes
                 )
-            elif self._streaming:
-                response = AsyncStreamingResponse(response_gen=_aonce(checked.refusal))
             else:
-                response = Response(checked.refusal)
+                response = refusal_response(
+                    checked.refusal, streaming=self._streaming, is_async=True
+                )
             query_event.on_end(payload={EventPayload.RESPONSE: response})
         return response
 
@@ -161,6 +152,37 @@ class GuardedQueryEngine(RetrieverQueryEngine):
     def _streaming(self) -> bool:
         # The synthesizer keeps its streaming flag private; a refusal must take the same shape.
         return bool(getattr(self._response_synthesizer, "_streaming", False))
+
+
+def guard_and_postprocess(
+    guarded: GuardedRetriever,
+    postprocessors: Sequence[BaseNodePostprocessor],
+    query_bundle: QueryBundle,
+) -> GuardedNodes:
+    """Guarded retrieval, then ``postprocessors`` on what passed, then (when any ran) the guard
+    again on the result: the nodes the LLM may be sent, judged as it will read them."""
+    checked = guarded.guarded_retrieve(query_bundle)
+    if not checked.nodes or not postprocessors:
+        return checked
+    kept = checked.nodes
+    for postprocessor in postprocessors:
+        kept = postprocessor.postprocess_nodes(kept, query_bundle=query_bundle)
+    return guarded.check(kept, query_bundle, source="GuardedQueryEngine")
+
+
+async def aguard_and_postprocess(
+    guarded: GuardedRetriever,
+    postprocessors: Sequence[BaseNodePostprocessor],
+    query_bundle: QueryBundle,
+) -> GuardedNodes:
+    """Async twin of :func:`guard_and_postprocess`."""
+    checked = await guarded.aguarded_retrieve(query_bundle)
+    if not checked.nodes or not postprocessors:
+        return checked
+    kept = checked.nodes
+    for postprocessor in postprocessors:
+        kept = await postprocessor.apostprocess_nodes(kept, query_bundle=query_bundle)
+    return await guarded.acheck(kept, query_bundle, source="GuardedQueryEngine")
 
 
 def guarded_query_engine(
@@ -174,6 +196,10 @@ def guarded_query_engine(
 ) -> GuardedQueryEngine:
     """Like ``index.as_query_engine(llm=llm, **kwargs)``, behind a :class:`GuardedRetriever`.
 
+    Over a ``VectorStoreIndex`` the ``kwargs`` are the retriever's (``similarity_top_k``,
+    ``filters``, ...) and the engine's (``response_mode``, ``node_postprocessors``, ...); any
+    other name is refused rather than silently dropped.
+
     Example:
         ```python
         engine = guarded_query_engine(index, Guard.from_policy("contracts"), llm=llm,
@@ -181,8 +207,30 @@ def guarded_query_engine(
         answer = query_with_access(engine, "termination notice period?", {"contract_type": "MSA"})
         ```
     """
-    retriever = GuardedRetriever(index.as_retriever(**kwargs), guard, access, fetch_k=fetch_k)
-    return cast("GuardedQueryEngine", GuardedQueryEngine.from_args(retriever, llm=llm, **kwargs))
+    engine_names = _parameters(RetrieverQueryEngine.from_args) - {"retriever", "llm"}
+    engine_kwargs = {k: v for k, v in kwargs.items() if k in engine_names}
+    retriever_kwargs = {k: v for k, v in kwargs.items() if k not in engine_names}
+    if isinstance(index, VectorStoreIndex):
+        # fetch_k and access are this function's own: named so a misspelling finds them.
+        known = _parameters(VectorIndexRetriever.__init__) | {
+            "vector_store_kwargs",
+            "fetch_k",
+            "access",
+        }
+        refuse_unknown("guarded_query_engine", kwargs, known | engine_names)
+    inner = index.as_retriever(**retriever_kwargs)
+    retriever = GuardedRetriever(inner, guard, access, fetch_k=fetch_k)
+    engine = GuardedQueryEngine.from_args(retriever, llm=llm, **engine_kwargs)
+    return cast("GuardedQueryEngine", engine)
+
+
+def _parameters(function: Any) -> set[str]:
+    """Named parameters of ``function`` (not ``self``, ``cls``, ``*args`` or ``**kwargs``)."""
+    return {
+        name
+        for name, p in inspect.signature(function).parameters.items()
+        if name not in {"self", "cls", "index"} and p.kind not in (p.VAR_KEYWORD, p.VAR_POSITIONAL)
+    }
 
 
 def query_with_access(
@@ -199,11 +247,3 @@ async def aquery_with_access(
     """Async twin of :func:`query_with_access`."""
     async with guard_access(access):
         return await engine.aquery(query)
-
-
-def _once(text: str) -> Generator[str, None, None]:
-    yield text
-
-
-async def _aonce(text: str) -> AsyncGenerator[str, None]:
-    yield text

@@ -7,14 +7,13 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from llama_index.core.base.base_retriever import BaseRetriever
-from llama_index.core.indices.vector_store.retrievers import VectorIndexRetriever
 from llama_index.core.schema import QueryBundle
 
 from rag_guard_integrations.core.access import AccessContext
-from rag_guard_integrations.engine.guard import Guard, fetch_size
+from rag_guard_integrations.engine.guard import Guard
 from rag_guard_integrations.llama_index.access import current_access
 from rag_guard_integrations.llama_index.check import GuardedNodes, acheck_nodes, check_nodes
-from rag_guard_integrations.llama_index.pushdown import constraint_filters, fetching_retriever
+from rag_guard_integrations.llama_index.fetch import afetch, fetch, plan
 
 if TYPE_CHECKING:
     from llama_index.core.callbacks import CallbackManager
@@ -27,16 +26,26 @@ class GuardedRetriever(BaseRetriever):
     It has no ``k`` of its own: ``k`` is the inner retriever's ``similarity_top_k``. Over a
     ``VectorIndexRetriever`` each request fetches ``fetch_k`` candidates (default ``4 * k``)
     through a fresh retriever over the same index, with the caller's allowlists pushed into its
-    ``MetadataFilters`` as ``FilterOperator.IN`` (ANDed with the inner retriever's own filters),
+    ``MetadataFilters`` in the operators the index's store honours (``IN``; ``ANY`` for a
+    ``match: any`` attribute where the store has it; none for FAISS or an unknown store; see
+    ``rag_guard_integrations.llama_index.stores``), ANDed with the inner retriever's filters,
     so the shared retriever is never changed. The guard re-checks whatever comes back and at
     most ``k`` allowed nodes are returned: the store's own ``NodeWithScore`` objects, in score
-    order. Any other retriever is called as it is and its results are checked.
+    order. Any other retriever is called as it is and its results are checked. A caller's OR or
+    nested filters are kept: nested under the AND where the store supports it, else (the store
+    refuses, like ``SimpleVectorStore``) the fetch runs with the caller's filters only.
 
-    Access is, in order: the innermost ``guard_access(...)`` block, then ``access``; with
-    neither, access-controlled nodes are denied and nothing is fetched. The store matches
-    pushed-down strings against single metadata values, so nodes whose access metadata holds
-    numbers or lists are not fetched, although the guard (comparing strings, element-wise)
-    would allow them: pushdown can cost recall there, never safety.
+    The inner retriever runs without its own instrumentation and callbacks: its
+    ``RetrievalEndEvent``, span result and ``RETRIEVE`` payload would carry every node it found,
+    denied ones included. This retriever's own events carry the allowed nodes only. (A custom
+    retriever that calls other retrievers itself still reports what those return.)
+
+    Access is, in order: the innermost ``guard_access(...)`` block (``{}`` or ``NO_ACCESS``:
+    no access), then ``access``; with neither, access-controlled nodes are denied. A request
+    that can see nothing fetches nothing. The store matches pushed-down strings against single
+    metadata values, so nodes whose access metadata holds numbers or lists are not fetched,
+    although the guard (comparing strings, element-wise) would allow them: pushdown can cost
+    recall there, never safety.
 
     Setup:
         ```bash
@@ -117,7 +126,7 @@ class GuardedRetriever(BaseRetriever):
         bundle = _bundle(query)
         access = current_access(self.access)
         source = self._source(bundle.query_str, access)
-        nodes = source.retrieve(bundle) if source is not None else []
+        nodes = fetch(*source, bundle) if source is not None else []
         checked = check_nodes(self.guard, nodes, bundle.query_str, access, "GuardedRetriever")
         return self._cap(checked)
 
@@ -126,11 +135,27 @@ class GuardedRetriever(BaseRetriever):
         bundle = _bundle(query)
         access = current_access(self.access)
         source = self._source(bundle.query_str, access)
-        nodes = await source.aretrieve(bundle) if source is not None else []
+        nodes = await afetch(*source, bundle) if source is not None else []
         checked = await acheck_nodes(
             self.guard, nodes, bundle.query_str, access, "GuardedRetriever"
         )
         return self._cap(checked)
+
+    def check(
+        self, nodes: list[NodeWithScore], query: QueryType, source: str = "GuardedRetriever"
+    ) -> GuardedNodes:
+        """Judge ``nodes`` (for example after a postprocessor changed them) for this request."""
+        bundle = _bundle(query)
+        access = current_access(self.access)
+        return check_nodes(self.guard, nodes, bundle.query_str, access, source)
+
+    async def acheck(
+        self, nodes: list[NodeWithScore], query: QueryType, source: str = "GuardedRetriever"
+    ) -> GuardedNodes:
+        """Async twin of :meth:`check`."""
+        bundle = _bundle(query)
+        access = current_access(self.access)
+        return await acheck_nodes(self.guard, nodes, bundle.query_str, access, source)
 
     def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
         return self.guarded_retrieve(query_bundle).nodes
@@ -138,16 +163,15 @@ class GuardedRetriever(BaseRetriever):
     async def _aretrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
         return (await self.aguarded_retrieve(query_bundle)).nodes
 
-    def _source(self, query: str, access: AccessContext | None) -> BaseRetriever | None:
-        """The retriever this request fetches from; None when the caller may see nothing."""
-        inner = self.retriever
-        if not isinstance(inner, VectorIndexRetriever):
-            return inner
+    def _source(
+        self, query: str, access: AccessContext | None
+    ) -> tuple[BaseRetriever, BaseRetriever | None] | None:
+        """The retriever this request fetches from and its fallback without pushdown; None
+        when the caller may see nothing (then nothing is fetched)."""
         constraints = self.guard.prefilter(query, access)
         if constraints is None:
             return None
-        fetch_k = fetch_size(inner.similarity_top_k, self.fetch_k)
-        return fetching_retriever(inner, fetch_k, constraint_filters(constraints))
+        return plan(self.retriever, constraints, self.fetch_k)
 
     def _cap(self, checked: GuardedNodes) -> GuardedNodes:
         k = self.k

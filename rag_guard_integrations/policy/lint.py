@@ -48,6 +48,11 @@ def consistency_problems(policy: Policy, source: str) -> list[str]:
             for label in rule.trigger.all_present
             if label not in declared
         )
+    problems.extend(
+        f"{source}: rule {rule!r} triggers on label {label!r}, which no recogniser or declared "
+        "label produces (only chunk metadata can carry it); declare the label or add a recogniser"
+        for rule, label in unproducible_labels(policy)
+    )
     known = ", ".join(sorted(BUILTIN_RECOGNIZERS))
     for name, label in policy.classifiers.builtin.items():
         if name not in BUILTIN_RECOGNIZERS:
@@ -75,6 +80,21 @@ def consistency_problems(policy: Policy, source: str) -> list[str]:
             f"{source}: the policy checks nothing; add one of {', '.join(CHECKING_SECTIONS)}"
         )
     return problems
+
+
+def unproducible_labels(policy: Policy) -> list[tuple[str, str]]:
+    """``(rule, label)`` for each trigger label that no recogniser gives and no declared label
+    (which a model classifier may answer) names: such a rule fires only on what chunk metadata
+    claims about itself, which is usually a misspelt label."""
+    producible = {clean_label(name) for name in policy.labels} | {UNCLASSIFIED}
+    producible.update(clean_label(spec.label) for spec in policy.classifiers.patterns)
+    producible.update(clean_label(label) for label in policy.classifiers.builtin.values())
+    return [
+        (rule.name, label)
+        for rule in policy.rules
+        for label in rule.trigger.all_present
+        if label not in producible
+    ]
 
 
 def _configured(policy: Policy, section: str) -> bool:

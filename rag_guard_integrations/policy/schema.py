@@ -6,6 +6,7 @@ from typing import Annotated, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from rag_guard_integrations.core.constraints import MATCH_ALL, Match
 from rag_guard_integrations.core.errors import PatternCompileError
 from rag_guard_integrations.core.labels import UNCLASSIFIED, clean_label
 from rag_guard_integrations.core.patterns import compile_pattern
@@ -41,6 +42,24 @@ class AccessSpec(_Strict):
     """Metadata attributes whose values are checked against the caller's AccessContext."""
 
     attributes: list[str] = Field(default_factory=list, description="access-controlled keys")
+    match: dict[str, Match] = Field(
+        default_factory=dict,
+        description="per attribute: all (default; every value the chunk carries must be "
+        "allowed) or any (one allowed value suffices, e.g. a document shared with groups)",
+    )
+
+    @model_validator(mode="after")
+    def _match_names_attributes(self) -> AccessSpec:
+        for name in self.match:
+            if name not in self.attributes:
+                raise ValueError(
+                    f"match names {name!r}, which is not in access.attributes; list it there too"
+                )
+        return self
+
+    def match_of(self, attribute: str) -> Match:
+        """How ``attribute``'s values are matched: ``all`` unless the policy says ``any``."""
+        return self.match.get(attribute, MATCH_ALL)
 
 
 class ClauseSpec(_Strict):
@@ -80,6 +99,11 @@ class DomainSpec(_Strict):
     )
     root_min_similarity: Threshold = Field(0.20, description="similarity floor for tier 3")
     min_similarity: Threshold = Field(0.45, description="dense threshold (tier 4)")
+    retriever_scores: Literal["embed", "cosine"] = Field(
+        "embed",
+        description="cosine: the retriever's scores are cosine similarities, used as the "
+        "similarity when every chunk has one in [-1, 1]; embed: the guard embeds query and chunks",
+    )
     refusal: str = Field(DEFAULT_REFUSAL, description="text shown when a query is rejected")
 
 
@@ -136,7 +160,12 @@ class TriggerSpec(_Strict):
     @field_validator("all_present")
     @classmethod
     def _labels_clean(cls, value: list[str]) -> list[str]:
-        return list(dict.fromkeys(clean_label(label) for label in value))
+        cleaned = [clean_label(label) for label in value]
+        if blank := [label for label, clean in zip(value, cleaned, strict=True) if not clean]:
+            raise ValueError(
+                f"holds the blank label {blank[0]!r}; name a label with letters or digits"
+            )
+        return list(dict.fromkeys(cleaned))
 
 
 Mode = Literal["enforce", "shadow"]
@@ -175,8 +204,20 @@ class Policy(_Strict):
     labels: dict[str, LabelSpec] = Field(default_factory=dict)
     on_unknown_label: Literal["report", "block"] = "report"
     on_block: Literal["drop_chunks", "empty", "raise"] = "drop_chunks"
-    classify: Literal["fill_missing", "always", "never"] = "fill_missing"
+    classify: Literal["fill_missing", "always", "never"] = Field(
+        "fill_missing", description="when the attached classifier labels a chunk"
+    )
+    recognizers: Literal["always", "with_classify"] = Field(
+        "always",
+        description="always: the policy's pattern recognisers label every chunk, whatever "
+        "labels its metadata claims; with_classify: they follow `classify`",
+    )
     no_context_refusal: str = "No authorized matching clause found."
+    allow_non_text: bool = Field(
+        False,
+        description="let nodes with no text (image, audio, video, empty) through; no content "
+        "check can judge them",
+    )
     on_no_intent: OnNoIntent = Field(
         "refuse",
         description="a query naming no clause: refuse it, or apply the access checks only",

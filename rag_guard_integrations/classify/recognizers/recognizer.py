@@ -50,7 +50,7 @@ class Recognizer:
             raise ArgumentError(f"recognizer {self.name!r}: window={self.window} must be >= 0")
         compile_pattern(self.regex)  # fail at definition, not at the first chunk
         if (self.standalone is None) != (self.standalone_regex is None):
-            raise ValueError(
+            raise ArgumentError(
                 f"recognizer {self.name!r}: give standalone and standalone_regex together"
             )
         if self.standalone_regex is not None:

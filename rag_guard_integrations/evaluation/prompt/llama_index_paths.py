@@ -1,0 +1,255 @@
+"""The LlamaIndex paths of ``rag-guard eval prompt``: each builds a real LlamaIndex app over the
+shared corpus and runs every case with recording LLMs, a recorder of every instrumentation
+event, span and callback payload, and log capture."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from llama_index.core import Document, VectorStoreIndex
+from llama_index.core.agent.workflow import FunctionAgent
+from llama_index.core.node_parser import SentenceWindowNodeParser
+from llama_index.core.postprocessor import MetadataReplacementPostProcessor
+from llama_index.core.schema import TextNode
+from llama_index.core.tools import QueryEngineTool
+
+from rag_guard_integrations.evaluation.prompt.harness import Observation, register_path
+from rag_guard_integrations.evaluation.prompt.recording import canaries_in, capture_logs
+from rag_guard_integrations.llama_index import (
+    GuardedQueryEngine,
+    GuardPostprocessor,
+    MiniLMEmbedding,
+    guard_access,
+    guarded_chat_engine,
+    guarded_query_engine,
+)
+from rag_guard_integrations.llama_index.testing import (
+    InstrumentationRecorder,
+    RecordingLLM,
+    ToolCallingLLM,
+)
+
+if TYPE_CHECKING:
+    from collections.abc import Awaitable, Callable, Sequence
+
+    from llama_index.core.schema import BaseNode
+
+    from rag_guard_integrations.evaluation.prompt.corpus import PromptCase, PromptCorpus
+
+FOLLOW_UP = "And what exactly does it say?"
+
+
+@dataclass
+class Turns:
+    """What one case sent and received: every prompt, event and log line, and each answer."""
+
+    prompts: list[str] = field(default_factory=list)
+    events: list[str] = field(default_factory=list)
+    logs: list[str] = field(default_factory=list)
+    answers: list[str] = field(default_factory=list)
+
+    def observation(self, corpus: PromptCorpus) -> Observation:
+        """The harness's record of the case; refused when every answer was a refusal."""
+        by_canary = {canary: chunk_id for chunk_id, canary in corpus.canary_of.items()}
+        return Observation(
+            prompt_texts=self.prompts,
+            event_texts=self.events,
+            log_texts=self.logs,
+            answer=self.answers[-1] if self.answers else "",
+            context_ids=sorted(by_canary[c] for c in canaries_in(self.prompts)),
+            refused=bool(self.answers) and all(corpus.is_refusal(a) for a in self.answers),
+        )
+
+
+Plan = list[tuple["PromptCase", Turns, str]]
+"""The turns to play, in order: whose access, where to record, what to ask."""
+
+
+@dataclass(frozen=True)
+class App:
+    """A path's app: the recording LLMs and how one question is asked, sync and async."""
+
+    llms: Sequence[Any]
+    ask: Callable[[str], Any]
+    aask: Callable[[str], Awaitable[Any]]
+
+
+def play(app: App, plan: Plan, use_async: bool) -> None:
+    """Ask every question of ``plan`` under its case's access, recording what the app shows."""
+    if use_async:
+        asyncio.run(_aplay(app, plan))
+        return
+    for case, turns, query in plan:
+        for llm in app.llms:
+            llm.prompts.clear()
+        with InstrumentationRecorder() as seen, capture_logs() as logs, guard_access(_access(case)):
+            answer = app.ask(query)
+        _keep(turns, app.llms, seen, logs, answer)
+
+
+async def _aplay(app: App, plan: Plan) -> None:
+    for case, turns, query in plan:
+        for llm in app.llms:
+            llm.prompts.clear()
+        with InstrumentationRecorder() as seen, capture_logs() as logs:
+            async with guard_access(_access(case)):
+                answer = await app.aask(query)
+        _keep(turns, app.llms, seen, logs, answer)
+
+
+def _access(case: PromptCase) -> dict[str, Any]:
+    return {"principal": case.principal, **case.access}
+
+
+def one_question_each(
+    corpus: PromptCorpus, cases: Sequence[PromptCase], use_async: bool, app: App
+) -> list[Observation]:
+    """Every case as one question."""
+    turns = [Turns() for _ in cases]
+    play(app, [(c, t, c.query) for c, t in zip(cases, turns, strict=True)], use_async)
+    return [t.observation(corpus) for t in turns]
+
+
+def _keep(
+    turns: Turns, llms: Sequence[Any], seen: InstrumentationRecorder, logs: list[str], answer: Any
+) -> None:
+    turns.prompts.extend(p for llm in llms for p in llm.prompts)
+    turns.events.extend(seen.texts)
+    turns.logs.extend(logs)
+    turns.answers.append(str(getattr(answer, "response", answer)))
+
+
+def clause_nodes(corpus: PromptCorpus) -> list[BaseNode]:
+    """One TextNode per chunk; embedded by text alone, so the run's shared vectors apply."""
+    return [
+        TextNode(
+            id_=str(c.id),
+            text=c.text,
+            metadata=dict(c.metadata),
+            excluded_embed_metadata_keys=list(c.metadata),
+        )
+        for c in corpus.chunks
+    ]
+
+
+def index_of(corpus: PromptCorpus, nodes: Sequence[BaseNode]) -> VectorStoreIndex:
+    """A VectorStoreIndex over ``nodes`` with the corpus's embedder."""
+    return VectorStoreIndex(list(nodes), embed_model=MiniLMEmbedding(corpus.embedder))
+
+
+def engine_app(engine: Any, llm: RecordingLLM) -> App:
+    """A query engine answering through ``llm``."""
+    return App([llm], engine.query, engine.aquery)
+
+
+@register_path("llamaindex_naive")
+def naive(corpus: PromptCorpus, cases: Sequence[PromptCase], use_async: bool) -> list[Observation]:
+    """The unguarded baseline: ``index.as_query_engine()`` sends the top k to the LLM."""
+    llm = RecordingLLM(echo=True)
+    index = index_of(corpus, clause_nodes(corpus))
+    engine = index.as_query_engine(llm=llm, similarity_top_k=corpus.k)
+    return one_question_each(corpus, cases, use_async, engine_app(engine, llm))
+
+
+@register_path("llamaindex_postprocessor")
+def postprocessor(
+    corpus: PromptCorpus, cases: Sequence[PromptCase], use_async: bool
+) -> list[Observation]:
+    """The README's postprocessor path: ``GuardPostprocessor`` in a ``GuardedQueryEngine``."""
+    llm = RecordingLLM(echo=True)
+    engine = GuardedQueryEngine.from_args(
+        index_of(corpus, clause_nodes(corpus)).as_retriever(similarity_top_k=corpus.k),
+        llm=llm,
+        node_postprocessors=[GuardPostprocessor(guard=corpus.guard)],
+    )
+    return one_question_each(corpus, cases, use_async, engine_app(engine, llm))
+
+
+@register_path("llamaindex_query_engine")
+def query_engine(
+    corpus: PromptCorpus, cases: Sequence[PromptCase], use_async: bool
+) -> list[Observation]:
+    """``guarded_query_engine(index, guard)``: pushdown, over-fetch, refusal without the LLM."""
+    llm = RecordingLLM(echo=True)
+    index = index_of(corpus, clause_nodes(corpus))
+    engine = guarded_query_engine(index, corpus.guard, llm=llm, similarity_top_k=corpus.k)
+    return one_question_each(corpus, cases, use_async, engine_app(engine, llm))
+
+
+@register_path("llamaindex_sentence_window")
+def sentence_window(
+    corpus: PromptCorpus, cases: Sequence[PromptCase], use_async: bool
+) -> list[Observation]:
+    """Sentence nodes, their windows swapped in by ``MetadataReplacementPostProcessor`` after the
+    guard; the engine judges the windows again before the LLM reads them."""
+    documents = [
+        Document(
+            id_=str(c.id),
+            text=c.text,
+            metadata=dict(c.metadata),
+            excluded_embed_metadata_keys=list(c.metadata),
+        )
+        for c in corpus.chunks
+    ]
+    nodes = SentenceWindowNodeParser.from_defaults().get_nodes_from_documents(documents)
+    llm = RecordingLLM(echo=True)
+    engine = guarded_query_engine(
+        index_of(corpus, nodes),
+        corpus.guard,
+        llm=llm,
+        similarity_top_k=corpus.k,
+        node_postprocessors=[MetadataReplacementPostProcessor(target_metadata_key="window")],
+    )
+    return one_question_each(corpus, cases, use_async, engine_app(engine, llm))
+
+
+@register_path("llamaindex_chat")
+def chat(corpus: PromptCorpus, cases: Sequence[PromptCase], use_async: bool) -> list[Observation]:
+    """One ``condense_plus_context`` chat engine; two callers alternate turns on it (question,
+    then an elliptical follow-up each), so a shared memory would carry one into the other."""
+    llm = RecordingLLM(echo=True)
+    index = index_of(corpus, clause_nodes(corpus))
+    engine = guarded_chat_engine(index, corpus.guard, llm=llm, similarity_top_k=corpus.k)
+    turns = [Turns() for _ in cases]
+    plan: Plan = []
+    for start in range(0, len(cases), 2):
+        pair = list(zip(cases[start : start + 2], turns[start : start + 2], strict=True))
+        plan += [(case, record, case.query) for case, record in pair]
+        plan += [(case, record, FOLLOW_UP) for case, record in pair]
+    play(App([llm], engine.chat, engine.achat), plan, use_async)
+    return [t.observation(corpus) for t in turns]
+
+
+@register_path("llamaindex_agent")
+def agent(corpus: PromptCorpus, cases: Sequence[PromptCase], use_async: bool) -> list[Observation]:
+    """A ``FunctionAgent`` whose tool is a ``QueryEngineTool`` over a guarded engine; access
+    from ``guard_access`` around the run. Every streamed workflow event is recorded too."""
+    engine_llm, agent_llm = RecordingLLM(echo=True), ToolCallingLLM()
+    engine = guarded_query_engine(
+        index_of(corpus, clause_nodes(corpus)),
+        corpus.guard,
+        llm=engine_llm,
+        similarity_top_k=corpus.k,
+    )
+    tool = QueryEngineTool.from_defaults(
+        engine, name="contract_clauses", description="Answers questions about contract clauses."
+    )
+    runner = FunctionAgent(tools=[tool], llm=agent_llm, system_prompt="Answer from the tool.")
+    streamed: list[str] = []
+
+    async def ask(query: str) -> str:
+        handler = runner.run(user_msg=query)
+        streamed.extend([repr(event) async for event in handler.stream_events()])
+        return str(await handler)
+
+    app = App([engine_llm, agent_llm], lambda query: asyncio.run(ask(query)), ask)
+    seen = []
+    for case in cases:
+        turns = Turns()
+        streamed.clear()
+        play(app, [(case, turns, case.query)], use_async)
+        turns.events.extend(streamed)
+        seen.append(turns.observation(corpus))
+    return seen

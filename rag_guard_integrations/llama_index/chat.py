@@ -1,0 +1,256 @@
+"""Guarded chat engines: ``condense_plus_context`` and ``context`` chat over a GuardedRetriever,
+with one conversation memory per access context and the refusal as the answer when nothing
+passes."""
+
+from __future__ import annotations
+
+import inspect
+import threading
+from collections import OrderedDict
+from contextvars import ContextVar
+from typing import TYPE_CHECKING, Any, Literal
+
+from llama_index.core.base.base_retriever import BaseRetriever
+from llama_index.core.chat_engine import CondensePlusContextChatEngine, ContextChatEngine
+from llama_index.core.chat_engine.types import BaseChatEngine
+from llama_index.core.indices.base import BaseIndex
+from llama_index.core.llms import MessageRole
+from llama_index.core.schema import QueryBundle
+
+from rag_guard_integrations.llama_index.access import current_access
+from rag_guard_integrations.llama_index.errors import AdapterConfigError, refuse_unknown
+from rag_guard_integrations.llama_index.query_engine import (
+    aguard_and_postprocess,
+    guard_and_postprocess,
+)
+from rag_guard_integrations.llama_index.refusal import RefusalSynthesizer
+from rag_guard_integrations.llama_index.retriever import GuardedRetriever
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from llama_index.core.chat_engine.types import (
+        AGENT_CHAT_RESPONSE_TYPE,
+        StreamingAgentChatResponse,
+    )
+    from llama_index.core.llms import LLM, ChatMessage
+    from llama_index.core.postprocessor.types import BaseNodePostprocessor
+    from llama_index.core.schema import NodeWithScore
+
+    from rag_guard_integrations.core.access import AccessContext
+    from rag_guard_integrations.engine.guard import Guard
+    from rag_guard_integrations.llama_index.check import GuardedNodes
+
+ChatMode = Literal["condense_plus_context", "context"]
+
+# The guard's verdict on this turn's retrieval, from the engine's node step to its synthesizer
+# step (both run in the caller's thread or task, one after the other).
+_TURN: ContextVar[GuardedNodes | None] = ContextVar("rag_guard_chat_turn", default=None)
+
+# How many earlier user turns a ``context`` follow-up may borrow its clause intent from.
+RECENT_TURNS = 3
+
+
+class _GuardedTurns:
+    """What both guarded engine kinds share: guarded nodes, and the refusal as the answer."""
+
+    _guarded: GuardedRetriever
+    _after_guard: list[BaseNodePostprocessor]
+
+    def _guard_query(self, message: str) -> str:
+        return message
+
+    def _get_nodes(self, message: str) -> list[NodeWithScore]:
+        checked = guard_and_postprocess(self._guarded, self._after_guard, self._bundle(message))
+        _TURN.set(checked)
+        return checked.nodes
+
+    async def _aget_nodes(self, message: str) -> list[NodeWithScore]:
+        bundle = self._bundle(message)
+        checked = await aguard_and_postprocess(self._guarded, self._after_guard, bundle)
+        _TURN.set(checked)
+        return checked.nodes
+
+    def _bundle(self, message: str) -> QueryBundle:
+        return QueryBundle(self._guard_query(message))
+
+    def _get_response_synthesizer(
+        self, chat_history: list[ChatMessage], streaming: bool = False
+    ) -> Any:
+        checked = _TURN.get()
+        _TURN.set(None)
+        if checked is not None and checked.refusal is not None:
+            return RefusalSynthesizer(checked.refusal, streaming)
+        return super()._get_response_synthesizer(chat_history, streaming)  # type: ignore[misc]
+
+
+class _CondensePlusContext(_GuardedTurns, CondensePlusContextChatEngine):
+    """Condenses the conversation into a standalone question; the guard judges that question."""
+
+
+class _Context(_GuardedTurns, ContextChatEngine):
+    """Retrieves with the message; a follow-up that names no clause borrows the intent of the
+    caller's recent turns ("And for the SOW?" after a question on termination notice)."""
+
+    def _guard_query(self, message: str) -> str:
+        guard, access = self._guarded.guard, current_access(self._guarded.access)
+        if guard.prefilter(message, access) is not None:
+            return message
+        earlier = [
+            str(m.content)
+            for m in self._memory.get_all()
+            if m.role == MessageRole.USER and m.content
+        ]
+        for turn in reversed(earlier[-RECENT_TURNS:]):
+            candidate = f"{turn} {message}"
+            if guard.prefilter(candidate, access) is not None:
+                return candidate
+        return message
+
+
+_ENGINES: dict[str, type[_GuardedTurns]] = {
+    "condense_plus_context": _CondensePlusContext,
+    "context": _Context,
+}
+
+
+class GuardedChatEngine(BaseChatEngine):
+    """A chat engine that keeps one conversation per access context and guards every turn.
+
+    Each caller (their ``AccessContext``: principal and allowlists, from ``guard_access(...)``
+    or the default ``access``) gets an engine and memory of their own, so no caller's clause
+    or answer reaches another caller's prompt. Build it with :func:`guarded_chat_engine`.
+    ``reset()`` and ``chat_history`` act on the current caller's conversation. At most
+    ``max_conversations`` are kept; the least recently used one is dropped first.
+    """
+
+    def __init__(
+        self,
+        build: Callable[[], BaseChatEngine],
+        retriever: GuardedRetriever,
+        max_conversations: int = 1024,
+    ) -> None:
+        self._build = build
+        self._retriever = retriever
+        self._max = max_conversations
+        self._engines: OrderedDict[AccessContext | None, BaseChatEngine] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def engine(self) -> BaseChatEngine:
+        """The current caller's own engine (built on their first turn)."""
+        key = current_access(self._retriever.access)
+        with self._lock:
+            engine = self._engines.get(key)
+            if engine is None:
+                engine = self._engines[key] = self._build()
+                while len(self._engines) > self._max:
+                    self._engines.popitem(last=False)
+            else:
+                self._engines.move_to_end(key)
+            return engine
+
+    def chat(
+        self, message: str, chat_history: list[ChatMessage] | None = None
+    ) -> AGENT_CHAT_RESPONSE_TYPE:
+        """One guarded turn of the current caller's conversation."""
+        return self.engine().chat(message, chat_history)
+
+    def stream_chat(
+        self, message: str, chat_history: list[ChatMessage] | None = None
+    ) -> StreamingAgentChatResponse:
+        """Streaming twin of :meth:`chat` (a refusal streams as one token)."""
+        return self.engine().stream_chat(message, chat_history)
+
+    async def achat(
+        self, message: str, chat_history: list[ChatMessage] | None = None
+    ) -> AGENT_CHAT_RESPONSE_TYPE:
+        """Async twin of :meth:`chat`."""
+        return await self.engine().achat(message, chat_history)
+
+    async def astream_chat(
+        self, message: str, chat_history: list[ChatMessage] | None = None
+    ) -> StreamingAgentChatResponse:
+        """Async streaming twin of :meth:`chat`."""
+        return await self.engine().astream_chat(message, chat_history)
+
+    def reset(self) -> None:
+        """Forget the current caller's conversation."""
+        self.engine().reset()
+
+    @property
+    def chat_history(self) -> list[ChatMessage]:
+        """The current caller's conversation."""
+        return self.engine().chat_history
+
+
+def guarded_chat_engine(
+    index_or_retriever: BaseIndex[Any] | BaseRetriever,
+    guard: Guard,
+    chat_mode: ChatMode = "condense_plus_context",
+    *,
+    llm: LLM | None = None,
+    access: AccessContext | Any = None,
+    fetch_k: int | None = None,
+    node_postprocessors: list[BaseNodePostprocessor] | None = None,
+    similarity_top_k: int | None = None,
+    **kwargs: Any,
+) -> GuardedChatEngine:
+    """A guarded chat engine over an index (``index.as_retriever()``) or a retriever.
+
+    ``chat_mode`` is ``"condense_plus_context"`` (the guard judges the condensed standalone
+    question) or ``"context"`` (the message; a follow-up naming no clause takes the intent of
+    the caller's recent turns). When the guard leaves nothing, or rejects the query, the answer
+    is the refusal and no LLM writes it. ``node_postprocessors`` run after the guard and the
+    guard judges their result again. Other ``kwargs`` (``system_prompt``, ``context_prompt``,
+    ...) go to the LlamaIndex engine's ``from_defaults``; ``memory`` and ``chat_history`` are
+    refused, since a memory passed in would be shared by every caller.
+
+    Example:
+        ```python
+        chat = guarded_chat_engine(index, Guard.from_policy("contracts"), llm=llm)
+        with guard_access({"principal": "alice", "contract_type": ["MSA"]}):
+            print(chat.chat("What is the termination notice period?"))
+        ```
+    """
+    engine_class = _ENGINES.get(chat_mode)
+    if engine_class is None:
+        raise AdapterConfigError(
+            f"chat_mode {chat_mode!r} is not supported; use 'condense_plus_context' or 'context'"
+        )
+    for shared in ("memory", "chat_history"):
+        if shared in kwargs:
+            raise AdapterConfigError(
+                f"guarded_chat_engine does not take {shared}=: each access context gets a "
+                "memory of its own; pass the history per call to chat(..., chat_history=...)"
+            )
+    known = set(inspect.signature(engine_class.from_defaults).parameters) - {"kwargs", "cls"}  # type: ignore[attr-defined]
+    refuse_unknown("guarded_chat_engine", kwargs, known - {"memory", "chat_history", "retriever"})
+    retriever = _retriever(index_or_retriever, similarity_top_k)
+    guarded = (
+        retriever
+        if isinstance(retriever, GuardedRetriever)
+        else GuardedRetriever(retriever, guard, access, fetch_k=fetch_k)
+    )
+    after_guard = list(node_postprocessors or [])
+
+    def build() -> BaseChatEngine:
+        engine = engine_class.from_defaults(retriever=guarded, llm=llm, **kwargs)  # type: ignore[attr-defined]
+        engine._guarded = guarded
+        engine._after_guard = after_guard
+        return engine  # type: ignore[no-any-return]
+
+    return GuardedChatEngine(build, guarded)
+
+
+def _retriever(source: BaseIndex[Any] | BaseRetriever, top_k: int | None) -> BaseRetriever:
+    if isinstance(source, BaseRetriever):
+        if top_k is not None:
+            raise AdapterConfigError(
+                "similarity_top_k applies to an index; set it on the retriever you pass"
+            )
+        return source
+    if isinstance(source, BaseIndex):
+        return source.as_retriever(**({} if top_k is None else {"similarity_top_k": top_k}))
+    raise AdapterConfigError(
+        f"guarded_chat_engine needs a LlamaIndex index or retriever, got {type(source).__name__}"
+    )

@@ -1,0 +1,34 @@
+"""The error a LlamaIndex adapter raises when it is built wrongly (a missing guard, an unknown
+argument): a ``RagGuardError`` that is also the ``TypeError``/``ValueError`` Python raises."""
+
+from __future__ import annotations
+
+from difflib import get_close_matches
+from typing import TYPE_CHECKING, Any
+
+from rag_guard_integrations.core.errors import RagGuardError
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Mapping
+
+
+class AdapterConfigError(RagGuardError, TypeError, ValueError):
+    """A LlamaIndex adapter got an argument it cannot use; the message names it and the fix."""
+
+
+def refuse_unknown(component: str, given: Mapping[str, Any], known: Iterable[str]) -> None:
+    """Raise :class:`AdapterConfigError` for the first key of ``given`` not in ``known``.
+
+    Example:
+        >>> try:
+        ...     refuse_unknown("GuardTagger", {"polcy": "default"}, ["policy", "guard"])
+        ... except AdapterConfigError as error:
+        ...     print(error)
+        GuardTagger got an unknown argument 'polcy'; did you mean 'policy'?
+    """
+    names = sorted(set(known))
+    for key in given:
+        if key not in names:
+            close = get_close_matches(key, names, n=1)
+            hint = f"did you mean {close[0]!r}?" if close else "known: " + ", ".join(names)
+            raise AdapterConfigError(f"{component} got an unknown argument {key!r}; {hint}")

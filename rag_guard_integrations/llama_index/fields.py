@@ -1,0 +1,94 @@
+"""Pydantic field types for the LlamaIndex components: a guard stored as its policy references
+and an access default stored as a mapping, so ``to_dict``/``from_dict``, ``to_json``, pickling
+and ``model_json_schema()`` work."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Annotated, Any
+
+from pydantic import BeforeValidator, PlainSerializer, WithJsonSchema
+
+from rag_guard_integrations.core.access import AccessContext, AccessField
+from rag_guard_integrations.engine.guard import Guard
+from rag_guard_integrations.llama_index.errors import AdapterConfigError
+from rag_guard_integrations.policy.loader import builtin_dir
+
+
+def guard_reference(guard: Guard) -> dict[str, Any]:
+    """``{"policy": [refs], "name": ...}``: built-in names, or paths, that rebuild the policy.
+
+    The refs are every file the policy was merged from, in order (loading them again skips
+    files already merged, so ``extends`` is not applied twice). A classifier or embedder given
+    to the guard is not kept: pass ``guard=`` to ``from_dict`` to restore one.
+
+    Example:
+        >>> guard_reference(Guard.from_policy("contracts"))
+        {'policy': ['base', 'contracts'], 'name': 'contracts'}
+    """
+    builtins = builtin_dir()
+    refs = []
+    for source in guard.policy.sources:
+        path = Path(source)
+        refs.append(path.stem if path.parent == builtins else source)
+    return {"policy": refs, "name": guard.policy.name}
+
+
+def coerce_guard(value: object) -> Guard:
+    """Accept a Guard, a policy reference (a name, path or list of them) or a stored reference."""
+    if isinstance(value, Guard):
+        return value
+    name = None
+    if isinstance(value, Mapping) and "policy" in value:
+        name, value = value.get("name"), value["policy"]
+    refs = [value] if isinstance(value, str | Path) else value
+    if (
+        not isinstance(refs, Sequence)
+        or not refs
+        or not all(isinstance(r, str | Path) for r in refs)
+    ):
+        raise AdapterConfigError(
+            f"guard must be a Guard or policy names/paths, got {type(value).__name__}; "
+            "pass Guard.from_policy('contracts') or 'contracts'"
+        )
+    guard = Guard.from_policy(*refs)
+    if name and guard.policy.name != name:
+        guard = Guard(guard.policy.model_copy(update={"name": name}))
+    return guard
+
+
+GuardField = Annotated[
+    Guard,
+    BeforeValidator(coerce_guard),
+    PlainSerializer(guard_reference, return_type=dict),
+    WithJsonSchema(
+        {
+            "type": "object",
+            "description": "the guard, stored as the policies it was built from",
+            "properties": {
+                "policy": {"type": "array", "items": {"type": "string"}},
+                "name": {"type": ["string", "null"]},
+            },
+        }
+    ),
+]
+"""A Guard, given as a Guard or policy references, serialised as ``guard_reference``."""
+
+
+def _access_dict(access: AccessContext | None) -> dict[str, Any] | None:
+    return None if access is None else access.to_dict()
+
+
+AccessDefault = Annotated[
+    AccessField,
+    PlainSerializer(_access_dict),
+    WithJsonSchema(
+        {
+            "type": ["object", "null"],
+            "description": "attribute -> allowed values, plus an optional principal",
+            "additionalProperties": True,
+        }
+    ),
+]
+"""The access default of a component: an AccessContext, a mapping or None."""

@@ -1,0 +1,160 @@
+"""Tests for guarded_chat_engine: per-caller memory, the refusal as the answer, the clause intent
+of follow-ups, streaming and async, in both chat modes."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import pytest
+from llama_index_support import MSA_CLAUSE, QUERY, REFUSAL, SOW_CLAUSE, contracts_index
+
+from rag_guard_integrations import Guard
+from rag_guard_integrations.llama_index import (
+    GuardedChatEngine,
+    GuardedRetriever,
+    guard_access,
+    guarded_chat_engine,
+)
+from rag_guard_integrations.llama_index.errors import AdapterConfigError
+from rag_guard_integrations.llama_index.testing import RecordingLLM
+
+if TYPE_CHECKING:
+    from llama_index.core import VectorStoreIndex
+
+    from rag_guard_integrations.embeddings import MiniLMEmbedder
+
+MODES = ["condense_plus_context", "context"]
+ALICE = {"principal": "alice", "contract_type": ["MSA", "SOW"]}
+BOB = {"principal": "bob", "contract_type": ["SOW"]}
+GOVERNING_LAW = "What is the governing law?"
+
+
+@pytest.fixture(scope="module")
+def index(embedder: MiniLMEmbedder) -> VectorStoreIndex:
+    return contracts_index(embedder)
+
+
+@pytest.fixture(scope="module")
+def guard() -> Guard:
+    return Guard.from_policy("contracts")
+
+
+def chat_for(
+    index: VectorStoreIndex, guard: Guard, mode: str
+) -> tuple[GuardedChatEngine, RecordingLLM]:
+    llm = RecordingLLM()
+    return guarded_chat_engine(index, guard, mode, llm=llm), llm  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_two_callers_on_one_engine_keep_their_own_memory(
+    index: VectorStoreIndex, guard: Guard, mode: str
+) -> None:
+    """Bob's prompt never carries Alice's question or clause, though they share one engine."""
+    chat, llm = chat_for(index, guard, mode)
+    with guard_access(ALICE):
+        chat.chat(QUERY)
+    llm.prompts.clear()
+    with guard_access(BOB):
+        chat.chat(GOVERNING_LAW)
+        assert next(str(m.content) for m in chat.chat_history) == GOVERNING_LAW
+    assert llm.prompts
+    assert all(QUERY not in p and MSA_CLAUSE not in p for p in llm.prompts)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_the_refusal_is_the_answer_when_nothing_passes(
+    index: VectorStoreIndex, guard: Guard, mode: str
+) -> None:
+    """A caller with no access gets the policy's refusal, not "Empty Response", and no LLM call
+    answers for them."""
+    chat, llm = chat_for(index, guard, mode)
+    with guard_access({}):
+        response = chat.chat(QUERY)
+    assert response.response == REFUSAL
+    assert response.source_nodes == []
+    assert llm.prompts == []
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_follow_up_naming_no_clause_keeps_the_clause_intent(
+    index: VectorStoreIndex, guard: Guard, mode: str
+) -> None:
+    """ "And for the SOW?" after a termination question retrieves the termination clauses
+    (condensed question, or the recent turns in context mode)."""
+    chat, llm = chat_for(index, guard, mode)
+    with guard_access(ALICE):
+        chat.chat(QUERY)
+        response = chat.chat("And for the SOW?")
+    assert response.response != REFUSAL
+    assert {n.node.metadata["clause_id"] for n in response.source_nodes} == {"TERMINATION_NOTICE"}
+    assert SOW_CLAUSE in llm.prompts[-1]
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_streaming_answers_and_refuses(index: VectorStoreIndex, guard: Guard, mode: str) -> None:
+    """stream_chat streams an answer for an authorised caller and the refusal otherwise."""
+    chat, llm = chat_for(index, guard, mode)
+    with guard_access(BOB):
+        answer = "".join(chat.stream_chat(QUERY).response_gen)
+    with guard_access({"principal": "eve"}):
+        refusal = "".join(chat.stream_chat(QUERY).response_gen)
+    assert answer == llm.answer
+    assert refusal == REFUSAL
+    assert all(MSA_CLAUSE not in p for p in llm.prompts)
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_async_chat_and_stream_keep_callers_apart(
+    index: VectorStoreIndex, guard: Guard, mode: str
+) -> None:
+    """achat and astream_chat guard each caller with their own access and memory."""
+    chat, llm = chat_for(index, guard, mode)
+    async with guard_access(BOB):
+        response = await chat.achat(QUERY)
+    async with guard_access({"principal": "eve"}):
+        streamed = await chat.astream_chat(QUERY)
+        refusal = "".join([token async for token in streamed.async_response_gen()])
+    assert [n.node.metadata["contract_type"] for n in response.source_nodes] == ["SOW"]
+    assert refusal == REFUSAL
+    assert all(MSA_CLAUSE not in p for p in llm.prompts)
+
+
+def test_reset_forgets_only_the_current_callers_conversation(
+    index: VectorStoreIndex, guard: Guard
+) -> None:
+    """reset() clears the caller's own history; the other caller's stays."""
+    chat, _ = chat_for(index, guard, "context")
+    with guard_access(ALICE):
+        chat.chat(QUERY)
+    with guard_access(BOB):
+        chat.chat(QUERY)
+        chat.reset()
+        assert chat.chat_history == []
+    with guard_access(ALICE):
+        assert len(chat.chat_history) == 2
+
+
+def test_a_guarded_retriever_can_be_given(index: VectorStoreIndex, guard: Guard) -> None:
+    """Over a GuardedRetriever the engine uses that retriever's guard and default access."""
+    llm = RecordingLLM()
+    retriever = GuardedRetriever(index.as_retriever(), guard, access={"contract_type": ["MSA"]})
+    chat = guarded_chat_engine(retriever, guard, "context", llm=llm)
+    response = chat.chat(QUERY)
+    assert [n.node.metadata["contract_type"] for n in response.source_nodes] == ["MSA"]
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"chat_mode": "react"}, "chat_mode 'react'"),
+        ({"memory": object()}, "memory="),
+        ({"sytem_prompt": "x"}, "did you mean 'system_prompt'"),
+    ],
+)
+def test_bad_arguments_are_refused(
+    index: VectorStoreIndex, guard: Guard, kwargs: dict[str, object], message: str
+) -> None:
+    """A wrong mode, a shared memory and a misspelt argument are one-line errors."""
+    with pytest.raises(AdapterConfigError, match=message):
+        guarded_chat_engine(index, guard, llm=RecordingLLM(), **kwargs)  # type: ignore[arg-type]

@@ -1,0 +1,177 @@
+"""Tests that the guard judges what LlamaIndex sends the LLM: text plus LLM-visible metadata, a
+Node's text resource, non-text nodes, and content changed by a postprocessor after the guard."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import pytest
+from llama_index.core import Document, VectorStoreIndex
+from llama_index.core.node_parser import SentenceWindowNodeParser
+from llama_index.core.postprocessor import MetadataReplacementPostProcessor
+from llama_index.core.schema import ImageNode, MediaResource, Node, NodeWithScore, TextNode
+
+from rag_guard_integrations import Guard
+from rag_guard_integrations.llama_index import (
+    GuardedQueryEngine,
+    GuardedRetriever,
+    GuardPostprocessor,
+    MiniLMEmbedding,
+    aquery_with_access,
+    guarded_query_engine,
+    query_with_access,
+)
+from rag_guard_integrations.llama_index.testing import RecordingLLM
+from rag_guard_integrations.policy.loader import load_policy
+
+if TYPE_CHECKING:
+    from rag_guard_integrations.embeddings import MiniLMEmbedder
+
+QUERY = "What is the termination notice period?"
+CLAUSE = "Either party may terminate this Agreement on thirty (30) days' written notice."
+SECRET = "password=Hunter2Hunter2"
+META = {"contract_type": "MSA", "clause_id": "TERMINATION_NOTICE"}
+MSA = {"contract_type": ["MSA"]}
+
+
+@pytest.fixture(scope="module")
+def guard() -> Guard:
+    return Guard.from_policy("contracts", "default")
+
+
+def scored(node: Any, score: float = 0.9) -> NodeWithScore:
+    return NodeWithScore(node=node, score=score)
+
+
+def kept(guard: Guard, nodes: list[NodeWithScore]) -> list[str]:
+    pp = GuardPostprocessor(guard=guard, access=MSA)
+    return [n.node.node_id for n in pp.postprocess_nodes(nodes, query_str=QUERY)]
+
+
+def test_a_secret_in_llm_visible_metadata_is_withheld(guard: Guard) -> None:
+    """A credential in a metadata value the LLM would read denies the node."""
+    leaky = TextNode(id_="leaky", text=CLAUSE, metadata={**META, "note": SECRET})
+    clean = TextNode(id_="clean", text=CLAUSE, metadata=dict(META))
+    assert kept(guard, [scored(leaky), scored(clean)]) == ["clean"]
+
+
+def test_metadata_excluded_from_the_llm_is_not_judged(guard: Guard) -> None:
+    """The same credential under a key excluded from the LLM's view does not reach the prompt,
+    so it does not deny the node."""
+    node = TextNode(
+        id_="hidden",
+        text=CLAUSE,
+        metadata={**META, "note": SECRET},
+        excluded_llm_metadata_keys=["note"],
+    )
+    assert kept(guard, [scored(node)]) == ["hidden"]
+
+
+def test_a_new_style_node_is_judged_by_its_text_resource(guard: Guard) -> None:
+    """A ``Node(text_resource=...)`` is judged by its text: a secret there denies it, and a
+    clean one passes like a TextNode."""
+    secret = Node(
+        id_="secret", text_resource=MediaResource(text=f"{CLAUSE} {SECRET}"), metadata=META
+    )
+    clean = Node(id_="clean", text_resource=MediaResource(text=CLAUSE), metadata=dict(META))
+    assert kept(guard, [scored(secret), scored(clean)]) == ["clean"]
+
+
+@pytest.mark.parametrize(
+    "node",
+    [
+        ImageNode(id_="image", image="aGVsbG8=", text="", metadata=META),
+        Node(id_="audio", audio_resource=MediaResource(data=b"RIFF"), metadata=META),
+        Node(
+            id_="video",
+            video_resource=MediaResource(url="https://example.com/v.mp4"),
+            metadata=META,
+        ),
+        TextNode(id_="empty", text="   ", metadata=META),
+    ],
+    ids=["image", "audio", "video", "empty"],
+)
+def test_nodes_without_text_content_are_denied(guard: Guard, node: Any) -> None:
+    """Image, audio, video and blank nodes are denied: no content check can judge them."""
+    assert kept(guard, [scored(node)]) == []
+
+
+def test_the_policy_can_allow_non_text_nodes() -> None:
+    """With ``allow_non_text: true`` an image node goes on to the other checks and passes."""
+    policy = load_policy("default").model_copy(update={"allow_non_text": True})
+    image = ImageNode(id_="image", image="aGVsbG8=", text="", metadata={})
+    assert kept(Guard(policy), [scored(image)]) == ["image"]
+
+
+def test_denied_non_text_nodes_are_reported_in_the_decision(guard: Guard) -> None:
+    """The withheld node is named in the result, so the audit says why it is missing."""
+    pp = GuardPostprocessor(guard=guard, access=MSA)
+    image = ImageNode(id_="image", image="aGVsbG8=", text="", metadata=META)
+    checked = pp.guard_nodes([scored(image)])
+    assert checked.non_text_ids == ("image",)
+    assert checked.nodes == []
+
+
+@pytest.fixture(scope="module")
+def window_index(embedder: MiniLMEmbedder) -> VectorStoreIndex:
+    """Sentence nodes whose windows carry a neighbouring sentence with a credential."""
+    text = f"{CLAUSE} The portal login is {SECRET} for everyone. Fees remain due."
+    document = Document(text=text, metadata=dict(META), id_="msa-1")
+    nodes = SentenceWindowNodeParser.from_defaults(window_size=2).get_nodes_from_documents(
+        [document]
+    )
+    return VectorStoreIndex(nodes, embed_model=MiniLMEmbedding(embedder))
+
+
+def test_a_window_swapped_in_after_the_guard_is_judged_again(
+    window_index: VectorStoreIndex, guard: Guard
+) -> None:
+    """GuardedQueryEngine re-checks the window MetadataReplacementPostProcessor puts in place of
+    the sentence: the window carries the credential, so nothing reaches the LLM."""
+    llm = RecordingLLM()
+    engine = GuardedQueryEngine.from_args(
+        window_index.as_retriever(similarity_top_k=2),
+        llm=llm,
+        node_postprocessors=[
+            GuardPostprocessor(guard=guard),
+            MetadataReplacementPostProcessor(target_metadata_key="window"),
+        ],
+    )
+    response = query_with_access(engine, QUERY, MSA)
+    assert str(response) == guard.policy.no_context_refusal
+    assert all(SECRET not in p for p in llm.prompts)
+
+
+async def test_async_window_recheck_withholds_the_credential(
+    window_index: VectorStoreIndex, guard: Guard
+) -> None:
+    """The async engine re-checks the replaced content in the same way."""
+    llm = RecordingLLM()
+    engine = guarded_query_engine(
+        window_index,
+        guard,
+        llm=llm,
+        similarity_top_k=2,
+        node_postprocessors=[MetadataReplacementPostProcessor(target_metadata_key="window")],
+    )
+    response = await aquery_with_access(engine, QUERY, MSA)
+    assert str(response) == guard.policy.no_context_refusal
+    assert all(SECRET not in p for p in llm.prompts)
+
+
+def test_a_clean_window_reaches_the_llm_after_the_recheck(
+    embedder: MiniLMEmbedder, guard: Guard
+) -> None:
+    """Without a secret the window passes the second check and the LLM reads the window."""
+    document = Document(text=f"{CLAUSE} Fees remain due.", metadata=dict(META), id_="msa-2")
+    nodes = SentenceWindowNodeParser.from_defaults().get_nodes_from_documents([document])
+    index = VectorStoreIndex(nodes, embed_model=MiniLMEmbedding(embedder))
+    llm = RecordingLLM()
+    retriever = GuardedRetriever(index.as_retriever(similarity_top_k=1), guard)
+    engine = GuardedQueryEngine.from_args(
+        retriever,
+        llm=llm,
+        node_postprocessors=[MetadataReplacementPostProcessor(target_metadata_key="window")],
+    )
+    query_with_access(engine, QUERY, MSA)
+    assert any("Fees remain due." in p and "written notice" in p for p in llm.prompts)
