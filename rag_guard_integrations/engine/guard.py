@@ -5,6 +5,10 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field, replace
+from functools import partial
+from itertools import compress, filterfalse, repeat
+from operator import is_
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from rag_guard_integrations.classify.base import Classification
@@ -12,9 +16,14 @@ from rag_guard_integrations.core.access import AccessContext, AccessLike
 from rag_guard_integrations.core.audit import RequestInfo
 from rag_guard_integrations.core.chunk import Chunk, coerce_chunks
 from rag_guard_integrations.core.constraints import Allowed, Constraints
-from rag_guard_integrations.core.decisions import PASSED, ChunkDecision, GuardResult, QueryDecision
+from rag_guard_integrations.core.decisions import ChunkDecisions, GuardResult, QueryDecision
 from rag_guard_integrations.core.errors import ContextBlocked, InputError
-from rag_guard_integrations.core.labels import UNCLASSIFIED, clean_label, metadata_labels
+from rag_guard_integrations.core.labels import (
+    UNCLASSIFIED,
+    clean_label,
+    labels_many,
+    metadata_labels,
+)
 from rag_guard_integrations.core.normalize import normalize
 from rag_guard_integrations.core.stage import ChunkCheck, Request
 from rag_guard_integrations.engine.audit import policy_identity, publish
@@ -22,13 +31,13 @@ from rag_guard_integrations.engine.notices import policy_notices, request_notice
 from rag_guard_integrations.engine.redact import Masked, confirm_masks, redact
 from rag_guard_integrations.engine.shadow import Shadow
 from rag_guard_integrations.guards.clause import ClauseGuard
-from rag_guard_integrations.guards.combination import CombinationGuard, Labelled
+from rag_guard_integrations.guards.combination import CombinationGuard, Labelled, LabelledSet
 from rag_guard_integrations.guards.domain import DomainGuard
 from rag_guard_integrations.guards.registry import policy_checks
 from rag_guard_integrations.policy.loader import load_policy
 
 if TYPE_CHECKING:
-    from collections.abc import Awaitable, Callable, Iterable, Sequence
+    from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 
     from rag_guard_integrations.classify.base import Classifier, Finding
     from rag_guard_integrations.embeddings import Embedder
@@ -37,6 +46,9 @@ if TYPE_CHECKING:
 
 
 FETCH_FACTOR = 4
+_IS_NONE = partial(is_, None)
+# The query verdict without a domain guard or clause intents, shared (frozen, empty evidence).
+_NO_QUERY_STAGE = QueryDecision(evidence=MappingProxyType({}))
 
 
 def fetch_size(k: int, fetch_k: int | None = None) -> int:
@@ -112,6 +124,7 @@ class Guard:
         self.clause = next((c for c in self.checks if isinstance(c, ClauseGuard)), None)
         self.recognizers = self._recognizers()
         self.classifier = self._bind(classifier)
+        self._classify_always = policy.classify == "always"
         self._vocabulary = frozenset(policy.vocabulary) if policy.declares_vocabulary else None
         self._reads_labels = self.combination is not None or self._vocabulary is not None
         stages = [c.name for c in self.checks] + (["combination"] if self.combination else [])
@@ -249,28 +262,26 @@ class Guard:
             rejected = ("domain", f"the query was rejected ({decision.reason})")
             run.denied = dict.fromkeys(range(len(items)), rejected)
             return run
-        for index, chunk in enumerate(items):
-            for check in self.checks:
-                try:
-                    reason = check(chunk, run.request)
-                except Exception as error:  # a broken check denies the chunk (fail closed)
-                    reason = _failure(check.name, error)
-                if reason is not None:
-                    run.denied[index] = (check.name, reason)
-                    break
-            else:
-                if self._reads_labels:
-                    try:
-                        self._read_labels(run, index, chunk)
-                    except Exception as error:
-                        run.denied[index] = ("labels", _failure("labels", error))
+        # Stage by stage over the chunks still in: each chunk is denied by the first stage that
+        # denies it, as if the stages ran chunk by chunk.
+        remaining: Sequence[int] = range(len(items))
+        for check in self.checks:
+            chunks = items if len(remaining) == len(items) else [items[i] for i in remaining]
+            reasons = _stage(check, chunks, run.request)
+            if reasons.count(None) != len(reasons):
+                for index, reason in zip(remaining, reasons, strict=True):
+                    if reason is not None:
+                        run.denied[index] = (check.name, reason)
+                remaining = list(compress(remaining, map(_IS_NONE, reasons)))
+        if self._reads_labels:
+            self._read_labels(run, remaining)
         return run
 
     def _decide_query(self, query: str, normalized: str, items: list[Chunk]) -> QueryDecision:
         try:
             intents = self.clause.detect(normalized) if self.clause is not None else ()
             if self.domain is None:
-                return QueryDecision(intents=intents)
+                return QueryDecision(intents=intents) if intents else _NO_QUERY_STAGE
             decision = self.domain.decide(query, items)
         except Exception as error:  # a broken query stage rejects the query
             refusal = self.policy.domain.refusal if self.policy.domain else None
@@ -280,19 +291,52 @@ class Guard:
             return QueryDecision(False, "error", reason, refusal=refusal)
         return replace(decision, intents=intents)
 
-    def _read_labels(self, run: _Run, index: int, chunk: Chunk) -> None:
-        if self.combination is not None and (
-            broken := self.combination.unreadable_links(chunk.metadata)
-        ):
-            run.denied[index] = ("linking", broken)
+    def _read_labels(self, run: _Run, positions: Sequence[int]) -> None:
+        """Read the labels of the chunks at ``positions`` from their metadata, all at once, and
+        queue for the classifier those it should label (no label left once blanks are dropped,
+        or ``classify: always``)."""
+        if self.combination is not None and self.combination.links_chunks:
+            positions = [i for i in positions if self._linkable(run, i)]
+        chunks = run.chunks
+        try:
+            labels, problems = labels_many([chunks[i].metadata for i in positions])
+        except Exception:  # odd metadata somewhere: chunk by chunk, so that only it fails
+            for index in positions:
+                self._read_one(run, index)
             return
-        labels, problem = metadata_labels(chunk.metadata)
+        run.labels.update(zip(positions, labels, strict=True))
+        run.claimed.update(zip(positions, labels, strict=True))
+        for offset, problem in problems.items():
+            run.notes[positions[offset]] = problem
+        if self.classifier is not None:
+            always = self._classify_always
+            run.pending.extend(
+                i for i, found in zip(positions, labels, strict=True) if always or not found
+            )
+
+    def _linkable(self, run: _Run, index: int) -> bool:
+        """Whether chunk ``index``'s linking values can be read; if not, it is denied alone."""
+        assert self.combination is not None
+        try:
+            broken = self.combination.unreadable_links(run.chunks[index].metadata)
+        except Exception as error:
+            broken = _failure("labels", error)
+        if broken:
+            run.denied[index] = ("linking", broken)
+        return not broken
+
+    def _read_one(self, run: _Run, index: int) -> None:
+        try:
+            labels, problem = metadata_labels(run.chunks[index].metadata)
+        except Exception as error:
+            run.denied[index] = ("labels", _failure("labels", error))
+            return
         if problem is not None:
             run.notes[index] = problem
         run.labels[index] = labels
         run.claimed[index] = labels
         # Blank labels were dropped by metadata_labels: a chunk left with none is unlabelled.
-        if self.classifier is not None and (self.policy.classify == "always" or not labels):
+        if self.classifier is not None and (self._classify_always or not labels):
             run.pending.append(index)
 
     def _take_labels(
@@ -361,33 +405,47 @@ class Guard:
                         more = f" and {len(extra) - 5} more" if len(extra) > 5 else ""
                         names = ", ".join(shown) + more
                         run.denied[index] = ("labels", f"labels outside the vocabulary: {names}")
-        survivors = [i for i in range(len(run.chunks)) if i not in run.denied]
+        survivors: Sequence[int] = (
+            list(filterfalse(run.denied.__contains__, range(len(run.chunks))))
+            if run.denied
+            else range(len(run.chunks))
+        )
         outcome = None
-        items = [
-            Labelled(i, run.labels.get(i, frozenset()), run.chunks[i].score, run.chunks[i].metadata)
-            for i in (survivors if combination is not None else ())
-        ]
         if combination is not None and survivors:
+            survivor_chunks = (
+                run.chunks
+                if len(survivors) == len(run.chunks)
+                else list(map(run.chunks.__getitem__, survivors))
+            )
+            carried = list(map(run.labels.get, survivors, repeat(frozenset(), len(survivors))))
             try:
-                outcome = combination(items)
+                outcome = combination(LabelledSet(survivors, carried, survivor_chunks))
             except Exception as error:  # a broken rule engine blocks the whole set
                 reason = _failure("combination", error)
                 run.denied.update(dict.fromkeys(survivors, ("combination", reason)))
         rules: dict[int, str] = {}
         if outcome is not None and outcome.violations:
-            messages = {v.rule: v.message for v in outcome.violations}
             blocking = [v.rule for v in outcome.violations if v.action == "block"]
-            blocked = (
+            blocked: Mapping[int, str] = (
                 dict.fromkeys(survivors, blocking[0])
                 if self.policy.on_block == "empty" and blocking
-                else dict(outcome.removed)
+                else outcome.removed
             )
-            for index, rule in blocked.items():
-                if rule in self._redacting and self._mask(run, index, rule):
-                    continue
-                note = f" ({run.notes[index]})" if index in run.notes else ""
-                run.denied[index] = ("combination", f"{messages[rule]}{note}")
-                rules[index] = rule
+            if self._redacting:  # carriers of redact rules stay, masked, where they can
+                blocked = {
+                    index: rule
+                    for index, rule in blocked.items()
+                    if not (rule in self._redacting and self._mask(run, index, rule))
+                }
+            # One shared verdict per rule; only chunks with a label note get their own reason.
+            verdicts = {v.rule: ("combination", v.message) for v in outcome.violations}
+            run.denied.update(
+                zip(blocked, map(verdicts.__getitem__, blocked.values()), strict=True)
+            )
+            for index in run.notes.keys() & blocked.keys() if run.notes else ():
+                reason = f"{verdicts[blocked[index]][1]} ({run.notes[index]})"
+                run.denied[index] = ("combination", reason)
+            rules = dict(blocked)
         # Labels that could not be read or computed are not known to be safe: withheld even when
         # no rule of the policy names ``unclassified`` (fail closed).
         for index, note in run.notes.items():
@@ -395,7 +453,13 @@ class Guard:
                 index, ("labels", f"{note}; labels unknown, denied (fail closed)")
             )
         if run.masked and combination is not None:
-            kept = [item for item in items if item.index not in run.denied]
+            kept = [
+                Labelled(
+                    i, run.labels.get(i, frozenset()), run.chunks[i].score, run.chunks[i].metadata
+                )
+                for i in survivors
+                if i not in run.denied
+            ]
             for index, rule in confirm_masks(run.masked, kept, combination).items():
                 message = self._redacting[rule].message or rule
                 run.denied[index] = ("combination", f"{message} (masking could not make it safe)")
@@ -421,22 +485,15 @@ class Guard:
         return True
 
     def _result(
-        self, run: _Run, outcome: Any, unknown: dict[int, frozenset[str]], rules: dict[int, str]
+        self, run: _Run, outcome: Any, unknown: dict[int, frozenset[str]], rules: Mapping[int, str]
     ) -> GuardResult:
-        decisions = []
-        for index, chunk in enumerate(run.chunks):
-            labels = run.labels.get(index, frozenset())
-            if index in run.masked:
-                decisions.append(run.masked[index].decision(index, chunk, labels))
-            elif index in run.denied:
-                stage, reason = run.denied[index]
-                decisions.append(
-                    ChunkDecision(index, chunk, False, stage, reason, rules.get(index), labels)
-                )
-            else:
-                decisions.append(
-                    ChunkDecision(index, chunk, True, PASSED, self._passed_reason, None, labels)
-                )
+        masked = {
+            i: m.decision(i, run.chunks[i], run.labels.get(i, frozenset()))
+            for i, m in run.masked.items()
+        }
+        decisions = ChunkDecisions(
+            run.chunks, run.denied, run.labels, rules, self._passed_reason, overrides=masked
+        )
         refusal = run.query.refusal if not run.query.allowed else None
         # Nothing passed, and something was withheld or nothing could have passed (a pushdown
         # that fetched nothing, a query that asks for no known clause).
@@ -448,7 +505,7 @@ class Guard:
         if outcome is None:
             return GuardResult(
                 run.query,
-                tuple(decisions),
+                decisions,
                 unknown_labels=unknown,
                 refusal=refusal,
                 dropped_labels=run.dropped,
@@ -457,7 +514,7 @@ class Guard:
             )
         return GuardResult(
             run.query,
-            tuple(decisions),
+            decisions,
             outcome.violations,
             outcome.warnings,
             outcome.bridges,
@@ -467,6 +524,27 @@ class Guard:
             request=info,
             notices=notices,
         )
+
+
+def _stage(check: ChunkCheck, chunks: list[Chunk], request: Request) -> list[str | None]:
+    """Why ``check`` denies each chunk (None: it passes). A stage with a ``check_many`` takes
+    the chunks at once; if that raises or miscounts, each chunk is checked alone, so that a
+    broken check denies only the chunks it fails on (fail closed)."""
+    many = getattr(check, "check_many", None)
+    if many is not None:
+        try:
+            reasons = many(chunks, request)
+        except Exception:
+            reasons = None
+        if isinstance(reasons, list) and len(reasons) == len(chunks):
+            return reasons
+    out: list[str | None] = []
+    for chunk in chunks:
+        try:
+            out.append(check(chunk, request))
+        except Exception as error:  # noqa: PERF203 - a broken check denies only this chunk
+            out.append(_failure(check.name, error))
+    return out
 
 
 def _attempt(
