@@ -152,8 +152,9 @@ class Guard:
         checks: Iterable[ChunkCheck] = (),
         identifiers: Iterable[str] = (),
     ) -> Guard:
-        """A guard for policies, built-in names or paths (several are merged in order): every
-        ``from_policy`` of the package takes what :func:`load_policy` takes.
+        """A guard for policies, built-in names or paths, merged in order. Every
+        ``from_policy`` of the package takes such references as :func:`load_policy` does (a
+        Policy, a built-in name or a path); the stages' own take one, this one several.
 
         ``identifiers`` are the collection's standard identifiers (for instance
         ``collection_identifiers(chunks, policy.domain.identifier_keys)`` over the corpus):
