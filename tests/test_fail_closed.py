@@ -80,18 +80,26 @@ def guard_for(text: str = RULES + UNCLASSIFIED_RULE) -> Guard:
     return Guard(parse_policy(text))
 
 
+def break_check(monkeypatch: pytest.MonkeyPatch, check: type) -> None:
+    # A batched check falls back to its chunk-by-chunk call when the batch fails: break both.
+    for name in ("__call__", "check_many"):
+        monkeypatch.setattr(check, name, boom, raising=False)
+
+
+def break_label_reading(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The engine reads labels in one batch, and chunk by chunk when the batch fails.
+    for name in ("labels_many", "metadata_labels"):
+        monkeypatch.setattr(f"rag_guard_integrations.engine.guard.{name}", boom)
+
+
 # (stage injected, how, stage recorded on the chunks): query stages reject the whole query.
 INJECTIONS: list[tuple[str, Callable[[pytest.MonkeyPatch, Guard], None], str]] = [
-    ("domain decide", lambda mp, g: mp.setattr(g.domain, "decide", boom), "domain"),
+    ("domain decide", lambda mp, g: mp.setattr(g.query_checks[0], "decide", boom), "domain"),
     ("clause detect", lambda mp, g: mp.setattr(g.clause, "detect", boom), "domain"),
-    ("access check", lambda mp, g: mp.setattr(AccessGuard, "__call__", boom), "access"),
-    ("hint check", lambda mp, g: mp.setattr(HintGuard, "__call__", boom), "hint"),
+    ("access check", lambda mp, g: break_check(mp, AccessGuard), "access"),
+    ("hint check", lambda mp, g: break_check(mp, HintGuard), "hint"),
     ("clause check", lambda mp, g: mp.setattr(ClauseGuard, "__call__", boom), "clause"),
-    (
-        "labels reading",
-        lambda mp, g: mp.setattr("rag_guard_integrations.engine.guard.metadata_labels", boom),
-        "labels",
-    ),
+    ("labels reading", lambda mp, g: break_label_reading(mp), "labels"),
     ("combination", lambda mp, g: mp.setattr(CombinationGuard, "__call__", boom), "combination"),
 ]
 
@@ -247,7 +255,7 @@ class Quoting:
 
 SECRETS = ("late fees of $500", "due within 45 days of receipt")
 LEAKS: list[tuple[str, Callable[[pytest.MonkeyPatch, Guard], None]]] = [
-    ("domain", lambda mp, g: mp.setattr(g.domain, "decide", quoting)),
+    ("domain", lambda mp, g: mp.setattr(g.query_checks[0], "decide", quoting)),
     ("hint", lambda mp, g: mp.setattr(HintGuard, "__call__", quoting)),
     ("clause", lambda mp, g: mp.setattr(ClauseGuard, "__call__", quoting)),
     ("combination", lambda mp, g: mp.setattr(CombinationGuard, "__call__", quoting)),

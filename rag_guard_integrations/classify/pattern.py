@@ -16,8 +16,8 @@ from rag_guard_integrations.classify.recognizers import (
 from rag_guard_integrations.classify.vocabulary import VocabularyBound, label_specs
 from rag_guard_integrations.core.cache import BoundedCache, text_key
 from rag_guard_integrations.core.errors import ArgumentError, PolicyError
-from rag_guard_integrations.core.normalize import normalize_with_offsets
-from rag_guard_integrations.core.patterns import PatternSet, compile_pattern
+from rag_guard_integrations.core.normalize import normalize_with_offsets, plain_ascii
+from rag_guard_integrations.core.patterns import PatternSet, compile_pattern, find_spans
 from rag_guard_integrations.policy.loader import load_policy
 
 if TYPE_CHECKING:
@@ -31,8 +31,11 @@ DEFAULT_CACHE_SIZE = 4096
 # Below this many characters a batch is classified inline; above it, in a worker thread so
 # that a large batch does not stall the event loop.
 _INLINE_CHARS = 65_536
+_NOTHING = Classification(frozenset())
 _LINE_BREAK = re.compile(r"[\n\r\v\f\x1c-\x1e\x85\u2028\u2029]")
 _SPACE_RUN = re.compile(r"  +")
+# What _fold makes of ASCII white space: line breaks stay line breaks, the rest is a space.
+_ASCII_MATCH_SPACES = str.maketrans("\t\x1f\n\r\v\f\x1c\x1d\x1e", "  \n\n\n\n\n\n\n")
 
 
 class _Matcher:
@@ -71,47 +74,57 @@ class _Matcher:
 
     def _classify(self, text: str) -> Classification:
         findings = self._find(text)
-        return Classification(frozenset(f.label for f in findings), findings)
+        if not findings:
+            return _NOTHING
+        return Classification(frozenset([f.label for f in findings]), findings)
 
     def _find(self, text: str) -> tuple[Finding, ...]:
         folded, offsets = _fold(text)
-        hits = set(self._set.matching(folded))
+        subject = _subject(folded)
+        # The set already says which recognisers (and context words) occur at all: only
+        # those are scanned again for their spans. Recognisers come first in the set.
+        hits = self._set.matching(subject)
+        count = len(self.recognizers)
         findings: list[Finding] = []
-        for index, recognizer in enumerate(self.recognizers):
+        for index in hits:
+            if index >= count:
+                break
             slot = self._context_slot[index]
-            # The set already says which recognisers (and context words) occur at all: only
-            # those are scanned again for their spans.
             no_context = slot is not None and slot not in hits
-            if index not in hits or (no_context and self._standalone_slot[index] not in hits):
+            if no_context and self._standalone_slot[index] not in hits:
                 continue
-            near = (
-                None
-                if slot is None
-                else []
-                if no_context
-                else _spans(self._contexts[index], folded)
-            )
-            for match in compile_pattern(recognizer.regex).finditer(folded):
-                start, end = match.span()
-                if start == end:
+            recognizer = self.recognizers[index]
+            # Context spans, found at first need; none when the set saw no context word.
+            near: list[tuple[int, int]] | None = [] if no_context else None
+            for low, high in _scan(compile_pattern(recognizer.regex), subject):
+                value = folded[low:high]
+                if recognizer.validator is not None and not recognizer.validator(value):
                     continue
-                if recognizer.validator is not None and not recognizer.validator(match.group()):
-                    continue
-                if near is not None and not _is_near(near, start, end, recognizer.window):
-                    standalone = recognizer.standalone
-                    if standalone is None or not standalone(match.group()):
-                        continue
-                findings.append(
-                    Finding(recognizer.name, recognizer.label, offsets[start], offsets[end - 1] + 1)
+                if slot is not None:
+                    if near is None:
+                        near = _spans(self._contexts[index], subject)
+                    if not _is_near(near, low, high, recognizer.window):
+                        standalone = recognizer.standalone
+                        if standalone is None or not standalone(value):
+                            continue
+                start, end = (
+                    (low, high) if offsets is None else (offsets[low], offsets[high - 1] + 1)
                 )
-        findings.sort(key=lambda f: (f.start, f.end, f.recognizer))
+                findings.append(Finding(recognizer.name, recognizer.label, start, end))
+        if len(findings) > 1:
+            findings.sort(key=lambda f: (f.start, f.end, f.recognizer))
         return tuple(findings)
 
 
-def _fold(text: str) -> tuple[str, list[int]]:
+def _fold(text: str) -> tuple[str, list[int] | None]:
     """Normalise for matching, keeping line breaks (values do not run across lines) and
     squeezing runs of spaces and tabs to one space (``4111  1111``, ``078\t05\t1120`` read as
-    written with one space), with each character's offset into ``text``."""
+    written with one space), with each character's offset into ``text``: None when the offsets
+    are the identity (plain ASCII with no run of spaces, the common case)."""
+    if plain_ascii(text):
+        folded = text.lower().translate(_ASCII_MATCH_SPACES)
+        if "  " not in folded:
+            return folded, None
     folded, offsets = normalize_with_offsets(text)
     breaks = []
     for match in _LINE_BREAK.finditer(text):
@@ -143,8 +156,23 @@ def _squeeze(folded: str, offsets: list[int]) -> tuple[str, list[int]]:
     return "".join(parts), kept
 
 
-def _spans(pattern: str | None, text: str) -> list[tuple[int, int]]:
-    return [m.span() for m in compile_pattern(pattern).finditer(text)] if pattern else []
+def _subject(folded: str) -> str | bytes:
+    """What RE2 scans: the UTF-8 bytes when the folded text is ASCII, so that byte offsets are
+    character offsets and the RE2 wrapper skips its offset translation (several times the
+    cost of the match itself on short texts); the text itself otherwise."""
+    data = folded.encode("utf-8")
+    return data if len(data) == len(folded) else folded
+
+
+def _scan(regex: Any, subject: str | bytes) -> list[tuple[int, int]]:
+    """Non-empty match spans of ``regex`` in ``subject`` (see :func:`_subject`)."""
+    if isinstance(subject, bytes):
+        return find_spans(regex, subject)
+    return [m.span() for m in regex.finditer(subject) if m.end() > m.start()]
+
+
+def _spans(pattern: str | None, text: str | bytes) -> list[tuple[int, int]]:
+    return _scan(compile_pattern(pattern), text) if pattern else []
 
 
 def _is_near(spans: list[tuple[int, int]], start: int, end: int, window: int) -> bool:
@@ -260,8 +288,8 @@ class PatternClassifier(VocabularyBound):
         self._vocabulary = frozenset(labels or ())
 
     def _restrict(self, found: Classification) -> Classification:
-        if self._vocabulary is None:
-            return found
+        if self._vocabulary is None or found.labels <= self._vocabulary:
+            return found  # nothing to drop (also when nothing was found)
         kept = tuple(f for f in found.findings if f.label in self._vocabulary)
         dropped = frozenset(f.label for f in found.findings) - self._vocabulary
         return Classification(frozenset(f.label for f in kept), kept, dropped)

@@ -47,6 +47,8 @@ class Allowed:
 
     def admits(self, value: object) -> bool:
         """True when ``value`` (a scalar or a list of values) passes under this match mode."""
+        if type(value) is str:  # the common case: one value
+            return value in self.values
         if value is None:
             return False
         items = value if isinstance(value, COLLECTIONS) else (value,)

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, fields
-from typing import TYPE_CHECKING, Any
+from itertools import filterfalse
+from typing import TYPE_CHECKING, Any, overload
 
 from rag_guard_integrations.core.audit import audit_record, text_free_reason
 from rag_guard_integrations.core.display import result_html
@@ -69,6 +70,140 @@ class ChunkDecision:
             out["text"] = self.chunk.text
             out["metadata"] = _jsonable(self.chunk.metadata)
         return out
+
+
+class ChunkDecisions(Sequence[ChunkDecision]):
+    """The decisions of one check, one per input chunk, built when first read.
+
+    A check records only what it denied (``denied``: position -> stage and reason), the rule
+    behind each combination removal and the labels; a :class:`ChunkDecision` object is made
+    for a position the first time someone reads it, so a check at k=1,000 whose caller only
+    takes ``allowed`` builds none. Reads the same as a tuple of decisions.
+
+    Example:
+        >>> from rag_guard_integrations.core.chunk import Chunk
+        >>> decisions = ChunkDecisions([Chunk("a"), Chunk("b")], {1: ("hint", "no match")},
+        ...                            {}, {}, "passed hint")
+        >>> decisions.allowed_indices, decisions[1].stage, len(decisions)
+        ((0,), 'hint', 2)
+    """
+
+    __slots__ = (
+        "_allowed",
+        "_built",
+        "_chunks",
+        "_denied",
+        "_labels",
+        "_overrides",
+        "_passed",
+        "_positions",
+        "_rules",
+    )
+
+    def __init__(
+        self,
+        chunks: Sequence[Chunk],
+        denied: Mapping[int, tuple[str, str]],
+        labels: Mapping[int, frozenset[str]],
+        rules: Mapping[int, str],
+        passed_reason: str,
+        *,
+        overrides: Mapping[int, ChunkDecision] | None = None,
+    ) -> None:
+        self._chunks = chunks
+        self._overrides = overrides or {}  # decisions made already (masked chunks)
+        self._denied = denied
+        self._labels = labels
+        self._rules = rules
+        self._passed = passed_reason
+        self._built: list[ChunkDecision | None] = [None] * len(chunks)
+        self._positions = tuple(filterfalse(denied.__contains__, range(len(chunks))))
+        self._allowed = self._positions
+
+    @classmethod
+    def of(cls, decisions: Iterable[ChunkDecision]) -> ChunkDecisions:
+        """Decisions already built (``allowed_indices`` are their ``index`` fields)."""
+        built = list(decisions)
+        out = cls([d.chunk for d in built], {}, {}, {}, PASSED)
+        out._built = list(built)
+        out._overrides = dict(enumerate(built))
+        out._denied = {p: (d.stage, d.reason) for p, d in enumerate(built) if not d.allowed}
+        out._positions = tuple(p for p, d in enumerate(built) if d.allowed)
+        out._allowed = tuple(built[p].index for p in out._positions)
+        return out
+
+    @property
+    def allowed_indices(self) -> tuple[int, ...]:
+        """Input positions of the allowed chunks, in order."""
+        return self._allowed
+
+    def allowed_chunks(self) -> list[Chunk]:
+        """The allowed chunks, in input order (no decision object is built)."""
+        chunks, overrides = self._chunks, self._overrides
+        if overrides:
+            return [overrides[p].chunk if p in overrides else chunks[p] for p in self._positions]
+        return [chunks[p] for p in self._positions]
+
+    def redacted(self) -> dict[int, str]:
+        """Input index -> masked text of the allowed chunks a ``redact`` rule masked."""
+        return {
+            d.index: d.chunk.text for d in self._overrides.values() if d.allowed and d.redactions
+        }
+
+    def denied_stages(self) -> dict[str, int]:
+        """How many chunks each stage withheld."""
+        stages: dict[str, int] = {}
+        for position in sorted(self._denied):
+            stage = self._denied[position][0]
+            stages[stage] = stages.get(stage, 0) + 1
+        return stages
+
+    def _decision(self, position: int) -> ChunkDecision:
+        decision = self._built[position]
+        if decision is None and position in self._overrides:
+            decision = self._built[position] = self._overrides[position]
+        if decision is None:
+            chunk = self._chunks[position]
+            labels = self._labels.get(position, frozenset())
+            verdict = self._denied.get(position)
+            if verdict is None:
+                decision = ChunkDecision(position, chunk, True, PASSED, self._passed, None, labels)
+            else:
+                stage, reason = verdict
+                rule = self._rules.get(position)
+                decision = ChunkDecision(position, chunk, False, stage, reason, rule, labels)
+            self._built[position] = decision
+        return decision
+
+    def __len__(self) -> int:
+        return len(self._built)
+
+    @overload
+    def __getitem__(self, position: int) -> ChunkDecision: ...
+
+    @overload
+    def __getitem__(self, position: slice) -> tuple[ChunkDecision, ...]: ...
+
+    def __getitem__(self, position: int | slice) -> ChunkDecision | tuple[ChunkDecision, ...]:
+        if isinstance(position, slice):
+            return tuple(self._decision(p) for p in range(len(self._built))[position])
+        size = len(self._built)
+        if not -size <= position < size:
+            raise IndexError(f"decision {position} out of range for {size} chunks")
+        return self._decision(position % size)
+
+    def __iter__(self) -> Iterator[ChunkDecision]:
+        return (self._decision(p) for p in range(len(self._built)))
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, ChunkDecisions | tuple):
+            return tuple(self) == tuple(other)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]  # equal by content, like the tuple it stands for
+
+    def __repr__(self) -> str:
+        return f"ChunkDecisions({list(self)!r})"
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,7 +293,7 @@ class GuardResult:
     """
 
     query: QueryDecision
-    decisions: tuple[ChunkDecision, ...]
+    decisions: Sequence[ChunkDecision]
     violations: tuple[Violation, ...] = ()
     warnings: tuple[Violation, ...] = ()
     bridges: tuple[Bridge, ...] = ()
@@ -170,21 +305,26 @@ class GuardResult:
     dropped_labels: Mapping[int, frozenset[str]] = field(default_factory=dict)
     """Labels a classifier answered outside its vocabulary, per input position (not applied)."""
 
+    def __post_init__(self) -> None:
+        # Decisions given as a tuple are wrapped once, so every reader below takes one path.
+        if not isinstance(self.decisions, ChunkDecisions):
+            object.__setattr__(self, "decisions", ChunkDecisions.of(self.decisions))
+
     @property
     def allowed(self) -> list[Chunk]:
         """The chunks that may reach the LLM, in input order."""
-        return [d.chunk for d in self.decisions if d.allowed]
+        return _lazy(self.decisions).allowed_chunks()
 
     @property
     def allowed_indices(self) -> tuple[int, ...]:
         """Input positions of the allowed chunks (adapters return their own objects by these)."""
-        return tuple(d.index for d in self.decisions if d.allowed)
+        return _lazy(self.decisions).allowed_indices
 
     @property
     def redacted(self) -> dict[int, str]:
         """Input position -> masked text, for allowed chunks a ``redact`` rule masked: adapters
         hand the LLM a copy of their own object with this text."""
-        return {d.index: d.chunk.text for d in self.decisions if d.allowed and d.redactions}
+        return _lazy(self.decisions).redacted()
 
     @property
     def denied(self) -> list[ChunkDecision]:
@@ -198,10 +338,7 @@ class GuardResult:
 
     def summary(self) -> dict[str, Any]:
         """Counts and names, no text: what logs and tracing events carry."""
-        stages: dict[str, int] = {}
-        for decision in self.decisions:
-            if not decision.allowed:
-                stages[decision.stage] = stages.get(decision.stage, 0) + 1
+        stages = _lazy(self.decisions).denied_stages()
         return {
             "query_allowed": self.query.allowed,
             "tier": self.query.tier,
@@ -209,7 +346,7 @@ class GuardResult:
             "chunks": len(self.decisions),
             "allowed": len(self.allowed_indices),
             "denied_by_stage": stages,
-            "redacted": sum(1 for d in self.decisions if d.allowed and d.redactions),
+            "redacted": len(self.redacted),
             "violations": [v.rule for v in self.violations],
             "warnings": [w.rule for w in self.warnings],
             "is_safe": self.is_safe,
@@ -246,6 +383,10 @@ class GuardResult:
 
     def _repr_html_(self) -> str:
         return result_html(self)
+
+
+def _lazy(decisions: Sequence[ChunkDecision]) -> ChunkDecisions:
+    return decisions if isinstance(decisions, ChunkDecisions) else ChunkDecisions.of(decisions)
 
 
 _MAX_DEPTH = 32

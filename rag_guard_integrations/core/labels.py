@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from rag_guard_integrations.core.normalize import normalize
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Mapping, Sequence
 
 UNCLASSIFIED = "unclassified"
 LABEL_KEYS = ("classification", "classifications")
@@ -36,12 +36,34 @@ def _clean(label: str) -> str:
     return cleaned if any(char.isalnum() for char in cleaned) else ""
 
 
+# Label metadata repeats a small vocabulary across every chunk: each distinct raw value is
+# cleaned once. The cache is emptied when full, and long values are not kept, so odd metadata
+# cannot pin memory.
+_LABEL_SETS: dict[str, frozenset[str]] = {}
+_LABEL_SETS_MAX = 4096
+
+
+def _label_set(label: str) -> frozenset[str]:
+    found = _LABEL_SETS.get(label)
+    if found is None:
+        cleaned = clean_label(label)
+        found = frozenset((cleaned,)) if cleaned else frozenset()
+        if len(label) <= _CACHED_LABEL_CHARS:
+            if len(_LABEL_SETS) >= _LABEL_SETS_MAX:
+                _LABEL_SETS.clear()
+            _LABEL_SETS[label] = found
+    return found
+
+
 def metadata_labels(metadata: Mapping[str, Any]) -> tuple[frozenset[str], str | None]:
     """Labels from ``classification`` (a string) and ``classifications`` (a list of strings).
 
     Returns ``(labels, problem)``. Malformed values (non-strings, nested lists) give the label
     ``unclassified`` and a one-line problem: a chunk whose labels cannot be read is not safe.
     """
+    single = metadata.get(LABEL_KEYS[0])
+    if type(single) is str and metadata.get(LABEL_KEYS[1]) is None:
+        return _label_set(single), None  # the common case: one label as a string
     labels: set[str] = set()
     problem: str | None = None
     for key in LABEL_KEYS:
@@ -54,14 +76,38 @@ def metadata_labels(metadata: Mapping[str, Any]) -> tuple[frozenset[str], str | 
             continue
         for item in items:
             if isinstance(item, str):
-                cleaned = clean_label(item)
-                if cleaned:
-                    labels.add(cleaned)
+                labels.update(_label_set(item))
             else:
                 problem = f"metadata {key!r} holds a {type(item).__name__}, not a string"
     if problem is not None:
         labels.add(UNCLASSIFIED)
     return frozenset(labels), problem
+
+
+def labels_many(
+    metadata: Sequence[Mapping[str, Any]],
+) -> tuple[list[frozenset[str]], dict[int, str]]:
+    """:func:`metadata_labels` of each mapping: the labels in order, and the problem of each
+    position that has one."""
+    out: list[frozenset[str]] = []
+    problems: dict[int, str] = {}
+    single_key, list_key = LABEL_KEYS
+    cached = _LABEL_SETS.get
+    for position, meta in enumerate(metadata):
+        # The common case first: one label as a string, seen before.
+        single = meta.get(single_key)
+        if (
+            type(single) is str
+            and (found := cached(single)) is not None
+            and meta.get(list_key) is None
+        ):
+            out.append(found)
+            continue
+        labels, problem = metadata_labels(meta)
+        out.append(labels)
+        if problem is not None:
+            problems[position] = problem
+    return out, problems
 
 
 def has_label_metadata(metadata: Mapping[str, Any]) -> bool:

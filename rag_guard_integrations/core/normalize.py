@@ -63,7 +63,7 @@ def _normalize_cached(text: str) -> str:
 
 
 def _normalize(text: str) -> str:
-    if text.isascii() and not _ASCII_CONTROL.search(text):
+    if plain_ascii(text):
         return " ".join(text.lower().split())
     folded = "".join(_fold_char(char) for char in text)
     return unicodedata.normalize("NFC", _SPACE.sub(" ", folded)).strip()
@@ -75,7 +75,7 @@ def normalize_with_offsets(text: str) -> tuple[str, list[int]]:
     Runs of white space are kept one for one (not collapsed) so that spans map back exactly;
     a match ``[s, e)`` in the output covers ``[offsets[s], offsets[e - 1] + 1)`` of the input.
     """
-    if text.isascii() and not _ASCII_CONTROL.search(text):
+    if plain_ascii(text):
         # White space becomes a space as on the slow path, so one accented letter elsewhere in
         # the text cannot change what a pattern sees.
         return text.lower().translate(_ASCII_SPACES), list(range(len(text)))
@@ -94,3 +94,14 @@ def normalize_with_offsets(text: str) -> tuple[str, list[int]]:
     chars.append(text[position:].lower())
     offsets.extend(range(position, len(text)))
     return "".join(chars), offsets
+
+
+def plain_ascii(text: str) -> bool:
+    """Whether :func:`normalize_with_offsets` takes its ASCII fast path for ``text``: only
+    lower-casing and white space change, and the offsets are the identity.
+
+    Example:
+        >>> plain_ascii("Call 555-0100"), plain_ascii("Zoë")
+        (True, False)
+    """
+    return text.isascii() and not _ASCII_CONTROL.search(text)

@@ -97,11 +97,37 @@ class PatternSet:
                 self._set.Add(pattern)
             self._set.Compile()
 
-    def matching(self, text: str) -> list[int]:
-        """Return the sorted indices of the patterns that occur in ``text``."""
+    def matching(self, text: str | bytes) -> list[int]:
+        """Return the sorted indices of the patterns that occur in ``text`` (str, or UTF-8)."""
         if self._set is None:
             return []
         return sorted(self._set.Match(text) or ())  # Match gives None when nothing matches
+
+
+_UNANCHORED = getattr(getattr(re2, "_Anchor", None), "UNANCHORED", None)
+
+
+def find_spans(regex: Any, data: bytes) -> list[tuple[int, int]]:
+    """The non-empty, non-overlapping match spans of a compiled pattern in UTF-8 ``data``.
+
+    Calls RE2's matcher directly where the wrapper exposes it: on short texts the wrapper's
+    generator and match objects cost more than the match itself. Falls back to ``finditer``.
+    """
+    low = getattr(regex, "_regexp", None)
+    if low is None or _UNANCHORED is None:
+        return [m.span() for m in regex.finditer(data) if m.end() > m.start()]
+    out: list[tuple[int, int]] = []
+    position, size = 0, len(data)
+    while position <= size:
+        start, end = low.Match(_UNANCHORED, data, position, size)[0]
+        if start < 0:
+            break
+        if end > start:
+            out.append((start, end))
+            position = end
+        else:
+            position = end + 1  # an empty match: step past it
+    return out
 
 
 def matches(pattern: str, text: str, *, untrusted: bool = False) -> bool:

@@ -5,6 +5,10 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field, replace
+from functools import partial
+from itertools import compress, filterfalse, repeat
+from operator import is_
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from rag_guard_integrations.classify.base import Classification
@@ -12,9 +16,14 @@ from rag_guard_integrations.core.access import AccessContext, AccessLike
 from rag_guard_integrations.core.audit import RequestInfo
 from rag_guard_integrations.core.chunk import Chunk, coerce_chunks
 from rag_guard_integrations.core.constraints import Allowed, Constraints
-from rag_guard_integrations.core.decisions import PASSED, ChunkDecision, GuardResult, QueryDecision
+from rag_guard_integrations.core.decisions import ChunkDecisions, GuardResult, QueryDecision
 from rag_guard_integrations.core.errors import ContextBlocked, InputError
-from rag_guard_integrations.core.labels import UNCLASSIFIED, clean_label, metadata_labels
+from rag_guard_integrations.core.labels import (
+    UNCLASSIFIED,
+    clean_label,
+    labels_many,
+    metadata_labels,
+)
 from rag_guard_integrations.core.normalize import normalize
 from rag_guard_integrations.core.stage import ChunkCheck, Request
 from rag_guard_integrations.engine.audit import policy_identity, publish
@@ -22,22 +31,30 @@ from rag_guard_integrations.engine.notices import policy_notices, request_notice
 from rag_guard_integrations.engine.redact import Masked, confirm_masks, redact
 from rag_guard_integrations.engine.shadow import Shadow
 from rag_guard_integrations.guards.clause import ClauseGuard
-from rag_guard_integrations.guards.combination import CombinationGuard, Labelled
-from rag_guard_integrations.guards.domain import DomainGuard
-from rag_guard_integrations.guards.registry import policy_checks
+from rag_guard_integrations.guards.combination import Labelled, LabelledSet
+from rag_guard_integrations.guards.registry import (
+    QueryInputs,
+    policy_checks,
+    query_checks,
+    set_check,
+)
 from rag_guard_integrations.policy.loader import load_policy
 
 if TYPE_CHECKING:
-    from collections.abc import Awaitable, Callable, Iterable, Sequence
+    from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 
     from rag_guard_integrations.classify.base import Classifier, Finding
     from rag_guard_integrations.embeddings import Embedder
     from rag_guard_integrations.guards.domain_identifiers import IdentifierLookup
+    from rag_guard_integrations.guards.registry import QueryCheck, SetCheck
     from rag_guard_integrations.policy.loader import PolicyRef
     from rag_guard_integrations.policy.schema import Policy
 
 
 FETCH_FACTOR = 4
+_IS_NONE = partial(is_, None)
+# The query verdict without a domain guard or clause intents, shared (frozen, empty evidence).
+_NO_QUERY_STAGE = QueryDecision(evidence=MappingProxyType({}))
 
 
 def fetch_size(k: int, fetch_k: int | None = None) -> int:
@@ -75,10 +92,12 @@ class _Run:
 class Guard:
     """Checks retrieved chunks against one policy before they can become prompt context.
 
-    The per-chunk stages come from one registry (:mod:`rag_guard_integrations.guards.registry`):
-    each stage whose section the policy configures runs, in order; ``checks`` adds your own
-    (objects with a ``name`` and ``__call__(chunk, request) -> reason | None``), run after the
-    policy's. A check can only deny; one that raises denies the chunk.
+    The stages come from one registry (:mod:`rag_guard_integrations.guards.registry`): each
+    stage whose section the policy configures runs, the query stages first (the domain gate),
+    then the per-chunk stages in order, then the set stage (the combination rules). ``checks``
+    adds your own per-chunk checks (objects with a ``name`` and
+    ``__call__(chunk, request) -> reason | None``), run after the policy's. A check can only
+    deny; one that raises denies the chunk (a query stage that raises rejects the query).
 
     Args:
         policy: the merged policy (:func:`load_policy`).
@@ -86,6 +105,8 @@ class Guard:
             pattern recognisers label every chunk anyway (``recognizers: always``).
         embedder: the domain guard's embedder; by default the offline MiniLM.
         checks: extra per-chunk checks.
+        identifiers: the collection's standard identifiers, or a lookup that answers whether
+            it holds one, for the domain guard's tier 2.
 
     Example:
         >>> from rag_guard_integrations import AccessContext, Guard
@@ -107,12 +128,16 @@ class Guard:
         identifiers: Iterable[str] | IdentifierLookup = (),
     ) -> None:
         self.policy = policy
-        self.domain = DomainGuard.from_policy(policy, embedder, identifiers)
-        self.combination = CombinationGuard.from_policy(policy)
+        self._inputs = QueryInputs(
+            embedder, identifiers if callable(identifiers) else tuple(identifiers)
+        )
+        self.query_checks: tuple[QueryCheck, ...] = query_checks(policy, self._inputs)
+        self.combination: SetCheck | None = set_check(policy)
         self.checks: tuple[ChunkCheck, ...] = (*policy_checks(policy), *checks)
         self.clause = next((c for c in self.checks if isinstance(c, ClauseGuard)), None)
         self.recognizers = self._recognizers()
         self.classifier = self._bind(classifier)
+        self._classify_always = policy.classify == "always"
         self._vocabulary = frozenset(policy.vocabulary) if policy.declares_vocabulary else None
         self._reads_labels = self.combination is not None or self._vocabulary is not None
         stages = [c.name for c in self.checks] + (["combination"] if self.combination else [])
@@ -131,8 +156,9 @@ class Guard:
         checks: Iterable[ChunkCheck] = (),
         identifiers: Iterable[str] | IdentifierLookup = (),
     ) -> Guard:
-        """A guard for policies, built-in names or paths (several are merged in order): every
-        ``from_policy`` of the package takes what :func:`load_policy` takes.
+        """A guard for policies, built-in names or paths, merged in order. Every
+        ``from_policy`` of the package takes such references as :func:`load_policy` does (a
+        Policy, a built-in name or a path); the stages' own take one, this one several.
 
         ``identifiers`` are the collection's standard identifiers (for instance
         ``collection_identifiers(chunks, policy.domain.identifier_keys)`` over the corpus):
@@ -160,12 +186,15 @@ class Guard:
         return PatternClassifier.from_policy(policy).bind(policy.vocabulary)
 
     def __reduce__(self) -> tuple[Any, ...]:
-        """Pickle and copy as the policy, classifier, embedder and extra checks; the compiled
-        (RE2) state is rebuilt. The process-wide MiniLM embedder pickles as a reference."""
-        # DomainGuard keeps the embedder it was given (None: loaded on first use).
-        embedder = getattr(self.domain, "_embedder", None)
+        """Pickle and copy as the policy, classifier, embedder, extra checks and identifiers;
+        the compiled (RE2) state is rebuilt. The process-wide MiniLM embedder pickles as a
+        reference."""
         extra = self.checks[len(policy_checks(self.policy)) :]
-        return (type(self), (self.policy, self.classifier, embedder, extra))
+        inputs = self._inputs
+        return (
+            type(self),
+            (self.policy, self.classifier, inputs.embedder, extra, inputs.identifiers),
+        )
 
     def _bind(self, classifier: Classifier | None) -> Classifier | None:
         if self.policy.classify == "never" or self.combination is None:
@@ -251,29 +280,32 @@ class Guard:
             rejected = ("domain", f"the query was rejected ({decision.reason})")
             run.denied = dict.fromkeys(range(len(items)), rejected)
             return run
-        for index, chunk in enumerate(items):
-            for check in self.checks:
-                try:
-                    reason = check(chunk, run.request)
-                except Exception as error:  # a broken check denies the chunk (fail closed)
-                    reason = _failure(check.name, error)
-                if reason is not None:
-                    run.denied[index] = (check.name, reason)
-                    break
-            else:
-                if self._reads_labels:
-                    try:
-                        self._read_labels(run, index, chunk)
-                    except Exception as error:
-                        run.denied[index] = ("labels", _failure("labels", error))
+        # Stage by stage over the chunks still in: each chunk is denied by the first stage that
+        # denies it, as if the stages ran chunk by chunk.
+        remaining: Sequence[int] = range(len(items))
+        for check in self.checks:
+            chunks = items if len(remaining) == len(items) else [items[i] for i in remaining]
+            reasons = _stage(check, chunks, run.request)
+            if reasons.count(None) != len(reasons):
+                for index, reason in zip(remaining, reasons, strict=True):
+                    if reason is not None:
+                        run.denied[index] = (check.name, reason)
+                remaining = list(compress(remaining, map(_IS_NONE, reasons)))
+        if self._reads_labels:
+            self._read_labels(run, remaining)
         return run
 
     def _decide_query(self, query: str, normalized: str, items: list[Chunk]) -> QueryDecision:
         try:
             intents = self.clause.detect(normalized) if self.clause is not None else ()
-            if self.domain is None:
-                return QueryDecision(intents=intents)
-            decision = self.domain.decide(query, items)
+            if not self.query_checks:
+                return QueryDecision(intents=intents) if intents else _NO_QUERY_STAGE
+            decision = self.query_checks[0].decide(query, items)
+            for check in self.query_checks[1:]:  # a later stage can still reject the query
+                if not decision.allowed:
+                    break
+                if not (later := check.decide(query, items)).allowed:
+                    decision = later
         except Exception as error:  # a broken query stage rejects the query
             refusal = self.policy.domain.refusal if self.policy.domain else None
             # The query decision goes into every record whole: its reason names the error's type
@@ -282,19 +314,52 @@ class Guard:
             return QueryDecision(False, "error", reason, refusal=refusal)
         return replace(decision, intents=intents)
 
-    def _read_labels(self, run: _Run, index: int, chunk: Chunk) -> None:
-        if self.combination is not None and (
-            broken := self.combination.unreadable_links(chunk.metadata)
-        ):
-            run.denied[index] = ("linking", broken)
+    def _read_labels(self, run: _Run, positions: Sequence[int]) -> None:
+        """Read the labels of the chunks at ``positions`` from their metadata, all at once, and
+        queue for the classifier those it should label (no label left once blanks are dropped,
+        or ``classify: always``)."""
+        if self.combination is not None and self.combination.links_chunks:
+            positions = [i for i in positions if self._linkable(run, i)]
+        chunks = run.chunks
+        try:
+            labels, problems = labels_many([chunks[i].metadata for i in positions])
+        except Exception:  # odd metadata somewhere: chunk by chunk, so that only it fails
+            for index in positions:
+                self._read_one(run, index)
             return
-        labels, problem = metadata_labels(chunk.metadata)
+        run.labels.update(zip(positions, labels, strict=True))
+        run.claimed.update(zip(positions, labels, strict=True))
+        for offset, problem in problems.items():
+            run.notes[positions[offset]] = problem
+        if self.classifier is not None:
+            always = self._classify_always
+            run.pending.extend(
+                i for i, found in zip(positions, labels, strict=True) if always or not found
+            )
+
+    def _linkable(self, run: _Run, index: int) -> bool:
+        """Whether chunk ``index``'s linking values can be read; if not, it is denied alone."""
+        assert self.combination is not None
+        try:
+            broken = self.combination.unreadable_links(run.chunks[index].metadata)
+        except Exception as error:
+            broken = _failure("labels", error)
+        if broken:
+            run.denied[index] = ("linking", broken)
+        return not broken
+
+    def _read_one(self, run: _Run, index: int) -> None:
+        try:
+            labels, problem = metadata_labels(run.chunks[index].metadata)
+        except Exception as error:
+            run.denied[index] = ("labels", _failure("labels", error))
+            return
         if problem is not None:
             run.notes[index] = problem
         run.labels[index] = labels
         run.claimed[index] = labels
         # Blank labels were dropped by metadata_labels: a chunk left with none is unlabelled.
-        if self.classifier is not None and (self.policy.classify == "always" or not labels):
+        if self.classifier is not None and (self._classify_always or not labels):
             run.pending.append(index)
 
     def _take_labels(
@@ -351,7 +416,7 @@ class Guard:
             raise ContextBlocked(result)
         return result
 
-    def _finish(self, run: _Run, combination: CombinationGuard | None) -> GuardResult:
+    def _finish(self, run: _Run, combination: SetCheck | None) -> GuardResult:
         unknown: dict[int, frozenset[str]] = {}
         if self._vocabulary is not None:
             for index, labels in run.labels.items():
@@ -363,33 +428,47 @@ class Guard:
                         more = f" and {len(extra) - 5} more" if len(extra) > 5 else ""
                         names = ", ".join(shown) + more
                         run.denied[index] = ("labels", f"labels outside the vocabulary: {names}")
-        survivors = [i for i in range(len(run.chunks)) if i not in run.denied]
+        survivors: Sequence[int] = (
+            list(filterfalse(run.denied.__contains__, range(len(run.chunks))))
+            if run.denied
+            else range(len(run.chunks))
+        )
         outcome = None
-        items = [
-            Labelled(i, run.labels.get(i, frozenset()), run.chunks[i].score, run.chunks[i].metadata)
-            for i in (survivors if combination is not None else ())
-        ]
         if combination is not None and survivors:
+            survivor_chunks = (
+                run.chunks
+                if len(survivors) == len(run.chunks)
+                else list(map(run.chunks.__getitem__, survivors))
+            )
+            carried = list(map(run.labels.get, survivors, repeat(frozenset(), len(survivors))))
             try:
-                outcome = combination(items)
+                outcome = combination(LabelledSet(survivors, carried, survivor_chunks))
             except Exception as error:  # a broken rule engine blocks the whole set
                 reason = _failure("combination", error)
                 run.denied.update(dict.fromkeys(survivors, ("combination", reason)))
         rules: dict[int, str] = {}
         if outcome is not None and outcome.violations:
-            messages = {v.rule: v.message for v in outcome.violations}
             blocking = [v.rule for v in outcome.violations if v.action == "block"]
-            blocked = (
+            blocked: Mapping[int, str] = (
                 dict.fromkeys(survivors, blocking[0])
                 if self.policy.on_block == "empty" and blocking
-                else dict(outcome.removed)
+                else outcome.removed
             )
-            for index, rule in blocked.items():
-                if rule in self._redacting and self._mask(run, index, rule):
-                    continue
-                note = f" ({run.notes[index]})" if index in run.notes else ""
-                run.denied[index] = ("combination", f"{messages[rule]}{note}")
-                rules[index] = rule
+            if self._redacting:  # carriers of redact rules stay, masked, where they can
+                blocked = {
+                    index: rule
+                    for index, rule in blocked.items()
+                    if not (rule in self._redacting and self._mask(run, index, rule))
+                }
+            # One shared verdict per rule; only chunks with a label note get their own reason.
+            verdicts = {v.rule: ("combination", v.message) for v in outcome.violations}
+            run.denied.update(
+                zip(blocked, map(verdicts.__getitem__, blocked.values()), strict=True)
+            )
+            for index in run.notes.keys() & blocked.keys() if run.notes else ():
+                reason = f"{verdicts[blocked[index]][1]} ({run.notes[index]})"
+                run.denied[index] = ("combination", reason)
+            rules = dict(blocked)
         # Labels that could not be read or computed are not known to be safe: withheld even when
         # no rule of the policy names ``unclassified`` (fail closed).
         for index, note in run.notes.items():
@@ -397,7 +476,13 @@ class Guard:
                 index, ("labels", f"{note}; labels unknown, denied (fail closed)")
             )
         if run.masked and combination is not None:
-            kept = [item for item in items if item.index not in run.denied]
+            kept = [
+                Labelled(
+                    i, run.labels.get(i, frozenset()), run.chunks[i].score, run.chunks[i].metadata
+                )
+                for i in survivors
+                if i not in run.denied
+            ]
             for index, rule in confirm_masks(run.masked, kept, combination).items():
                 message = self._redacting[rule].message or rule
                 run.denied[index] = ("combination", f"{message} (masking could not make it safe)")
@@ -423,22 +508,15 @@ class Guard:
         return True
 
     def _result(
-        self, run: _Run, outcome: Any, unknown: dict[int, frozenset[str]], rules: dict[int, str]
+        self, run: _Run, outcome: Any, unknown: dict[int, frozenset[str]], rules: Mapping[int, str]
     ) -> GuardResult:
-        decisions = []
-        for index, chunk in enumerate(run.chunks):
-            labels = run.labels.get(index, frozenset())
-            if index in run.masked:
-                decisions.append(run.masked[index].decision(index, chunk, labels))
-            elif index in run.denied:
-                stage, reason = run.denied[index]
-                decisions.append(
-                    ChunkDecision(index, chunk, False, stage, reason, rules.get(index), labels)
-                )
-            else:
-                decisions.append(
-                    ChunkDecision(index, chunk, True, PASSED, self._passed_reason, None, labels)
-                )
+        masked = {
+            i: m.decision(i, run.chunks[i], run.labels.get(i, frozenset()))
+            for i, m in run.masked.items()
+        }
+        decisions = ChunkDecisions(
+            run.chunks, run.denied, run.labels, rules, self._passed_reason, overrides=masked
+        )
         refusal = run.query.refusal if not run.query.allowed else None
         # Nothing passed, and something was withheld or nothing could have passed (a pushdown
         # that fetched nothing, a query that asks for no known clause).
@@ -450,7 +528,7 @@ class Guard:
         if outcome is None:
             return GuardResult(
                 run.query,
-                tuple(decisions),
+                decisions,
                 unknown_labels=unknown,
                 refusal=refusal,
                 dropped_labels=run.dropped,
@@ -459,7 +537,7 @@ class Guard:
             )
         return GuardResult(
             run.query,
-            tuple(decisions),
+            decisions,
             outcome.violations,
             outcome.warnings,
             outcome.bridges,
@@ -469,6 +547,27 @@ class Guard:
             request=info,
             notices=notices,
         )
+
+
+def _stage(check: ChunkCheck, chunks: list[Chunk], request: Request) -> list[str | None]:
+    """Why ``check`` denies each chunk (None: it passes). A stage with a ``check_many`` takes
+    the chunks at once; if that raises or miscounts, each chunk is checked alone, so that a
+    broken check denies only the chunks it fails on (fail closed)."""
+    many = getattr(check, "check_many", None)
+    if many is not None:
+        try:
+            reasons = many(chunks, request)
+        except Exception:
+            reasons = None
+        if isinstance(reasons, list) and len(reasons) == len(chunks):
+            return reasons
+    out: list[str | None] = []
+    for chunk in chunks:
+        try:
+            out.append(check(chunk, request))
+        except Exception as error:  # noqa: PERF203 - a broken check denies only this chunk
+            out.append(_failure(check.name, error))
+    return out
 
 
 def _attempt(

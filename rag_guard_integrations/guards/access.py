@@ -62,18 +62,30 @@ class AccessGuard:
         return cls(access.attributes, access.match) if access.attributes else None
 
     def __call__(self, chunk: Chunk, request: Request) -> str | None:
+        return self.check_many((chunk,), request)[0]
+
+    def check_many(self, chunks: Sequence[Chunk], request: Request) -> list[str | None]:
+        """Why each chunk is denied (None: it passes), the allowlists read once for all."""
         access = request.access
+        allowed: list[tuple[str, Allowed]] = []
         for attribute in self.attributes:
             if access is None or not access.mentions(attribute):
-                return f"the access context grants no {attribute} (default deny)"
-            value = chunk.metadata.get(attribute)
-            if value is None:
-                return f"the chunk carries no {attribute} (default deny)"
-            allowed = Allowed(access.allowlists[attribute], self.match[attribute])
-            if not allowed.admits(value):
-                held = "holds no value" if allowed.match == MATCH_ANY else "is not"
-                return f"{attribute}={value!r} {held} in the caller's allowlist"
-        return None
+                return [f"the access context grants no {attribute} (default deny)"] * len(chunks)
+            allowed.append(
+                (attribute, Allowed(access.allowlists[attribute], self.match[attribute]))
+            )
+        return [_denial(chunk.metadata, allowed) for chunk in chunks]
+
+
+def _denial(metadata: Mapping[str, object], allowed: list[tuple[str, Allowed]]) -> str | None:
+    for attribute, allow in allowed:
+        value = metadata.get(attribute)
+        if value is None:
+            return f"the chunk carries no {attribute} (default deny)"
+        if not allow.admits(value):
+            held = "holds no value" if allow.match == MATCH_ANY else "is not"
+            return f"{attribute}={value!r} {held} in the caller's allowlist"
+    return None
 
 
 class HintGuard:
@@ -87,6 +99,12 @@ class HintGuard:
     """
 
     name = "hint"
+
+    def check_many(self, chunks: Sequence[Chunk], request: Request) -> list[str | None]:
+        """:meth:`__call__` for each chunk; one without a hint key costs a scan of its keys."""
+        return [
+            self(chunk, request) if any(map(_is_hint, chunk.metadata)) else None for chunk in chunks
+        ]
 
     def __call__(self, chunk: Chunk, request: Request) -> str | None:
         hints = [(key, hint) for key, hint in chunk.metadata.items() if _is_hint(key)]

@@ -3,19 +3,21 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from itertools import chain, compress, filterfalse
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, cast
 
-from rag_guard_integrations.core.decisions import Bridge, Violation
+from rag_guard_integrations.core.decisions import Bridge, Link, Violation
 from rag_guard_integrations.guards.linking import (
     Group,
     connecting_links,
     link_groups,
     link_problem,
 )
+from rag_guard_integrations.guards.registry import SetStage
 from rag_guard_integrations.policy.loader import load_policy
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Mapping, Sequence
+    from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 
     from rag_guard_integrations.policy.loader import PolicyRef
     from rag_guard_integrations.policy.schema import RuleSpec
@@ -35,6 +37,46 @@ class Labelled:
     metadata: Mapping[str, Any] = field(default_factory=dict)
 
 
+class Retrieved(Protocol):
+    """What the combination guard reads of a chunk besides its labels: the score breaks ties
+    between removals, the metadata links chunks. A ``Chunk`` and a ``Labelled`` are both."""
+
+    @property
+    def score(self) -> float | None: ...
+
+    @property
+    def metadata(self) -> Mapping[str, Any]: ...
+
+
+@dataclass(frozen=True, slots=True)
+class LabelledSet:
+    """The retrieved set as the combination guard sees it: input positions and labels column
+    by column, and the chunks themselves for scores and metadata (read only when needed). What
+    the engine hands over, without an object per chunk.
+
+    Example:
+        >>> from rag_guard_integrations import Chunk
+        >>> LabelledSet([0, 2], [frozenset({"financial"}), frozenset()], [Chunk("a"), Chunk("b")])
+        ... # doctest: +ELLIPSIS
+        LabelledSet(indices=[0, 2], ...)
+    """
+
+    indices: Sequence[int]
+    labels: Sequence[frozenset[str]]
+    chunks: Sequence[Retrieved]
+
+    @classmethod
+    def of(cls, items: Sequence[Labelled]) -> LabelledSet:
+        """The set of ``items`` (indices kept as a range when they are 0, 1, 2, ...)."""
+        indices: Sequence[int] = [i.index for i in items]
+        if indices == list(range(len(indices))):
+            indices = range(len(indices))
+        return cls(indices, [i.labels for i in items], items)
+
+    def __len__(self) -> int:
+        return len(self.indices)
+
+
 @dataclass(frozen=True, slots=True)
 class CombinationOutcome:
     """Rules that fired (block and warn apart), bridge labels, and which chunks were removed."""
@@ -45,13 +87,37 @@ class CombinationOutcome:
     removed: Mapping[int, str] = field(default_factory=dict)
 
 
-@dataclass(frozen=True, slots=True)
-class _Firing:
-    """A rule that fired, on the whole set (``members`` None) or inside one linked group."""
+_WHOLE_SET: Sequence[tuple[frozenset[int] | None, Group | None]] = ((None, None),)
+_CACHE_SIZE = 1024  # entries per cache of a guard: label combinations, sets of fired rules
+
+
+class _Plan(NamedTuple):
+    """What a combination of labels present decides before any chunk is looked at: the rules
+    that fire, the block rules among them, and (without linked rules) their firings and
+    bridges."""
+
+    candidates: tuple[RuleSpec, ...]
+    blocks: tuple[RuleSpec, ...]
+    firings: tuple[_Firing, ...] | None
+    bridges: tuple[Bridge, ...] | None
+
+
+class _Firing(NamedTuple):
+    """A rule that fired, on the whole set (``members`` None) or inside one linked group,
+    with the trigger labels and message its violation reports."""
 
     rule: RuleSpec
     members: frozenset[int] | None
     group: Group | None
+    labels: tuple[str, ...]
+    message: str
+
+    @classmethod
+    def of(cls, rule: RuleSpec, members: frozenset[int] | None, group: Group | None) -> _Firing:
+        """The firing of ``rule`` in ``members`` (None: the whole set)."""
+        labels = tuple(rule.trigger.all_present)
+        message = rule.message or f"{' + '.join(labels)} together in the retrieved context"
+        return cls(rule, members, group, labels, message)
 
 
 class CombinationGuard:
@@ -76,12 +142,19 @@ class CombinationGuard:
             for label in rule.trigger.all_present:
                 self._by_label.setdefault(label, []).append(position)
         self._needs_groups = any(r.trigger.scope == "linked" for r in self.rules)
+        self._bridge_cache: dict[tuple[int, ...], tuple[Bridge, ...]] = {}
+        self._plans: dict[frozenset[str], _Plan] = {}
 
     @classmethod
     def from_policy(cls, policy: PolicyRef) -> CombinationGuard | None:
         """The combination guard of ``policy``, or None when it has no rules."""
         policy = load_policy(policy)
         return cls(policy.rules, policy.linking.keys) if policy.rules else None
+
+    @property
+    def links_chunks(self) -> bool:
+        """Whether some rule fires over linked chunks, so each chunk's linking values are read."""
+        return self._needs_groups
 
     def unreadable_links(self, metadata: Mapping[str, Any]) -> str | None:
         """Why one chunk's linking values cannot be read, or None (always None without linked
@@ -93,61 +166,129 @@ class CombinationGuard:
         """Every label some rule triggers on."""
         return frozenset(self._by_label)
 
-    def __call__(self, items: Sequence[Labelled]) -> CombinationOutcome:
+    def __call__(self, items: Sequence[Labelled] | LabelledSet) -> CombinationOutcome:
         """Evaluate the rules on ``items`` and compute the removals that make the set safe."""
-        carriers = _carriers(items)
-        candidates = self._candidates(carriers)
-        if not candidates:
+        chunks = items if isinstance(items, LabelledSet) else LabelledSet.of(items)
+        carriers, overlap = self._carriers(chunks.labels)
+        plan = self._plan(carriers)
+        if not plan.candidates:
             return CombinationOutcome()
-        groups = self._groups(items, range(len(items))) if self._needs_groups else []
-        firings = [
-            _Firing(rule, members, group)
-            for rule in candidates
-            for members, group in self._pools(rule, groups)
-        ]
-        violations = tuple(
-            _violation(f, items, carriers) for f in firings if f.rule.action in REMOVING
-        )
-        warnings = tuple(_violation(f, items, carriers) for f in firings if f.rule.action == "warn")
-        blocks = [rule for rule in candidates if rule.action in REMOVING]
-        removed = self._safe_subset(items, carriers, blocks) if violations else {}
-        return CombinationOutcome(violations, warnings, _bridges(firings), removed)
+        firings, bridges = plan.firings, plan.bridges
+        if firings is None or bridges is None:  # linked rules: where they fire depends on links
+            groups = self._groups(chunks, range(len(chunks)))
+            firings = tuple(
+                _Firing.of(rule, members, group)
+                for rule in plan.candidates
+                for members, group in self._pools(rule, groups)
+            )
+            bridges = self._bridges(firings)
+        removing: list[Violation] = []
+        warnings: list[Violation] = []
+        # The engine's survivors when nothing was denied: positions are the input indices.
+        indices = None if chunks.indices == range(len(chunks)) else chunks.indices
+        for firing in firings:
+            action = firing.rule.action
+            if action in REMOVING or action == "warn":
+                fired = removing if action in REMOVING else warnings
+                fired.append(_violation(firing, indices, carriers, overlap))
+        violations = tuple(removing)
+        removed = self._safe_subset(chunks, carriers, overlap, plan.blocks) if violations else {}
+        return CombinationOutcome(violations, tuple(warnings), bridges, removed)
 
-    def _candidates(self, carriers: Mapping[str, list[int]]) -> list[RuleSpec]:
-        """Rules whose trigger labels all occur somewhere in the set, in policy order."""
-        present: dict[int, int] = {}
-        for label in carriers:
-            for position in self._by_label.get(label, ()):
-                present[position] = present.get(position, 0) + 1
-        return [
-            self.rules[p]
-            for p in sorted(present)
-            if present[p] == len(self.rules[p].trigger.all_present)
-        ]
+    def _carriers(self, labels: Sequence[frozenset[str]]) -> tuple[dict[str, list[int]], bool]:
+        """Label -> positions of the chunks carrying it, for the labels some rule names, and
+        whether some chunk carries two of those labels (then the lists overlap).
 
-    def _groups(self, items: Sequence[Labelled], positions: Iterable[int]) -> list[_LinkedGroup]:
-        """Linked groups among ``items[p]`` for ``positions``, with the labels they carry."""
-        position = {item.index: p for p, item in enumerate(items)}
-        chosen = [(items[p].index, items[p].metadata) for p in positions]
+        Chunks are grouped by their label set first: a retrieved set repeats a few sets many
+        times, and a set is hashed once.
+        """
+        by_set: dict[frozenset[str], list[int]] = {}
+        for position, carried in enumerate(labels):
+            if carried:
+                positions = by_set.get(carried)
+                if positions is None:
+                    by_set[carried] = [position]
+                else:
+                    positions.append(position)
+        indexed = self._by_label
+        carriers: dict[str, list[int]] = {}
+        merged: set[str] = set()
+        overlap = False
+        for carried, positions in by_set.items():
+            count = 0
+            for label in carried:
+                if label in indexed:
+                    count += 1
+                    known = carriers.get(label)
+                    if known is None:
+                        carriers[label] = positions
+                    else:
+                        carriers[label] = known + positions
+                        merged.add(label)
+            overlap = overlap or count > 1
+        for label in merged:
+            carriers[label].sort()  # runs of several label sets, each in order
+        return carriers, overlap
+
+    def _plan(self, carriers: Mapping[str, list[int]]) -> _Plan:
+        """The rules whose trigger labels all occur somewhere in the set, in policy order, and
+        what follows from them alone; kept per combination of labels present, which
+        retrieved sets repeat."""
+        labels = frozenset(carriers)
+        plan = self._plans.get(labels)
+        if plan is None:
+            counts: dict[int, int] = {}
+            for label in labels:
+                for position in self._by_label.get(label, ()):
+                    counts[position] = counts.get(position, 0) + 1
+            candidates = tuple(
+                self.rules[p]
+                for p in sorted(counts)
+                if counts[p] == len(self.rules[p].trigger.all_present)
+            )
+            blocks = tuple(rule for rule in candidates if rule.action in REMOVING)
+            if self._needs_groups:
+                plan = _Plan(candidates, blocks, None, None)
+            else:
+                firings = tuple(_Firing.of(rule, None, None) for rule in candidates)
+                plan = _Plan(candidates, blocks, firings, _bridges(candidates))
+            if len(self._plans) >= _CACHE_SIZE:
+                self._plans.clear()
+            self._plans[labels] = plan
+        return plan
+
+    def _groups(self, chunks: LabelledSet, positions: Iterable[int]) -> list[_LinkedGroup]:
+        """Linked groups among the chunks at ``positions``, with the labels they carry."""
+        indices = chunks.indices
+        chosen = [(indices[p], chunks.chunks[p].metadata) for p in positions]
+        # Input indices back to positions: the same numbers when the set is the whole input
+        # (this runs again for every group a removal splits, so the map is built only if needed).
+        position = None if indices == range(len(indices)) else {i: p for p, i in enumerate(indices)}
         out = []
         for group in link_groups(chosen, self.linking_keys):
-            members = frozenset(position[i] for i in group.members)
-            labels = frozenset(label for m in members for label in items[m].labels)
+            members = frozenset(
+                group.members if position is None else (position[i] for i in group.members)
+            )
+            labels = frozenset(label for m in members for label in chunks.labels[m])
             out.append(_LinkedGroup(group, members, labels))
         return out
 
     @staticmethod
     def _pools(
         rule: RuleSpec, groups: Sequence[_LinkedGroup]
-    ) -> list[tuple[frozenset[int] | None, Group | None]]:
+    ) -> Sequence[tuple[frozenset[int] | None, Group | None]]:
         """Where ``rule`` fires: the whole set, or each linked group holding all its labels."""
         if rule.trigger.scope == "context":
-            return [(None, None)]
+            return _WHOLE_SET
         wanted = set(rule.trigger.all_present)
         return [(g.members, g.group) for g in groups if wanted <= g.labels]
 
     def _safe_subset(
-        self, items: Sequence[Labelled], carriers: Mapping[str, list[int]], blocks: list[RuleSpec]
+        self,
+        chunks: LabelledSet,
+        carriers: Mapping[str, list[int]],
+        overlap: bool,
+        blocks: Sequence[RuleSpec],
     ) -> dict[int, str]:
         """Greedy, as documented: while a block rule fires, remove the carriers of its trigger
         label with the fewest carriers (ties: lowest best score, then latest in retrieval).
@@ -156,41 +297,70 @@ class CombinationGuard:
         rules in policy order sees them in the order the documented loop would; a rule is
         looked at again after a removal because it may still fire in another linked group.
         """
-        alive = [True] * len(items)
+        if not (overlap or self._needs_groups):
+            return _label_greedy(chunks, carriers, blocks)
+        removed_by: list[str | None] = [None] * len(chunks)  # the rule that removed each one
         remaining = {label: len(positions) for label, positions in carriers.items()}
-        removed: dict[int, str] = {}
         groups: list[_LinkedGroup] | None = None
         position = 0
         while position < len(blocks):
             rule = blocks[position]
-            if any(remaining[label] == 0 for label in rule.trigger.all_present):
-                position += 1
+            if 0 in map(remaining.__getitem__, rule.trigger.all_present):
+                position += 1  # a label with no carrier left: it fires nowhere
                 continue
             if rule.trigger.scope == "linked" and groups is None:
-                groups = self._groups(items, (p for p in range(len(items)) if alive[p]))
-            pools = self._pools(rule, groups or [])
-            if not pools:
+                groups = self._groups(chunks, _alive(range(len(chunks)), removed_by, None))
+            by_label = self._firing(rule, carriers, removed_by, groups or [])
+            if by_label is None:
                 position += 1
                 continue
-            members = pools[0][0]
+            label = _removal_label(by_label, chunks)
+            for p in by_label[label]:
+                removed_by[p] = rule.name
+                for other in chunks.labels[p]:
+                    if other in remaining:
+                        remaining[other] -= 1
+            if groups is not None:
+                groups = self._without(groups, chunks, by_label[label])
+            if rule.trigger.scope == "context":
+                position += 1  # its label has no carrier left: it cannot fire again
+        positions = compress(range(len(chunks)), removed_by)
+        rules = cast("Iterator[str]", compress(removed_by, removed_by))  # the non-None ones
+        return dict(zip(map(chunks.indices.__getitem__, positions), rules, strict=True))
+
+    def _firing(
+        self,
+        rule: RuleSpec,
+        carriers: Mapping[str, list[int]],
+        removed_by: list[str | None],
+        groups: Sequence[_LinkedGroup],
+    ) -> dict[str, list[int]] | None:
+        """Where ``rule`` still fires, its trigger labels' carriers not removed yet (the first
+        pool where every label keeps one); None when it fires nowhere."""
+        for members, _ in self._pools(rule, groups):
             by_label = {
-                label: [
-                    p for p in carriers[label] if alive[p] and (members is None or p in members)
-                ]
+                label: _alive(carriers[label], removed_by, members)
                 for label in rule.trigger.all_present
             }
-            label = min(by_label, key=lambda name: _removal_key(name, items, by_label[name]))
-            for p in by_label[label]:
-                alive[p] = False
-                removed[items[p].index] = rule.name
-                for other in items[p].labels:
-                    remaining[other] -= 1
-            if groups is not None:
-                groups = self._without(groups, items, by_label[label])
-        return dict(sorted(removed.items()))
+            if all(by_label.values()):
+                return by_label
+        return None
+
+    def _bridges(self, firings: Sequence[_Firing]) -> tuple[Bridge, ...]:
+        """The bridges of the distinct rules that fired: computed once per set of rules (a
+        policy fires few distinct sets), so a retrieved set does not rebuild them."""
+        fired = tuple(dict.fromkeys(id(f.rule) for f in firings))
+        bridges = self._bridge_cache.get(fired)
+        if bridges is None:
+            by_id = {id(f.rule): f.rule for f in firings}
+            bridges = _bridges([by_id[i] for i in fired])
+            if len(self._bridge_cache) >= _CACHE_SIZE:
+                self._bridge_cache.clear()
+            self._bridge_cache[fired] = bridges
+        return bridges
 
     def _without(
-        self, groups: list[_LinkedGroup], items: Sequence[Labelled], gone: list[int]
+        self, groups: list[_LinkedGroup], chunks: LabelledSet, gone: list[int]
     ) -> list[_LinkedGroup]:
         """The groups after removing ``gone``: only the groups that held a removed chunk are
         linked again (a removed chunk may have been the link that joined the others)."""
@@ -200,7 +370,7 @@ class CombinationGuard:
             if dropped.isdisjoint(group.members):
                 out.append(group)
             else:
-                out.extend(self._groups(items, sorted(group.members - dropped)))
+                out.extend(self._groups(chunks, sorted(group.members - dropped)))
         return sorted(out, key=lambda g: min(g.members))
 
 
@@ -211,46 +381,113 @@ class _LinkedGroup:
     labels: frozenset[str]
 
 
-def _carriers(items: Sequence[Labelled]) -> dict[str, list[int]]:
-    """Label -> positions (in ``items``) of the chunks carrying it."""
-    out: dict[str, list[int]] = {}
-    for position, item in enumerate(items):
-        for label in item.labels:
-            out.setdefault(label, []).append(position)
-    return out
+def _alive(
+    positions: Iterable[int], removed_by: list[str | None], members: frozenset[int] | None
+) -> list[int]:
+    """The positions not removed yet (and inside ``members`` when given), in order."""
+    kept = list(filterfalse(removed_by.__getitem__, positions))
+    return kept if members is None else [p for p in kept if p in members]
+
+
+def _label_greedy(
+    chunks: LabelledSet, carriers: Mapping[str, list[int]], blocks: Sequence[RuleSpec]
+) -> dict[int, str]:
+    """The documented greedy when every rule looks at the whole set and no chunk carries two
+    rule labels: removing a label's carriers then touches no other label, so the loop runs on
+    labels alone, each block rule once, in policy order."""
+    removed: dict[int, str] = {}
+    spent: set[str] = set()
+    for rule in blocks:
+        labels = rule.trigger.all_present
+        if spent.isdisjoint(labels):
+            label = _removal_label({name: carriers[name] for name in labels}, chunks)
+            spent.add(label)
+            removed.update(dict.fromkeys(carriers[label], rule.name))
+    return {chunks.indices[p]: removed[p] for p in sorted(removed)}
+
+
+def _removal_label(by_label: Mapping[str, list[int]], chunks: LabelledSet) -> str:
+    """The trigger label whose carriers go: the fewest carriers; on a tie, see
+    :func:`_removal_key` (computed only then: it reads every carrier's score)."""
+    fewest = min(map(len, by_label.values()))
+    tied = [label for label, positions in by_label.items() if len(positions) == fewest]
+    if len(tied) == 1:
+        return tied[0]
+    return min(tied, key=lambda name: _removal_key(name, chunks, by_label[name]))
 
 
 def _removal_key(
-    label: str, items: Sequence[Labelled], positions: list[int]
+    label: str, chunks: LabelledSet, positions: list[int]
 ) -> tuple[int, float, int, str]:
+    items = chunks.chunks
     scores = [score for p in positions if (score := items[p].score) is not None]
     best = max(scores, default=float("-inf"))
-    return len(positions), best, -min(items[p].index for p in positions), label
+    return len(positions), best, -min(map(chunks.indices.__getitem__, positions)), label
 
 
 def _violation(
-    firing: _Firing, items: Sequence[Labelled], carriers: Mapping[str, list[int]]
+    firing: _Firing,
+    indices: Sequence[int] | None,
+    carriers: Mapping[str, list[int]],
+    overlap: bool,
 ) -> Violation:
-    rule = firing.rule
-    labels = tuple(rule.trigger.all_present)
-    members = firing.members
-    positions = set().union(*(carriers[label] for label in labels))
+    """The violation of ``firing``: every carrier of its labels, as input indices (positions
+    when ``indices`` is None)."""
+    rule, labels, members = firing.rule, firing.labels, firing.members
+    # Each carrier list is sorted: their sorted concatenation merges runs; duplicates exist
+    # only when some chunk carries two of the labels.
+    positions: Iterable[int] = sorted(chain.from_iterable(map(carriers.__getitem__, labels)))
+    if overlap:
+        positions = dict.fromkeys(positions)
     if members is not None:
-        positions &= members
-    indices = tuple(items[p].index for p in sorted(positions))
-    links = connecting_links(firing.group.links, indices) if firing.group is not None else ()
-    message = rule.message or f"{' + '.join(labels)} together in the retrieved context"
-    return Violation(rule.name, rule.action, message, labels, indices, rule.trigger.scope, links)
+        positions = [p for p in positions if p in members]
+    found = tuple(positions) if indices is None else tuple(map(indices.__getitem__, positions))
+    links = connecting_links(firing.group.links, found) if firing.group is not None else ()
+    scope = rule.trigger.scope
+    return _new_violation(rule.name, rule.action, firing.message, labels, found, scope, links)
 
 
-def _bridges(firings: Sequence[_Firing]) -> tuple[Bridge, ...]:
-    """Labels shared by the triggers of two or more distinct rules that fired together."""
+def _filled_violation(  # noqa: PLR0917 - Violation's fields, in order, on the hot path
+    rule: str,
+    action: str,
+    message: str,
+    labels: tuple[str, ...],
+    chunk_indices: tuple[int, ...],
+    scope: str,
+    links: tuple[Link, ...],
+) -> Violation:
+    """``Violation(...)`` filled slot by slot: half the cost of the frozen ``__init__``, and a
+    check makes several violations on every call."""
+    record: Violation = object.__new__(Violation)
+    _SET_RULE(record, rule)
+    _SET_ACTION(record, action)
+    _SET_MESSAGE(record, message)
+    _SET_LABELS(record, labels)
+    _SET_CHUNK_INDICES(record, chunk_indices)
+    _SET_SCOPE(record, scope)
+    _SET_LINKS(record, links)
+    return record
+
+
+_VIOLATION_SLOTS = ("rule", "action", "message", "labels", "chunk_indices", "scope", "links")
+(_SET_RULE, _SET_ACTION, _SET_MESSAGE, _SET_LABELS, _SET_CHUNK_INDICES, _SET_SCOPE, _SET_LINKS) = (
+    getattr(Violation, name).__set__ for name in _VIOLATION_SLOTS
+)
+# Should Violation gain a field, the slot-by-slot fill would leave it unset: use the class.
+_new_violation: Callable[..., Violation] = (
+    _filled_violation if Violation.__slots__ == _VIOLATION_SLOTS else Violation
+)
+
+
+def _bridges(rules: Sequence[RuleSpec]) -> tuple[Bridge, ...]:
+    """Labels shared by the triggers of two or more of ``rules`` (distinct rules that fired)."""
     rules_by_label: dict[str, list[str]] = {}
-    for firing in firings:
-        for label in firing.rule.trigger.all_present:
-            names = rules_by_label.setdefault(label, [])
-            if firing.rule.name not in names:
-                names.append(firing.rule.name)
+    for rule in rules:
+        for label in rule.trigger.all_present:
+            rules_by_label.setdefault(label, []).append(rule.name)
     return tuple(
         Bridge(label, tuple(names)) for label, names in rules_by_label.items() if len(names) > 1
     )
+
+
+SET_STAGES = (SetStage("combination", CombinationGuard.from_policy),)

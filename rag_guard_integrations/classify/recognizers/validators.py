@@ -7,6 +7,7 @@ returns True when it is a plausible value. ``VALIDATORS`` holds the ones a polic
 from __future__ import annotations
 
 import ipaddress
+import re
 from typing import TYPE_CHECKING, get_args
 
 from rag_guard_integrations.core.patterns import compile_pattern
@@ -25,6 +26,7 @@ _CARD_PREFIXES = tuple("23456")
 _CARD_15_PREFIXES = ("1",)
 _MAESTRO_PREFIXES = ("50", *(str(p) for p in range(56, 70)))
 _EXTENSION = compile_pattern(r"\s*(?:x|ext\.?|extension)\s*\d+$")
+_NOT_ASCII_DIGIT = re.compile(r"[^0-9]")
 # Shapes a digit run near a phone word can have that are not phone numbers.
 _NOT_PHONE = compile_pattern(
     r"^(?:\d{3}-\d{2}-\d{4}"  # an SSN
@@ -36,7 +38,7 @@ _NOT_PHONE = compile_pattern(
 
 def digits(text: str) -> str:
     """The ASCII digits of ``text`` in order."""
-    return "".join(c for c in text if "0" <= c <= "9")
+    return _NOT_ASCII_DIGIT.sub("", text)
 
 
 def luhn(text: str) -> bool:
