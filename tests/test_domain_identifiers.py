@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pickle
+
 import pytest
 
 from rag_guard_integrations import Chunk, Guard, load_policy
@@ -155,3 +157,17 @@ def test_lookup_that_raises_rejects_the_query_in_the_guard() -> None:
     assert result.allowed == []
     assert result.query.tier == "error"
     assert "ConnectionError" in result.query.reason
+
+
+def holds_is_1239(canonical: str) -> bool:
+    """A module-level lookup, so that a guard built with it pickles."""
+    return canonical == "is1239"
+
+
+def test_guard_passes_a_lookup_to_tier_two_and_keeps_it_when_copied() -> None:
+    """``Guard(identifiers=lookup)`` accepts what the lookup holds, also after a pickle copy."""
+    guard = Guard(POLICY.model_copy(update={"domain": SPEC}), identifiers=holds_is_1239)
+    for copy in (guard, pickle.loads(pickle.dumps(guard))):
+        result = copy.check("IS 1239 pipes", [{"text": "pipes", "meta": {}, "score": 0.05}])
+        assert result.query.tier == "identifier"
+        assert copy.check("IS 4000 pipes", [{"text": "x", "score": 0.05}]).query.allowed is False
