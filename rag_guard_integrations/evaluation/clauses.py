@@ -7,7 +7,8 @@ share of the excerpts of every other category that it matches.
 
 ``--split`` measures the two halves of a fixed split as well: an excerpt belongs to the *tune*
 half when the first byte of the SHA-256 of its document name (``contract_title``, else
-``document_name``) is even, else to the *held-back* half. Every excerpt of one contract falls in
+``document_name``) is even, else to the *held-back* half (:mod:`~.split`, the split that
+``rag-guard calibrate --split`` applies to query texts). Every excerpt of one contract falls in
 the same half, so patterns written while looking at the tune half's misses are measured on
 contracts they have never seen.
 """
