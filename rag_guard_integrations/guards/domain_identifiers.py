@@ -92,6 +92,9 @@ class IdentifierReader:
                 yield canonical_identifier(found), start, end
 
     def _read(self, query: str) -> dict[str, str]:
+        # Most queries name no identifier: one search of the cached normal form settles those.
+        if self._pattern.search(normalize(query)) is None:
+            return {}
         text, offsets = normalize_with_offsets(query)
         found = [_Found.at(query, text, offsets, m) for m in self._matches(text) if m[0]]
         shouted = _all_capitals(query, [f.prefix_span for f in found if f.prefix])
