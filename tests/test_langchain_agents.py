@@ -8,9 +8,17 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import pytest
 from langchain.agents import create_agent
+from langchain_core.documents import Document
 from langchain_core.messages import ToolMessage
+from langchain_core.prompts import PromptTemplate
 from langchain_core.tools import InjectedToolCallId, create_retriever_tool, tool
-from langchain_support import CONTRACT_TYPES, QUERY, contract_documents, contract_store
+from langchain_support import (
+    CONTRACT_TYPES,
+    QUERY,
+    ListRetriever,
+    contract_documents,
+    contract_store,
+)
 from langgraph.types import Command
 
 from rag_guard_integrations import Guard, parse_policy
@@ -266,3 +274,25 @@ def test_a_command_carrying_unchecked_documents_is_withheld(guard: Guard) -> Non
     assert (tool_result(out).content, tool_result(out).status) == (REFUSAL, "error")
     texts = [str(m.content) for call in model.received for m in call]
     assert not any(clause_of(t) in text for t in CONTRACT_TYPES for text in texts)
+
+
+@pytest.mark.parametrize("use_async", [False, True])
+async def test_a_document_prompt_shows_the_model_only_what_the_guard_judged(
+    use_async: bool,
+) -> None:
+    """Metadata a ``document_prompt`` renders is judged as text: a password there stays out."""
+    documents = [
+        Document("Public note about widgets.", metadata={"note": "password: hunter2x99"}, id="p1"),
+        Document("Public note about gadgets.", metadata={"note": "reviewed"}, id="p2"),
+    ]
+    tool = create_guarded_retriever_tool(
+        ListRetriever(documents=documents),
+        Guard.from_policy("default"),
+        name="notes",
+        description="Notes.",
+        document_prompt=PromptTemplate.from_template("{page_content} [{note}]"),
+    )
+    call = {"type": "tool_call", "id": "1", "name": "notes", "args": {"query": "widgets"}}
+    message = await tool.ainvoke(call) if use_async else tool.invoke(call)
+    assert message.content == "Public note about gadgets. [reviewed]"
+    assert [d.id for d in message.artifact] == ["p2"]
