@@ -174,20 +174,33 @@ async def test_concurrent_users_stay_apart_in_abatch(guard: Guard) -> None:
         assert [tool_result(o).content for o in outs] == [clause_of(t) for t in CONTRACT_TYPES]
 
 
-def test_a_tool_result_with_unchecked_documents_is_withheld(guard: Guard) -> None:
-    """A plain retriever tool's Documents never reach the model: the refusal replaces them."""
+@pytest.mark.parametrize("response_format", ["content", "content_and_artifact"])
+@pytest.mark.parametrize("use_async", [False, True])
+async def test_a_plain_retriever_tool_is_withheld(
+    guard: Guard, response_format: Any, use_async: bool
+) -> None:
+    """A plain retriever tool's Documents never reach the model or a handler: refusal instead."""
     plain = create_retriever_tool(
         contract_store().as_retriever(),
         "contracts",
         "Contract clauses.",
-        response_format="content_and_artifact",
+        response_format=response_format,
     )
     agent, model = agent_with(guard, plain)
-    out = agent.invoke(QUESTION, context=Caller(access={"contract_type": ["MSA"]}))
+    handler = RecordingHandler()
+    config: Any = {"callbacks": [handler]}
+    context = Caller(access={"contract_type": ["MSA"]})
+    if use_async:
+        out = await agent.ainvoke(QUESTION, config=config, context=context)
+    else:
+        out = agent.invoke(QUESTION, config=config, context=context)
     message = tool_result(out)
     assert (message.content, message.status, message.artifact) == (REFUSAL, "error", None)
     texts = [str(m.content) for call in model.received for m in call]
     assert not any(clause_of(t) in text for t in CONTRACT_TYPES for text in texts)
+    seen = "\n".join(handler.payloads)
+    assert not any(clause_of(t) in seen for t in CONTRACT_TYPES)
+    assert not any(p.startswith("on_retriever_start") for p in handler.payloads)
 
 
 def test_agent_callbacks_carry_no_denied_clause(guard: Guard) -> None:
