@@ -66,7 +66,8 @@ class GuardedRetriever(KnownFieldsOnly, BaseRetriever):
     The inner retriever runs out of sight: no callback handler, ``astream_events`` consumer,
     tracer or LangSmith run sees the candidates it returns, since those are what the guard has
     not checked yet. The check itself is the ``rag_guard.check`` child run, whose outputs are
-    the counts and ``result.audit()`` (chunk ids, stage, rule, reason; never chunk text).
+    the counts and ``result.audit()`` (chunk ids, stage, rule, reason; never chunk text or a
+    metadata value).
 
     Setup:
         ```bash
