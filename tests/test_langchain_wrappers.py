@@ -1,0 +1,82 @@
+"""A GuardedRetriever inside LangChain's wrapping retrievers (``MultiQueryRetriever``,
+``ContextualCompressionRetriever``): the request's access reaches it or nothing passes."""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING, Any
+
+import pytest
+from langchain_classic.retrievers import ContextualCompressionRetriever, MultiQueryRetriever
+from langchain_classic.retrievers.document_compressors import DocumentCompressorPipeline
+from langchain_core.language_models.fake_chat_models import FakeListChatModel
+from langchain_core.runnables import RunnablePassthrough
+from langchain_support import QUERY, ListRetriever, contract_documents
+
+from rag_guard_integrations import Guard, parse_policy
+from rag_guard_integrations.core.errors import ArgumentError
+from rag_guard_integrations.langchain import GuardedRetriever
+
+if TYPE_CHECKING:
+    from langchain_core.retrievers import BaseRetriever
+    from langchain_core.runnables import RunnableConfig
+
+ACCESS_ONLY = Guard(parse_policy("access: {attributes: [contract_type]}"))
+SOW: RunnableConfig = {"configurable": {"access": {"contract_type": ["SOW"]}}}
+
+
+def guarded(**params: Any) -> GuardedRetriever:
+    """A GuardedRetriever over the whole contract corpus, checked by access alone."""
+    return GuardedRetriever(
+        retriever=ListRetriever(documents=contract_documents()), guard=ACCESS_ONLY, **params
+    )
+
+
+def wrapped(kind: str, retriever: GuardedRetriever) -> BaseRetriever:
+    """``retriever`` inside a MultiQueryRetriever (a stand-in chat model) or a compression one."""
+    if kind == "multi_query":
+        llm = FakeListChatModel(responses=["notice period\ntermination notice"] * 4)
+        return MultiQueryRetriever.from_llm(retriever=retriever, llm=llm)
+    return ContextualCompressionRetriever(
+        base_compressor=DocumentCompressorPipeline(transformers=[]), base_retriever=retriever
+    )
+
+
+async def fetched(runnable: Any, use_async: bool) -> set[str]:
+    """The contract types ``runnable`` returns for QUERY under the SOW caller's config."""
+    docs = await runnable.ainvoke(QUERY, config=SOW) if use_async else runnable.invoke(QUERY, SOW)
+    return {d.metadata["contract_type"] for d in docs}
+
+
+@pytest.mark.parametrize("kind", ["multi_query", "compression"])
+@pytest.mark.parametrize("use_async", [False, True])
+async def test_a_wrapper_inside_a_chain_passes_the_request_access(
+    kind: str, use_async: bool
+) -> None:
+    """Run inside a chain, the wrapper's guarded retriever gets the request's own access."""
+    chain = RunnablePassthrough() | wrapped(kind, guarded())
+    assert await fetched(chain, use_async) == {"SOW"}
+
+
+@pytest.mark.parametrize("kind", ["multi_query", "compression"])
+@pytest.mark.parametrize("use_async", [False, True])
+async def test_a_wrapper_invoked_alone_loses_the_access_and_nothing_passes(
+    kind: str, use_async: bool, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Invoked on its own the wrapper passes no access: nothing passes, and a warning says why."""
+    with caplog.at_level(logging.WARNING, logger="rag_guard_integrations"):
+        assert await fetched(wrapped(kind, guarded()), use_async) == set()
+    assert "called by another run without the request's access" in caplog.text
+
+
+@pytest.mark.parametrize("kind", ["multi_query", "compression"])
+@pytest.mark.parametrize("use_async", [False, True])
+async def test_a_fixed_access_never_answers_for_a_request_with_its_own(
+    kind: str, use_async: bool
+) -> None:
+    """A retriever built with access= refuses a request's access, inside a wrapper or not."""
+    fixed = guarded(access={"contract_type": ["MSA"]})
+    with pytest.raises(ArgumentError, match="build it without access="):
+        await fetched(RunnablePassthrough() | wrapped(kind, fixed), use_async)
+    with pytest.raises(ArgumentError, match="build it without access="):
+        fixed.invoke(QUERY, access={"contract_type": ["SOW"]})
