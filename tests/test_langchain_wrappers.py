@@ -8,7 +8,10 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 from langchain_classic.retrievers import ContextualCompressionRetriever, MultiQueryRetriever
-from langchain_classic.retrievers.document_compressors import DocumentCompressorPipeline
+from langchain_classic.retrievers.document_compressors import (
+    DocumentCompressorPipeline,
+    LLMChainExtractor,
+)
 from langchain_core.language_models.fake_chat_models import FakeListChatModel
 from langchain_core.runnables import RunnablePassthrough
 from langchain_support import QUERY, ListRetriever, contract_documents
@@ -16,6 +19,7 @@ from langchain_support import QUERY, ListRetriever, contract_documents
 from rag_guard_integrations import Guard, parse_policy
 from rag_guard_integrations.core.errors import ArgumentError
 from rag_guard_integrations.langchain import GuardedRetriever
+from rag_guard_integrations.langchain.testing import RecordingHandler
 
 if TYPE_CHECKING:
     from langchain_core.retrievers import BaseRetriever
@@ -80,3 +84,22 @@ async def test_a_fixed_access_never_answers_for_a_request_with_its_own(
         await fetched(RunnablePassthrough() | wrapped(kind, fixed), use_async)
     with pytest.raises(ArgumentError, match="build it without access="):
         fixed.invoke(QUERY, access={"contract_type": ["SOW"]})
+
+
+@pytest.mark.parametrize("use_async", [False, True])
+async def test_guarding_before_an_llm_compressor_keeps_denied_text_from_its_model(
+    use_async: bool,
+) -> None:
+    """Guard first, compress after: a handler on the compressor's own model sees only SOW text."""
+    documents = contract_documents()
+    handler = RecordingHandler()
+    llm = FakeListChatModel(responses=["NO_OUTPUT"] * len(documents), callbacks=[handler])
+    compressed = ContextualCompressionRetriever(
+        base_compressor=LLMChainExtractor.from_llm(llm), base_retriever=guarded()
+    )
+    await fetched(RunnablePassthrough() | compressed, use_async)
+    seen = "\n".join(handler.payloads)
+    assert any(d.page_content in seen for d in documents if d.metadata["contract_type"] == "SOW")
+    assert not any(
+        d.page_content in seen for d in documents if d.metadata["contract_type"] != "SOW"
+    )

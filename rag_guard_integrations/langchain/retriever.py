@@ -65,8 +65,9 @@ class GuardedRetriever(KnownFieldsOnly, BaseRetriever):
 
     The inner retriever is asked for ``fetch_k`` candidates, the guard checks them, and at most
     ``k`` allowed ones come back: the inner retriever's own Document objects, unmodified, in
-    retrieval order. Over a store with pushdown (in-memory, FAISS, Chroma, Qdrant, PGVector,
-    Milvus, LanceDB) the caller's access allowlists are also pushed into the store's filter.
+    retrieval order (with a ``document_prompt``, copies holding its rendering). Over a store
+    with pushdown (in-memory, FAISS, Chroma, Qdrant, PGVector, Milvus, LanceDB) the caller's
+    access allowlists are also pushed into the store's filter.
 
     The inner retriever runs out of sight: no callback handler, ``astream_events`` consumer,
     tracer or LangSmith run sees the candidates it returns, since those are what the guard has
