@@ -4,6 +4,8 @@ naming the value and the fix, or a documented safe outcome; never a crash deep i
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -369,9 +371,6 @@ def test_cli_bench_refuses_a_budget_that_is_not_positive(
 
 def test_cli_output_to_a_closed_pipe_stops_quietly(tmp_path: Path) -> None:
     """``rag-guard check ... | head -n 1``: the command stops with 141 and no traceback."""
-    import subprocess  # noqa: PLC0415
-    import sys  # noqa: PLC0415
-
     chunks = tmp_path / "chunks.jsonl"
     chunks.write_text('{"text": "hello world"}\n' * 3000, encoding="utf-8")
     command = [sys.executable, "-m", "rag_guard_integrations.cli", "check", "--policy",
