@@ -14,14 +14,13 @@ import json
 import os
 import re
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from importlib import resources
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
-
     from rag_guard_integrations.core.access import AccessContext
     from rag_guard_integrations.core.decisions import ChunkDecision, GuardResult, Violation
 
@@ -37,6 +36,7 @@ _FAILURE = re.compile(r"(?s)^(.*? check failed \([\w.]+)(: .*)(\); denied \(fail
 # characters is left alone (it would match unrelated digits).
 VALUE_WITHHELD = "<value withheld>"
 _SHORTEST_VALUE = 4
+_VALUE_DEPTH = 4  # nesting levels of a metadata value searched for items a reason names
 _CLASSIFIER_NOTE = re.compile(r"(?s)classifier: .*?(?=; labels unknown, denied|\)$|$)")
 
 
@@ -255,17 +255,23 @@ def text_free_reason(
 
 
 def _without_values(reason: str, metadata: Mapping[str, object]) -> str:
-    """``reason`` with every value of ``metadata`` it names (as written or as its repr, a list's
-    items too) replaced by :data:`VALUE_WITHHELD`, the longest first."""
+    """``reason`` with every value of ``metadata`` it names (as written or as its repr; the
+    items of lists and mappings too, to a bounded depth) replaced by :data:`VALUE_WITHHELD`,
+    the longest first, so a container's repr keeps its brackets and loses its values."""
     forms: set[str] = set()
-    for value in metadata.values():
-        items = value if isinstance(value, list | tuple | set | frozenset) else ()
-        for item in (value, *items):
-            shown = str(item)
-            if isinstance(item, str):
-                forms.add(repr(item))
-            if len(shown) >= _SHORTEST_VALUE:
-                forms.update((repr(item), shown))
+    pending = [(value, 0) for value in metadata.values()]
+    while pending:
+        item, depth = pending.pop()
+        if isinstance(item, Mapping | list | tuple | set | frozenset):
+            if depth < _VALUE_DEPTH:
+                items = item.values() if isinstance(item, Mapping) else item
+                pending.extend((inner, depth + 1) for inner in items)
+            continue
+        shown = str(item)
+        if isinstance(item, str):
+            forms.add(repr(item))
+        if len(shown) >= _SHORTEST_VALUE:
+            forms.update((repr(item), shown))
     for form in sorted(forms, key=len, reverse=True):
         if form in reason:
             reason = reason.replace(form, VALUE_WITHHELD)
