@@ -14,7 +14,7 @@ import json
 import os
 import re
 import time
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from importlib import resources
@@ -259,23 +259,33 @@ def _without_values(reason: str, metadata: Mapping[str, object]) -> str:
     items of lists and mappings too, to a bounded depth) replaced by :data:`VALUE_WITHHELD`,
     the longest first, so a container's repr keeps its brackets and loses its values."""
     forms: set[str] = set()
-    pending = [(value, 0) for value in metadata.values()]
-    while pending:
-        item, depth = pending.pop()
-        if isinstance(item, Mapping | list | tuple | set | frozenset):
+    _named_values(reason, metadata.values(), 0, forms)
+    for form in sorted(forms, key=len, reverse=True):
+        reason = reason.replace(form, VALUE_WITHHELD)
+    return reason
+
+
+def _named_values(reason: str, values: Iterable[object], depth: int, forms: set[str]) -> None:
+    """Add to ``forms`` each of ``values`` (and their items) that ``reason`` names."""
+    for item in values:
+        if isinstance(item, str):  # the common case first: an ABC check costs more
+            # Its repr differs from the text only where it escapes a character.
+            if item not in reason and item.isprintable() and "\\" not in item:
+                continue
+            shown = item
+        elif isinstance(item, list | tuple | set | frozenset | dict | Mapping):
             if depth < _VALUE_DEPTH:
                 items = item.values() if isinstance(item, Mapping) else item
-                pending.extend((inner, depth + 1) for inner in items)
+                _named_values(reason, items, depth + 1, forms)
             continue
-        shown = str(item)
-        if isinstance(item, str):
-            forms.add(repr(item))
-        if len(shown) >= _SHORTEST_VALUE:
-            forms.update((repr(item), shown))
-    for form in sorted(forms, key=len, reverse=True):
-        if form in reason:
-            reason = reason.replace(form, VALUE_WITHHELD)
-    return reason
+        else:
+            shown = str(item)
+            if len(shown) < _SHORTEST_VALUE:
+                continue
+        if (quoted := repr(item)) in reason:
+            forms.add(quoted)
+        if len(shown) >= _SHORTEST_VALUE and shown in reason:
+            forms.add(shown)
 
 
 def _quotes(reason: str, text: str, window: int) -> bool:
