@@ -25,6 +25,7 @@ from rag_guard_integrations import Guard, parse_policy
 from rag_guard_integrations.core.errors import ArgumentError
 from rag_guard_integrations.langchain import (
     CheckedDocuments,
+    GuardedRetriever,
     GuardMiddleware,
     create_guarded_retriever_tool,
 )
@@ -309,3 +310,11 @@ async def test_a_document_prompt_shows_the_model_only_what_the_guard_judged(
     message = await tool.ainvoke(call) if use_async else tool.invoke(call)
     assert message.content == "Public note about gadgets. [reviewed]"
     assert [d.id for d in message.artifact] == ["p2"]
+
+
+def test_a_retriever_tool_over_a_guarded_retriever_reaches_the_model(guard: Guard) -> None:
+    """``create_retriever_tool`` over a GuardedRetriever, content only, passes the allowed text."""
+    guarded = GuardedRetriever(retriever=contract_store().as_retriever(), guard=guard)
+    agent, _ = agent_with(guard, create_retriever_tool(guarded, "contracts", "Contract clauses."))
+    config: Any = {"configurable": {"access": {"contract_type": ["MSA"]}}}
+    assert tool_result(agent.invoke(QUESTION, config=config)).content == clause_of("MSA")
