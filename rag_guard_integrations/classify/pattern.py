@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import bisect
 import re
 from typing import TYPE_CHECKING, Any
 
@@ -16,7 +15,7 @@ from rag_guard_integrations.classify.recognizers import (
 from rag_guard_integrations.classify.vocabulary import VocabularyBound, label_specs
 from rag_guard_integrations.core.cache import BoundedCache, text_key
 from rag_guard_integrations.core.errors import ArgumentError, PolicyError
-from rag_guard_integrations.core.normalize import normalize_with_offsets, plain_ascii
+from rag_guard_integrations.core.normalize import fold_keeping_lines, plain_ascii_bytes
 from rag_guard_integrations.core.patterns import PatternSet, compile_pattern, find_spans
 from rag_guard_integrations.policy.loader import load_policy
 
@@ -32,10 +31,9 @@ DEFAULT_CACHE_SIZE = 4096
 # that a large batch does not stall the event loop.
 _INLINE_CHARS = 65_536
 _NOTHING = Classification(frozenset())
-_LINE_BREAK = re.compile(r"[\n\r\v\f\x1c-\x1e\x85\u2028\u2029]")
 _SPACE_RUN = re.compile(r"  +")
 # What _fold makes of ASCII white space: line breaks stay line breaks, the rest is a space.
-_ASCII_MATCH_SPACES = str.maketrans("\t\x1f\n\r\v\f\x1c\x1d\x1e", "  \n\n\n\n\n\n\n")
+_ASCII_MATCH_BYTES = bytes.maketrans(b"\t\x1f\n\r\v\f\x1c\x1d\x1e", b"  \n\n\n\n\n\n\n")
 
 
 class _Matcher:
@@ -57,6 +55,8 @@ class _Matcher:
             if gate is not None:
                 patterns.append(gate)
         self._set = PatternSet(patterns)
+        self._regexes = [compile_pattern(r.regex) for r in recognizers]
+        self._context_regexes = [None if c is None else compile_pattern(c) for c in self._contexts]
         self._cache: BoundedCache[Hashable, Classification] | None = (
             BoundedCache(cache_size) if cache_size else None
         )
@@ -73,21 +73,15 @@ class _Matcher:
         return result
 
     def _classify(self, text: str) -> Classification:
-        findings = self._find(text)
-        if not findings:
-            return _NOTHING
-        return Classification(frozenset([f.label for f in findings]), findings)
-
-    def _find(self, text: str) -> tuple[Finding, ...]:
-        folded, offsets = _fold(text)
-        subject = _subject(folded)
+        folded, subject, offsets = _fold(text)
         # The set already says which recognisers (and context words) occur at all: only
         # those are scanned again for their spans. Recognisers come first in the set.
         hits = self._set.matching(subject)
-        count = len(self.recognizers)
+        if not hits or hits[0] >= len(self.recognizers):
+            return _NOTHING
         findings: list[Finding] = []
         for index in hits:
-            if index >= count:
+            if index >= len(self.recognizers):
                 break
             slot = self._context_slot[index]
             no_context = slot is not None and slot not in hits
@@ -96,13 +90,13 @@ class _Matcher:
             recognizer = self.recognizers[index]
             # Context spans, found at first need; none when the set saw no context word.
             near: list[tuple[int, int]] | None = [] if no_context else None
-            for low, high in _scan(compile_pattern(recognizer.regex), subject):
+            for low, high in _scan(self._regexes[index], subject):
                 value = folded[low:high]
                 if recognizer.validator is not None and not recognizer.validator(value):
                     continue
                 if slot is not None:
                     if near is None:
-                        near = _spans(self._contexts[index], subject)
+                        near = _scan(self._context_regexes[index], subject)
                     if not _is_near(near, low, high, recognizer.window):
                         standalone = recognizer.standalone
                         if standalone is None or not standalone(value):
@@ -111,32 +105,32 @@ class _Matcher:
                     (low, high) if offsets is None else (offsets[low], offsets[high - 1] + 1)
                 )
                 findings.append(Finding(recognizer.name, recognizer.label, start, end))
+        if not findings:
+            return _NOTHING
         if len(findings) > 1:
             findings.sort(key=lambda f: (f.start, f.end, f.recognizer))
-        return tuple(findings)
+        return Classification(frozenset([f.label for f in findings]), tuple(findings))
 
 
-def _fold(text: str) -> tuple[str, list[int] | None]:
+def _fold(text: str) -> tuple[str, str | bytes, list[int] | None]:
     """Normalise for matching, keeping line breaks (values do not run across lines) and
     squeezing runs of spaces and tabs to one space (``4111  1111``, ``078\t05\t1120`` read as
-    written with one space), with each character's offset into ``text``: None when the offsets
-    are the identity (plain ASCII with no run of spaces, the common case)."""
-    if plain_ascii(text):
-        folded = text.lower().translate(_ASCII_MATCH_SPACES)
+    written with one space): the folded text, what RE2 scans (see :func:`_subject`), and each
+    character's offset into ``text``: None when the offsets are the identity (plain ASCII with
+    no run of spaces, the common case)."""
+    data = plain_ascii_bytes(text)
+    if data is not None:
+        # Bytes: lower-casing and a 256-entry table are far cheaper than on str.
+        data = data.lower().translate(_ASCII_MATCH_BYTES)
+        if b"  " not in data:
+            return data.decode("ascii"), data, None
+    folded, offsets = fold_keeping_lines(text)
+    if offsets is None:
         if "  " not in folded:
-            return folded, None
-    folded, offsets = normalize_with_offsets(text)
-    breaks = []
-    for match in _LINE_BREAK.finditer(text):
-        index = bisect.bisect_left(offsets, match.start())
-        if index < len(folded) and offsets[index] == match.start() and folded[index] == " ":
-            breaks.append(index)
-    if breaks:
-        chars = list(folded)
-        for index in breaks:
-            chars[index] = "\n"
-        folded = "".join(chars)
-    return _squeeze(folded, offsets)
+            return folded, _subject(folded), None
+        offsets = list(range(len(folded)))
+    folded, offsets = _squeeze(folded, offsets)
+    return folded, _subject(folded), offsets
 
 
 def _squeeze(folded: str, offsets: list[int]) -> tuple[str, list[int]]:
@@ -169,10 +163,6 @@ def _scan(regex: Any, subject: str | bytes) -> list[tuple[int, int]]:
     if isinstance(subject, bytes):
         return find_spans(regex, subject)
     return [m.span() for m in regex.finditer(subject) if m.end() > m.start()]
-
-
-def _spans(pattern: str | None, text: str | bytes) -> list[tuple[int, int]]:
-    return _scan(compile_pattern(pattern), text) if pattern else []
 
 
 def _is_near(spans: list[tuple[int, int]], start: int, end: int, window: int) -> bool:
