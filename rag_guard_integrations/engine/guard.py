@@ -25,13 +25,19 @@ from rag_guard_integrations.core.labels import (
     metadata_labels,
 )
 from rag_guard_integrations.core.normalize import normalize
+from rag_guard_integrations.core.records import slot_filler
 from rag_guard_integrations.core.stage import ChunkCheck, Request
 from rag_guard_integrations.engine.audit import policy_identity, publish
 from rag_guard_integrations.engine.notices import policy_notices, request_notices
 from rag_guard_integrations.engine.redact import Masked, confirm_masks, redact
 from rag_guard_integrations.engine.shadow import Shadow
 from rag_guard_integrations.guards.clause import ClauseGuard
-from rag_guard_integrations.guards.combination import CombinationGuard, Labelled, LabelledSet
+from rag_guard_integrations.guards.combination import (
+    CombinationGuard,
+    CombinationOutcome,
+    Labelled,
+    LabelledSet,
+)
 from rag_guard_integrations.guards.domain import DomainGuard
 from rag_guard_integrations.guards.registry import policy_checks
 from rag_guard_integrations.policy.loader import load_policy
@@ -49,6 +55,9 @@ FETCH_FACTOR = 4
 _IS_NONE = partial(is_, None)
 # The query verdict without a domain guard or clause intents, shared (frozen, empty evidence).
 _NO_QUERY_STAGE = QueryDecision(evidence=MappingProxyType({}))
+_NO_OUTCOME = CombinationOutcome()
+# A result is made on every check, with every field known: filled slot by slot.
+_new_result = slot_filler(GuardResult)
 
 
 def fetch_size(k: int, fetch_k: int | None = None) -> int:
@@ -485,7 +494,11 @@ class Guard:
         return True
 
     def _result(
-        self, run: _Run, outcome: Any, unknown: dict[int, frozenset[str]], rules: Mapping[int, str]
+        self,
+        run: _Run,
+        outcome: CombinationOutcome | None,
+        unknown: dict[int, frozenset[str]],
+        rules: Mapping[int, str],
     ) -> GuardResult:
         masked = {
             i: m.decision(i, run.chunks[i], run.labels.get(i, frozenset()))
@@ -501,18 +514,9 @@ class Guard:
             request = run.request
             if run.chunks or self.prefilter(request.query, request.access) is None:
                 refusal = self.policy.no_context_refusal
-        info, notices = run.info, run.notices
         if outcome is None:
-            return GuardResult(
-                run.query,
-                decisions,
-                unknown_labels=unknown,
-                refusal=refusal,
-                dropped_labels=run.dropped,
-                request=info,
-                notices=notices,
-            )
-        return GuardResult(
+            outcome = _NO_OUTCOME
+        return _new_result(
             run.query,
             decisions,
             outcome.violations,
@@ -520,9 +524,10 @@ class Guard:
             outcome.bridges,
             unknown,
             refusal,
-            dropped_labels=run.dropped,
-            request=info,
-            notices=notices,
+            run.info,
+            run.notices,
+            None,  # shadow: set by Shadow.apply
+            run.dropped,
         )
 
 

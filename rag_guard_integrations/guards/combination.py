@@ -6,7 +6,8 @@ from dataclasses import dataclass, field
 from itertools import chain, compress, filterfalse
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, cast
 
-from rag_guard_integrations.core.decisions import Bridge, Link, Violation
+from rag_guard_integrations.core.decisions import Bridge, Violation
+from rag_guard_integrations.core.records import slot_filler
 from rag_guard_integrations.guards.linking import (
     Group,
     connecting_links,
@@ -16,7 +17,7 @@ from rag_guard_integrations.guards.linking import (
 from rag_guard_integrations.policy.loader import load_policy
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+    from collections.abc import Iterable, Iterator, Mapping, Sequence
 
     from rag_guard_integrations.policy.loader import PolicyRef
     from rag_guard_integrations.policy.schema import RuleSpec
@@ -313,7 +314,7 @@ class CombinationGuard:
             if by_label is None:
                 position += 1
                 continue
-            label = _removal_label(by_label, chunks)
+            label = _removal_label(rule.trigger.all_present, by_label, chunks)
             for p in by_label[label]:
                 removed_by[p] = rule.name
                 for other in chunks.labels[p]:
@@ -399,20 +400,24 @@ def _label_greedy(
     for rule in blocks:
         labels = rule.trigger.all_present
         if spent.isdisjoint(labels):
-            label = _removal_label({name: carriers[name] for name in labels}, chunks)
+            label = _removal_label(labels, carriers, chunks)
             spent.add(label)
             removed.update(dict.fromkeys(carriers[label], rule.name))
-    return {chunks.indices[p]: removed[p] for p in sorted(removed)}
+    indices = chunks.indices
+    return {indices[p]: removed[p] for p in sorted(removed)}
 
 
-def _removal_label(by_label: Mapping[str, list[int]], chunks: LabelledSet) -> str:
+def _removal_label(
+    labels: Sequence[str], carriers: Mapping[str, list[int]], chunks: LabelledSet
+) -> str:
     """The trigger label whose carriers go: the fewest carriers; on a tie, see
     :func:`_removal_key` (computed only then: it reads every carrier's score)."""
-    fewest = min(map(len, by_label.values()))
-    tied = [label for label, positions in by_label.items() if len(positions) == fewest]
-    if len(tied) == 1:
-        return tied[0]
-    return min(tied, key=lambda name: _removal_key(name, chunks, by_label[name]))
+    counts = [len(carriers[label]) for label in labels]
+    fewest = min(counts)
+    if counts.count(fewest) == 1:
+        return labels[counts.index(fewest)]
+    tied = [label for label, count in zip(labels, counts, strict=True) if count == fewest]
+    return min(tied, key=lambda name: _removal_key(name, chunks, carriers[name]))
 
 
 def _removal_key(
@@ -432,50 +437,22 @@ def _violation(
 ) -> Violation:
     """The violation of ``firing``: every carrier of its labels, as input indices (positions
     when ``indices`` is None)."""
-    rule, labels, members = firing.rule, firing.labels, firing.members
+    rule, members, group, labels, message = firing
     # Each carrier list is sorted: their sorted concatenation merges runs; duplicates exist
     # only when some chunk carries two of the labels.
-    positions: Iterable[int] = sorted(chain.from_iterable(map(carriers.__getitem__, labels)))
+    positions: Iterable[int] = sorted(chain(*map(carriers.__getitem__, labels)))
     if overlap:
         positions = dict.fromkeys(positions)
     if members is not None:
         positions = [p for p in positions if p in members]
     found = tuple(positions) if indices is None else tuple(map(indices.__getitem__, positions))
-    links = connecting_links(firing.group.links, found) if firing.group is not None else ()
+    links = connecting_links(group.links, found) if group is not None else ()
     scope = rule.trigger.scope
-    return _new_violation(rule.name, rule.action, firing.message, labels, found, scope, links)
+    return _new_violation(rule.name, rule.action, message, labels, found, scope, links)
 
 
-def _filled_violation(  # noqa: PLR0917 - Violation's fields, in order, on the hot path
-    rule: str,
-    action: str,
-    message: str,
-    labels: tuple[str, ...],
-    chunk_indices: tuple[int, ...],
-    scope: str,
-    links: tuple[Link, ...],
-) -> Violation:
-    """``Violation(...)`` filled slot by slot: half the cost of the frozen ``__init__``, and a
-    check makes several violations on every call."""
-    record: Violation = object.__new__(Violation)
-    _SET_RULE(record, rule)
-    _SET_ACTION(record, action)
-    _SET_MESSAGE(record, message)
-    _SET_LABELS(record, labels)
-    _SET_CHUNK_INDICES(record, chunk_indices)
-    _SET_SCOPE(record, scope)
-    _SET_LINKS(record, links)
-    return record
-
-
-_VIOLATION_SLOTS = ("rule", "action", "message", "labels", "chunk_indices", "scope", "links")
-(_SET_RULE, _SET_ACTION, _SET_MESSAGE, _SET_LABELS, _SET_CHUNK_INDICES, _SET_SCOPE, _SET_LINKS) = (
-    getattr(Violation, name).__set__ for name in _VIOLATION_SLOTS
-)
-# Should Violation gain a field, the slot-by-slot fill would leave it unset: use the class.
-_new_violation: Callable[..., Violation] = (
-    _filled_violation if Violation.__slots__ == _VIOLATION_SLOTS else Violation
-)
+# Violations are made on every call (a few per check): filled slot by slot.
+_new_violation = slot_filler(Violation)
 
 
 def _bridges(rules: Sequence[RuleSpec]) -> tuple[Bridge, ...]:
