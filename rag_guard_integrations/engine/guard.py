@@ -56,8 +56,10 @@ _IS_NONE = partial(is_, None)
 # The query verdict without a domain guard or clause intents, shared (frozen, empty evidence).
 _NO_QUERY_STAGE = QueryDecision(evidence=MappingProxyType({}))
 _NO_OUTCOME = CombinationOutcome()
-# A result is made on every check, with every field known: filled slot by slot.
+# Records made on every check, with every field known: filled slot by slot.
 _new_result = slot_filler(GuardResult)
+_new_request = slot_filler(Request)
+_new_labelled_set = slot_filler(LabelledSet)
 
 
 def fetch_size(k: int, fetch_k: int | None = None) -> int:
@@ -85,6 +87,8 @@ class _Run:
     notes: dict[int, str] = field(default_factory=dict)
     dropped: dict[int, frozenset[str]] = field(default_factory=dict)
     started_ns: int = field(default_factory=time.time_ns)
+    # Labels that no span backs (metadata's, and a classifier's given without a finding), for
+    # the chunks a classifier labelled; any other chunk's are its labels.
     claimed: dict[int, frozenset[str]] = field(default_factory=dict)
     findings: dict[int, tuple[Finding, ...]] = field(default_factory=dict)
     masked: dict[int, Masked] = field(default_factory=dict)
@@ -266,7 +270,7 @@ class Guard:
         context = AccessContext.coerce(access)
         normalized = normalize(query)
         decision = self._decide_query(query, normalized, items)
-        run = _Run(Request(query, normalized, decision.intents, context), items, decision)
+        run = _Run(_new_request(query, normalized, decision.intents, context), items, decision)
         if not decision.allowed:
             rejected = ("domain", f"the query was rejected ({decision.reason})")
             run.denied = dict.fromkeys(range(len(items)), rejected)
@@ -314,7 +318,6 @@ class Guard:
                 self._read_one(run, index)
             return
         run.labels.update(zip(positions, labels, strict=True))
-        run.claimed.update(zip(positions, labels, strict=True))
         for offset, problem in problems.items():
             run.notes[positions[offset]] = problem
         if self.classifier is not None:
@@ -343,7 +346,6 @@ class Guard:
         if problem is not None:
             run.notes[index] = problem
         run.labels[index] = labels
-        run.claimed[index] = labels
         # Blank labels were dropped by metadata_labels: a chunk left with none is unlabelled.
         if self.classifier is not None and (self._classify_always or not labels):
             run.pending.append(index)
@@ -369,11 +371,12 @@ class Guard:
             found = [Classification.failed(problem)] * len(indices)
         for index, classification in zip(indices, found, strict=True):
             labels = _clean_labels(classification.labels)
+            run.claimed.setdefault(index, run.labels[index])  # before the first classifier
             run.labels[index] = run.labels[index] | labels
             run.findings[index] = run.findings.get(index, ()) + classification.findings
             # A label given without a span cannot be masked away, like one metadata claims.
             if unspanned := labels - {f.label for f in classification.findings}:
-                run.claimed[index] = run.claimed.get(index, frozenset()) | unspanned
+                run.claimed[index] = run.claimed[index] | unspanned
             if dropped := _clean_labels(classification.dropped):
                 run.dropped[index] = run.dropped.get(index, frozenset()) | dropped
             if classification.error is not None:
@@ -397,23 +400,12 @@ class Guard:
                 evaluated, run.chunks, lambda combination: self._finish(run, combination)
             )
         publish(result)
-        blocking = any(v.action == "block" for v in result.violations)
-        if blocking and self.policy.on_block == "raise":
+        if self.policy.on_block == "raise" and any(v.action == "block" for v in result.violations):
             raise ContextBlocked(result)
         return result
 
     def _finish(self, run: _Run, combination: CombinationGuard | None) -> GuardResult:
-        unknown: dict[int, frozenset[str]] = {}
-        if self._vocabulary is not None:
-            for index, labels in run.labels.items():
-                if extra := labels - self._vocabulary:
-                    unknown[index] = extra
-                    if self.policy.on_unknown_label == "block":
-                        # The reason stays one short line; unknown_labels keeps them all.
-                        shown = sorted(extra)[:5]
-                        more = f" and {len(extra) - 5} more" if len(extra) > 5 else ""
-                        names = ", ".join(shown) + more
-                        run.denied[index] = ("labels", f"labels outside the vocabulary: {names}")
+        unknown = self._unknown_labels(run) if self._vocabulary is not None else {}
         survivors: Sequence[int] = (
             list(filterfalse(run.denied.__contains__, range(len(run.chunks))))
             if run.denied
@@ -428,33 +420,15 @@ class Guard:
             )
             carried = list(map(run.labels.get, survivors, repeat(frozenset(), len(survivors))))
             try:
-                outcome = combination(LabelledSet(survivors, carried, survivor_chunks))
+                outcome = combination(_new_labelled_set(survivors, carried, survivor_chunks))
             except Exception as error:  # a broken rule engine blocks the whole set
                 reason = _failure("combination", error)
                 run.denied.update(dict.fromkeys(survivors, ("combination", reason)))
-        rules: dict[int, str] = {}
-        if outcome is not None and outcome.violations:
-            blocking = [v.rule for v in outcome.violations if v.action == "block"]
-            blocked: Mapping[int, str] = (
-                dict.fromkeys(survivors, blocking[0])
-                if self.policy.on_block == "empty" and blocking
-                else outcome.removed
-            )
-            if self._redacting:  # carriers of redact rules stay, masked, where they can
-                blocked = {
-                    index: rule
-                    for index, rule in blocked.items()
-                    if not (rule in self._redacting and self._mask(run, index, rule))
-                }
-            # One shared verdict per rule; only chunks with a label note get their own reason.
-            verdicts = {v.rule: ("combination", v.message) for v in outcome.violations}
-            run.denied.update(
-                zip(blocked, map(verdicts.__getitem__, blocked.values()), strict=True)
-            )
-            for index in run.notes.keys() & blocked.keys() if run.notes else ():
-                reason = f"{verdicts[blocked[index]][1]} ({run.notes[index]})"
-                run.denied[index] = ("combination", reason)
-            rules = dict(blocked)
+        rules: dict[int, str] = (
+            self._remove(run, outcome, survivors)
+            if outcome is not None and outcome.violations
+            else {}
+        )
         # Labels that could not be read or computed are not known to be safe: withheld even when
         # no rule of the policy names ``unclassified`` (fail closed).
         for index, note in run.notes.items():
@@ -475,6 +449,45 @@ class Guard:
                 rules[index] = rule
         return self._result(run, outcome, unknown, rules)
 
+    def _unknown_labels(self, run: _Run) -> dict[int, frozenset[str]]:
+        """Labels outside the policy's vocabulary per chunk; the chunk is denied for them under
+        ``on_unknown_label: block``."""
+        assert self._vocabulary is not None
+        unknown: dict[int, frozenset[str]] = {}
+        for index, labels in run.labels.items():
+            if extra := labels - self._vocabulary:
+                unknown[index] = extra
+                if self.policy.on_unknown_label == "block":
+                    # The reason stays one short line; unknown_labels keeps them all.
+                    shown = sorted(extra)[:5]
+                    more = f" and {len(extra) - 5} more" if len(extra) > 5 else ""
+                    names = ", ".join(shown) + more
+                    run.denied[index] = ("labels", f"labels outside the vocabulary: {names}")
+        return unknown
+
+    def _remove(
+        self, run: _Run, outcome: CombinationOutcome, survivors: Sequence[int]
+    ) -> dict[int, str]:
+        """Deny the chunks the fired rules remove (masking a redact rule's carriers instead
+        where it can); the rule behind each removal."""
+        blocked: Mapping[int, str] = outcome.removed
+        if self.policy.on_block == "empty":
+            blocking = [v.rule for v in outcome.violations if v.action == "block"]
+            blocked = dict.fromkeys(survivors, blocking[0]) if blocking else blocked
+        if self._redacting:  # carriers of redact rules stay, masked, where they can
+            blocked = {
+                index: rule
+                for index, rule in blocked.items()
+                if not (rule in self._redacting and self._mask(run, index, rule))
+            }
+        # One shared verdict per rule; only chunks with a label note get their own reason.
+        verdicts = {v.rule: ("combination", v.message) for v in outcome.violations}
+        run.denied.update(zip(blocked, map(verdicts.__getitem__, blocked.values()), strict=True))
+        for index in run.notes.keys() & blocked.keys() if run.notes else ():
+            reason = f"{verdicts[blocked[index]][1]} ({run.notes[index]})"
+            run.denied[index] = ("combination", reason)
+        return dict(blocked)
+
     def _mask(self, run: _Run, index: int, rule: str) -> bool:
         """Keep carrier ``index`` of redact rule ``rule`` with its spans masked, if it can be
         (not when its labels are uncertain: a classifier failed on it)."""
@@ -485,7 +498,7 @@ class Guard:
             rule,
             trigger=self._redacting[rule].trigger.all_present,
             labels=run.labels.get(index, frozenset()),
-            claimed=run.claimed.get(index, frozenset()),
+            claimed=run.claimed.get(index, run.labels.get(index, frozenset())),
             findings=run.findings.get(index, ()),
         )
         if masked is None:

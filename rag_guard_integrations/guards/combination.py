@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from itertools import chain, compress, filterfalse
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, cast
 
 from rag_guard_integrations.core.decisions import Bridge, Violation
@@ -87,6 +88,9 @@ class CombinationOutcome:
     removed: Mapping[int, str] = field(default_factory=dict)
 
 
+# Made on every call: filled slot by slot; the outcome of a set on which no rule fires is shared.
+_new_outcome = slot_filler(CombinationOutcome)
+_NOTHING_FIRED = CombinationOutcome(removed=MappingProxyType({}))
 _WHOLE_SET: Sequence[tuple[frozenset[int] | None, Group | None]] = ((None, None),)
 _CACHE_SIZE = 1024  # entries per cache of a guard: label combinations, sets of fired rules
 
@@ -172,7 +176,7 @@ class CombinationGuard:
         carriers, overlap = self._carriers(chunks.labels)
         plan = self._plan(carriers)
         if not plan.candidates:
-            return CombinationOutcome()
+            return _NOTHING_FIRED
         firings, bridges = plan.firings, plan.bridges
         if firings is None or bridges is None:  # linked rules: where they fire depends on links
             groups = self._groups(chunks, range(len(chunks)))
@@ -193,7 +197,7 @@ class CombinationGuard:
                 fired.append(_violation(firing, indices, carriers, overlap))
         violations = tuple(removing)
         removed = self._safe_subset(chunks, carriers, overlap, plan.blocks) if violations else {}
-        return CombinationOutcome(violations, tuple(warnings), bridges, removed)
+        return _new_outcome(violations, tuple(warnings), bridges, removed)
 
     def _carriers(self, labels: Sequence[frozenset[str]]) -> tuple[dict[str, list[int]], bool]:
         """Label -> positions of the chunks carrying it, for the labels some rule names, and
