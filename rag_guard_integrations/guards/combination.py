@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from itertools import chain, compress, filterfalse
+from itertools import compress, filterfalse
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, cast
 
@@ -91,6 +91,7 @@ class CombinationOutcome:
 # Made on every call: filled slot by slot; the outcome of a set on which no rule fires is shared.
 _new_outcome = slot_filler(CombinationOutcome)
 _NOTHING_FIRED = CombinationOutcome(removed=MappingProxyType({}))
+_NO_SCORE = float("-inf")
 _WHOLE_SET: Sequence[tuple[frozenset[int] | None, Group | None]] = ((None, None),)
 _CACHE_SIZE = 1024  # entries per cache of a guard: label combinations, sets of fired rules
 
@@ -108,20 +109,25 @@ class _Plan(NamedTuple):
 
 class _Firing(NamedTuple):
     """A rule that fired, on the whole set (``members`` None) or inside one linked group,
-    with the trigger labels and message its violation reports."""
+    with what its violation reports: name, action, message, trigger labels and scope."""
 
     rule: RuleSpec
     members: frozenset[int] | None
     group: Group | None
-    labels: tuple[str, ...]
+    name: str
+    action: str
     message: str
+    labels: tuple[str, ...]
+    scope: str
 
     @classmethod
     def of(cls, rule: RuleSpec, members: frozenset[int] | None, group: Group | None) -> _Firing:
         """The firing of ``rule`` in ``members`` (None: the whole set)."""
         labels = tuple(rule.trigger.all_present)
         message = rule.message or f"{' + '.join(labels)} together in the retrieved context"
-        return cls(rule, members, group, labels, message)
+        return cls(
+            rule, members, group, rule.name, rule.action, message, labels, rule.trigger.scope
+        )
 
 
 class CombinationGuard:
@@ -191,10 +197,10 @@ class CombinationGuard:
         # The engine's survivors when nothing was denied: positions are the input indices.
         indices = None if chunks.indices == range(len(chunks)) else chunks.indices
         for firing in firings:
-            action = firing.rule.action
-            if action in REMOVING or action == "warn":
-                fired = removing if action in REMOVING else warnings
-                fired.append(_violation(firing, indices, carriers, overlap))
+            if firing.action in REMOVING:
+                removing.append(_violation(firing, indices, carriers, overlap))
+            elif firing.action == "warn":
+                warnings.append(_violation(firing, indices, carriers, overlap))
         violations = tuple(removing)
         removed = self._safe_subset(chunks, carriers, overlap, plan.blocks) if violations else {}
         return _new_outcome(violations, tuple(warnings), bridges, removed)
@@ -427,10 +433,14 @@ def _removal_label(
 def _removal_key(
     label: str, chunks: LabelledSet, positions: list[int]
 ) -> tuple[int, float, int, str]:
-    items = chunks.chunks
-    scores = [score for p in positions if (score := items[p].score) is not None]
-    best = max(scores, default=float("-inf"))
-    return len(positions), best, -min(map(chunks.indices.__getitem__, positions)), label
+    items, indices = chunks.chunks, chunks.indices
+    best, first = _NO_SCORE, indices[positions[0]]
+    for position in positions:  # a few carriers: one plain loop for both
+        score = items[position].score
+        if score is not None and score > best:
+            best = score
+        first = min(first, indices[position])
+    return len(positions), best, -first, label
 
 
 def _violation(
@@ -441,18 +451,17 @@ def _violation(
 ) -> Violation:
     """The violation of ``firing``: every carrier of its labels, as input indices (positions
     when ``indices`` is None)."""
-    rule, members, group, labels, message = firing
+    _, members, group, name, action, message, labels, scope = firing
     # Each carrier list is sorted: their sorted concatenation merges runs; duplicates exist
     # only when some chunk carries two of the labels.
-    positions: Iterable[int] = sorted(chain(*map(carriers.__getitem__, labels)))
+    positions: Iterable[int] = sorted([p for label in labels for p in carriers[label]])
     if overlap:
         positions = dict.fromkeys(positions)
     if members is not None:
         positions = [p for p in positions if p in members]
     found = tuple(positions) if indices is None else tuple(map(indices.__getitem__, positions))
     links = connecting_links(group.links, found) if group is not None else ()
-    scope = rule.trigger.scope
-    return _new_violation(rule.name, rule.action, message, labels, found, scope, links)
+    return _new_violation(name, action, message, labels, found, scope, links)
 
 
 # Violations are made on every call (a few per check): filled slot by slot.
