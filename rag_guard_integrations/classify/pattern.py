@@ -17,6 +17,7 @@ from rag_guard_integrations.core.cache import BoundedCache, text_key
 from rag_guard_integrations.core.errors import ArgumentError, PolicyError
 from rag_guard_integrations.core.normalize import fold_keeping_lines, plain_ascii_bytes
 from rag_guard_integrations.core.patterns import PatternSet, compile_pattern, find_spans
+from rag_guard_integrations.core.records import slot_filler
 from rag_guard_integrations.policy.loader import load_policy
 
 if TYPE_CHECKING:
@@ -31,6 +32,9 @@ DEFAULT_CACHE_SIZE = 4096
 # that a large batch does not stall the event loop.
 _INLINE_CHARS = 65_536
 _NOTHING = Classification(frozenset())
+# Made for every finding and every text with one: filled slot by slot.
+_new_finding = slot_filler(Finding)
+_new_classification = slot_filler(Classification)
 _SPACE_RUN = re.compile(r"  +")
 # What _fold makes of ASCII white space: line breaks stay line breaks, the rest is a space.
 _ASCII_MATCH_BYTES = bytes.maketrans(b"\t\x1f\n\r\v\f\x1c\x1d\x1e", b"  \n\n\n\n\n\n\n")
@@ -77,11 +81,12 @@ class _Matcher:
         # The set already says which recognisers (and context words) occur at all: only
         # those are scanned again for their spans. Recognisers come first in the set.
         hits = self._set.matching(subject)
-        if not hits or hits[0] >= len(self.recognizers):
+        count = len(self.recognizers)
+        if not hits or hits[0] >= count:
             return _NOTHING
         findings: list[Finding] = []
         for index in hits:
-            if index >= len(self.recognizers):
+            if index >= count:
                 break
             slot = self._context_slot[index]
             no_context = slot is not None and slot not in hits
@@ -104,12 +109,13 @@ class _Matcher:
                 start, end = (
                     (low, high) if offsets is None else (offsets[low], offsets[high - 1] + 1)
                 )
-                findings.append(Finding(recognizer.name, recognizer.label, start, end))
+                findings.append(_new_finding(recognizer.name, recognizer.label, start, end, 1.0))
         if not findings:
             return _NOTHING
         if len(findings) > 1:
             findings.sort(key=lambda f: (f.start, f.end, f.recognizer))
-        return Classification(frozenset([f.label for f in findings]), tuple(findings))
+        labels = frozenset([f.label for f in findings])
+        return _new_classification(labels, tuple(findings), frozenset(), None)
 
 
 def _fold(text: str) -> tuple[str, str | bytes, list[int] | None]:
