@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import re
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from rag_guard_integrations.classify.base import Classification, Finding
 from rag_guard_integrations.classify.recognizers import (
@@ -40,27 +40,42 @@ _SPACE_RUN = re.compile(r"  +")
 _ASCII_MATCH_BYTES = bytes.maketrans(b"\t\x1f\n\r\v\f\x1c\x1d\x1e", b"  \n\n\n\n\n\n\n")
 
 
+class _Entry(NamedTuple):
+    """One recogniser as the matcher runs it: compiled pattern and context words, and the
+    slots of its context words and standalone gate in the set (None: it has none)."""
+
+    recognizer: Recognizer
+    regex: Any
+    context: Any
+    context_slot: int | None
+    standalone_slot: int | None
+
+
 class _Matcher:
     """Recognisers compiled into one ``re2.Set`` (their patterns and context words), with a
     bounded per-text cache of what they found. Shared by the bound copies of a classifier."""
 
     def __init__(self, recognizers: tuple[Recognizer, ...], cache_size: int) -> None:
         self.recognizers = recognizers
+        # Recognisers come first in the set, so that index i of a hit is recogniser i.
         patterns = [r.regex for r in recognizers]
-        self._contexts = [r.context_regex for r in recognizers]
-        self._context_slot: list[int | None] = []
-        self._standalone_slot: list[int | None] = []
-        for recognizer, context in zip(recognizers, self._contexts, strict=True):
-            self._context_slot.append(None if context is None else len(patterns))
-            if context is not None:
-                patterns.append(context)
-            gate = recognizer.standalone_regex
-            self._standalone_slot.append(None if gate is None else len(patterns))
-            if gate is not None:
-                patterns.append(gate)
+        self._entries: list[_Entry] = []
+        for recognizer in recognizers:
+            context, gate = recognizer.context_regex, recognizer.standalone_regex
+            context_slot = None if context is None else len(patterns)
+            patterns.extend([context] if context is not None else [])
+            standalone_slot = None if gate is None else len(patterns)
+            patterns.extend([gate] if gate is not None else [])
+            self._entries.append(
+                _Entry(
+                    recognizer,
+                    compile_pattern(recognizer.regex),
+                    None if context is None else compile_pattern(context),
+                    context_slot,
+                    standalone_slot,
+                )
+            )
         self._set = PatternSet(patterns)
-        self._regexes = [compile_pattern(r.regex) for r in recognizers]
-        self._context_regexes = [None if c is None else compile_pattern(c) for c in self._contexts]
         self._cache: BoundedCache[Hashable, Classification] | None = (
             BoundedCache(cache_size) if cache_size else None
         )
@@ -79,29 +94,29 @@ class _Matcher:
     def _classify(self, text: str) -> Classification:
         folded, subject, offsets = _fold(text)
         # The set already says which recognisers (and context words) occur at all: only
-        # those are scanned again for their spans. Recognisers come first in the set.
+        # those are scanned again for their spans.
         hits = self._set.matching(subject)
-        count = len(self.recognizers)
+        count = len(self._entries)
         if not hits or hits[0] >= count:
             return _NOTHING
         findings: list[Finding] = []
         for index in hits:
             if index >= count:
                 break
-            slot = self._context_slot[index]
+            recognizer, regex, context, slot, gate = self._entries[index]
             no_context = slot is not None and slot not in hits
-            if no_context and self._standalone_slot[index] not in hits:
+            if no_context and gate not in hits:
                 continue
-            recognizer = self.recognizers[index]
             # Context spans, found at first need; none when the set saw no context word.
             near: list[tuple[int, int]] | None = [] if no_context else None
-            for low, high in _scan(self._regexes[index], subject):
+            validator = recognizer.validator
+            for low, high in _scan(regex, subject):
                 value = folded[low:high]
-                if recognizer.validator is not None and not recognizer.validator(value):
+                if validator is not None and not validator(value):
                     continue
                 if slot is not None:
                     if near is None:
-                        near = _scan(self._context_regexes[index], subject)
+                        near = _scan(context, subject)
                     if not _is_near(near, low, high, recognizer.window):
                         standalone = recognizer.standalone
                         if standalone is None or not standalone(value):

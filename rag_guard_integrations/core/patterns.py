@@ -121,14 +121,15 @@ def find_spans(regex: Any, data: bytes) -> list[tuple[int, int]]:
     low = getattr(regex, "_regexp", None)
     if low is None or _UNANCHORED is None:
         return [m.span() for m in regex.finditer(data) if m.end() > m.start()]
+    match, anchor = low.Match, _UNANCHORED
     out: list[tuple[int, int]] = []
     position, size = 0, len(data)
     while position <= size:
-        start, end = low.Match(_UNANCHORED, data, position, size)[0]
+        start, end = span = match(anchor, data, position, size)[0]
         if start < 0:
             break
         if end > start:
-            out.append((start, end))
+            out.append(span)
             position = end
         else:
             position = end + 1  # an empty match: step past it
