@@ -195,7 +195,7 @@ class CombinationGuard:
         removing: list[Violation] = []
         warnings: list[Violation] = []
         # The engine's survivors when nothing was denied: positions are the input indices.
-        indices = None if chunks.indices == range(len(chunks)) else chunks.indices
+        indices = None if chunks.indices == range(len(chunks.indices)) else chunks.indices
         for firing in firings:
             if firing.action in REMOVING:
                 removing.append(_violation(firing, indices, carriers, overlap))
@@ -412,8 +412,11 @@ def _label_greedy(
         if spent.isdisjoint(labels):
             label = _removal_label(labels, carriers, chunks)
             spent.add(label)
-            removed.update(dict.fromkeys(carriers[label], rule.name))
+            for position in carriers[label]:
+                removed[position] = rule.name
     indices = chunks.indices
+    if indices == range(len(indices)):  # positions are the input indices
+        return dict(sorted(removed.items()))
     return {indices[p]: removed[p] for p in sorted(removed)}
 
 
@@ -422,6 +425,14 @@ def _removal_label(
 ) -> str:
     """The trigger label whose carriers go: the fewest carriers; on a tie, see
     :func:`_removal_key` (computed only then: it reads every carrier's score)."""
+    if len(labels) == 2:  # most rules pair two labels
+        first, second = labels
+        size, other = len(carriers[first]), len(carriers[second])
+        if size != other:
+            return first if size < other else second
+        first_key = _removal_key(first, chunks, carriers[first])
+        second_key = _removal_key(second, chunks, carriers[second])
+        return first if first_key < second_key else second
     counts = [len(carriers[label]) for label in labels]
     fewest = min(counts)
     if counts.count(fewest) == 1:
