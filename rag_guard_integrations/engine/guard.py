@@ -7,7 +7,7 @@ import time
 from dataclasses import dataclass, field, replace
 from functools import partial
 from itertools import compress, filterfalse, repeat
-from operator import is_
+from operator import attrgetter, is_
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
@@ -53,6 +53,7 @@ if TYPE_CHECKING:
 
 FETCH_FACTOR = 4
 _IS_NONE = partial(is_, None)
+_METADATA = attrgetter("metadata")
 # The query verdict without a domain guard or clause intents, shared (frozen, empty evidence).
 _NO_QUERY_STAGE = QueryDecision(evidence=MappingProxyType({}))
 _NO_OUTCOME = CombinationOutcome()
@@ -311,8 +312,10 @@ class Guard:
         if self.combination is not None and self.combination.links_chunks:
             positions = [i for i in positions if self._linkable(run, i)]
         chunks = run.chunks
+        if len(positions) != len(chunks):
+            chunks = list(map(chunks.__getitem__, positions))
         try:
-            labels, problems = labels_many([chunks[i].metadata for i in positions])
+            labels, problems = labels_many(list(map(_METADATA, chunks)))
         except Exception:  # odd metadata somewhere: chunk by chunk, so that only it fails
             for index in positions:
                 self._read_one(run, index)

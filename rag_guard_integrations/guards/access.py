@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from itertools import chain
+from operator import attrgetter
 from typing import TYPE_CHECKING
 
 from rag_guard_integrations.core.constraints import MATCH_ALL, MATCH_ANY, Allowed, Constraints
@@ -23,6 +24,7 @@ if TYPE_CHECKING:
 __all__ = ["AccessGuard", "Constraints", "HintGuard"]  # Constraints: its former home
 
 HINT_SUFFIX = "_regex_hint"
+_METADATA = attrgetter("metadata")
 # The hints of one chunk together compile to at most this many RE2 instructions: each runs over
 # the whole text, so this bounds the hint work per character of the chunk.
 MAX_HINT_PROGRAM_PER_CHUNK = 2000
@@ -105,7 +107,7 @@ class HintGuard:
         """:meth:`__call__` for each chunk. Keys are looked at all at once first: when no key
         of any chunk holds the hint suffix, no chunk has a hint."""
         try:
-            keys = "\0".join(chain.from_iterable(chunk.metadata for chunk in chunks))
+            keys = "\0".join(chain.from_iterable(map(_METADATA, chunks)))
         except TypeError:  # a key that is not a string: each chunk looks at its own keys
             keys = HINT_SUFFIX
         if HINT_SUFFIX not in keys:
