@@ -37,6 +37,7 @@ from rag_guard_integrations.guards.combination import (
     CombinationOutcome,
     Labelled,
     LabelledSet,
+    rule_message,
 )
 from rag_guard_integrations.guards.domain import DomainGuard
 from rag_guard_integrations.guards.registry import policy_checks
@@ -147,6 +148,7 @@ class Guard:
         self._notices = policy_notices(policy, self.classifier)
         self._shadow = Shadow.of(policy)
         self._redacting = {rule.name: rule for rule in policy.rules if rule.action == "redact"}
+        self._verdicts = {rule.name: ("combination", rule_message(rule)) for rule in policy.rules}
 
     @classmethod
     def from_policy(
@@ -484,7 +486,7 @@ class Guard:
                 if not (rule in self._redacting and self._mask(run, index, rule))
             }
         # One shared verdict per rule; only chunks with a label note get their own reason.
-        verdicts = {v.rule: ("combination", v.message) for v in outcome.violations}
+        verdicts = self._verdicts
         run.denied.update(zip(blocked, map(verdicts.__getitem__, blocked.values()), strict=True))
         for index in run.notes.keys() & blocked.keys() if run.notes else ():
             reason = f"{verdicts[blocked[index]][1]} ({run.notes[index]})"

@@ -124,10 +124,14 @@ class _Firing(NamedTuple):
     def of(cls, rule: RuleSpec, members: frozenset[int] | None, group: Group | None) -> _Firing:
         """The firing of ``rule`` in ``members`` (None: the whole set)."""
         labels = tuple(rule.trigger.all_present)
-        message = rule.message or f"{' + '.join(labels)} together in the retrieved context"
-        return cls(
-            rule, members, group, rule.name, rule.action, message, labels, rule.trigger.scope
-        )
+        scope = rule.trigger.scope
+        return cls(rule, members, group, rule.name, rule.action, rule_message(rule), labels, scope)
+
+
+def rule_message(rule: RuleSpec) -> str:
+    """What a violation of ``rule`` says: its message, or which labels came together."""
+    labels = " + ".join(rule.trigger.all_present)
+    return rule.message or f"{labels} together in the retrieved context"
 
 
 class CombinationGuard:
