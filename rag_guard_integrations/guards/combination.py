@@ -469,7 +469,12 @@ def _violation(
     _, members, group, name, action, message, labels, scope = firing
     # Each carrier list is sorted: their sorted concatenation merges runs; duplicates exist
     # only when some chunk carries two of the labels.
-    positions: Iterable[int] = sorted([p for label in labels for p in carriers[label]])
+    if len(labels) == 2:  # most rules pair two labels
+        merged = carriers[labels[0]] + carriers[labels[1]]
+        merged.sort()
+    else:
+        merged = sorted([p for label in labels for p in carriers[label]])
+    positions: Iterable[int] = merged
     if overlap:
         positions = dict.fromkeys(positions)
     if members is not None:
