@@ -79,11 +79,12 @@ class _Matcher:
         self._cache: BoundedCache[Hashable, Classification] | None = (
             BoundedCache(cache_size) if cache_size else None
         )
+        if self._cache is None:  # one call less per text
+            self.classify = self._classify  # type: ignore[method-assign]
 
     def classify(self, text: str) -> Classification:
         """Every finding in ``text`` (cached), before any vocabulary is applied."""
-        if self._cache is None:
-            return self._classify(text)
+        assert self._cache is not None  # else __init__ made this _classify
         key = text_key(text)
         result = self._cache.get(key)
         if result is None:
@@ -279,7 +280,10 @@ class PatternClassifier(VocabularyBound):
         if not isinstance(text, str):
             return Classification.failed(f"expected text as a str, got {type(text).__name__}")
         try:
-            return self._restrict(self._matcher.classify(text))
+            found = self._matcher.classify(text)
+            if self._vocabulary is None or found.labels <= self._vocabulary:
+                return found  # nothing to drop (also when nothing was found)
+            return self._restrict(found)
         except Exception as error:  # one bad text must not fail the batch
             return Classification.failed(f"pattern classifier: {type(error).__name__}: {error}")
 
@@ -299,8 +303,7 @@ class PatternClassifier(VocabularyBound):
         self._vocabulary = frozenset(labels or ())
 
     def _restrict(self, found: Classification) -> Classification:
-        if self._vocabulary is None or found.labels <= self._vocabulary:
-            return found  # nothing to drop (also when nothing was found)
+        assert self._vocabulary is not None
         kept = tuple(f for f in found.findings if f.label in self._vocabulary)
         dropped = frozenset(f.label for f in found.findings) - self._vocabulary
         return Classification(frozenset(f.label for f in kept), kept, dropped)

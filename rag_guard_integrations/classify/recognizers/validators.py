@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ipaddress
 import re
+from string import ascii_uppercase
 from typing import TYPE_CHECKING, get_args
 
 from rag_guard_integrations.core.patterns import compile_pattern, first_span
@@ -28,6 +29,7 @@ _MAESTRO_PREFIXES = ("50", *(str(p) for p in range(56, 70)))
 _EXTENSION = compile_pattern(r"\s*(?:x|ext\.?|extension)\s*\d+$")
 _NOT_ASCII_DIGIT = re.compile(r"[^0-9]")
 _LUHN_DOUBLED = str.maketrans("0123456789", "0246813579")
+_IBAN_LETTERS = str.maketrans({letter: str(ord(letter) - 55) for letter in ascii_uppercase})
 # Shapes a digit run near a phone word can have that are not phone numbers.
 _NOT_PHONE = compile_pattern(
     r"^(?:\d{3}-\d{2}-\d{4}"  # an SSN
@@ -78,12 +80,8 @@ def iban(text: str) -> bool:
         return False
     if not (code[:2].isalpha() and code[2:4].isdigit()):
         return False
-    rearranged = code[4:] + code[:4]
-    # Letters count as 10..35; the remainder is taken piecewise so big numbers stay cheap.
-    remainder = 0
-    for char in rearranged:
-        remainder = (remainder * (100 if char.isalpha() else 10) + int(char, 36)) % 97
-    return remainder == 1
+    # Letters count as 10..35; at most 34 characters make a number of at most 68 digits.
+    return int((code[4:] + code[:4]).translate(_IBAN_LETTERS)) % 97 == 1
 
 
 def us_ssn(text: str) -> bool:
