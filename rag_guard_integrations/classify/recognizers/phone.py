@@ -51,7 +51,8 @@ def plausible_phone(text: str) -> bool:
     # Most digit runs in prose ("Section 8.3", "30 days") are short: count before any regex.
     if sum(map(str.isdigit, text)) < _MIN_DIGITS:
         return False
-    return first_span(_NOT_A_NUMBER, text) is None and phone_number(text)
+    # phone_number first: it rejects card-length runs by counting, without a regex.
+    return phone_number(text) and first_span(_NOT_A_NUMBER, text) is None
 
 
 @lru_cache(maxsize=4096)

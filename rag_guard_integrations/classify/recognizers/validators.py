@@ -114,7 +114,8 @@ def ip_address(text: str) -> bool:
 
 def phone_number(text: str) -> bool:
     """7 to 15 digits before any extension, and not shaped like an SSN, a date or an IPv4."""
-    extension = first_span(_EXTENSION, text)
+    # Every way to write an extension (x, ext, extension; any case) holds an x.
+    extension = first_span(_EXTENSION, text) if "x" in text or "X" in text else None
     number = text[: extension[0]] if extension else text
     low, high = _PHONE_DIGITS
     return low <= len(digits(number)) <= high and first_span(_NOT_PHONE, number.strip()) is None
