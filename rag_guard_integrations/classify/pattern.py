@@ -62,10 +62,13 @@ class _Matcher:
         self._entries: list[_Entry] = []
         for recognizer in recognizers:
             context, gate = recognizer.context_regex, recognizer.standalone_regex
-            context_slot = None if context is None else len(patterns)
-            patterns.extend([context] if context is not None else [])
-            standalone_slot = None if gate is None else len(patterns)
-            patterns.extend([gate] if gate is not None else [])
+            context_slot = standalone_slot = None
+            if context is not None:
+                context_slot = len(patterns)
+                patterns.append(context)
+            if gate is not None:
+                standalone_slot = len(patterns)
+                patterns.append(gate)
             self._entries.append(
                 _Entry(
                     recognizer,
