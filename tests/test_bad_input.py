@@ -346,3 +346,22 @@ def test_cli_check_undecodable_file_exits_2(
     assert code == 2
     assert err.count("\n") == 1
     assert "codec can't decode" in err
+
+
+def test_a_policy_folder_is_named_as_a_folder(tmp_path: Path) -> None:
+    """A path to a folder says it is a folder and asks for the YAML file in it."""
+    with pytest.raises(FileNotFoundError) as caught:
+        load_policy(tmp_path)
+    assert f"{tmp_path} is a folder; name the policy's YAML file in it" in one_line(caught.value)
+
+
+@pytest.mark.parametrize("budget", ["-1", "0", "nan"])
+def test_cli_bench_refuses_a_budget_that_is_not_positive(
+    budget: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``bench --budget`` below or at zero exits 2 with one line, before any measuring."""
+    code = main(["bench", "--no-embedder", "--budget", budget])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert err.count("\n") == 1
+    assert f"--budget {float(budget)} must be a positive number of seconds" in err

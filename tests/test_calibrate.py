@@ -160,3 +160,10 @@ def test_sweep_round_trips_to_json() -> None:
     record = json.loads(json.dumps(result.to_dict()))
     assert set(record) == {"target", "queries", "current", "recommended",
                            "min_similarity_curve", "root_min_similarity_curve"}  # fmt: skip
+
+
+def test_plot_without_a_suffix_returns_the_file_it_wrote(tmp_path: Path) -> None:
+    """A path without a suffix gets ``.png``, and the returned path is the file written."""
+    path = plot(sweep(SIGNALS, LABELS, target=0.75), tmp_path / "curves")
+    assert path == tmp_path / "curves.png"
+    assert path.read_bytes().startswith(PNG_MAGIC)

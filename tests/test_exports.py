@@ -68,6 +68,29 @@ EXPORTS = {
         "build_rag_chain",
         "create_guarded_retriever_tool",
     ],
+    "rag_guard_integrations.llama_index": [
+        "NO_ACCESS",
+        "GuardDecisionEvent",
+        "GuardPostprocessor",
+        "GuardTagger",
+        "GuardedQueryEngine",
+        "GuardedRetriever",
+        "MiniLMEmbedding",
+        "aquery_with_access",
+        "guard_access",
+        "guarded_chat_engine",
+        "guarded_query_engine",
+        "query_with_access",
+    ],
+    "rag_guard_integrations.evaluation.prompt": [
+        "Observation",
+        "PathRunner",
+        "PromptCase",
+        "PromptCorpus",
+        "build_prompt_corpus",
+        "register_path",
+        "run_eval",
+    ],
 }
 
 

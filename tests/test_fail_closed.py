@@ -94,7 +94,7 @@ def break_label_reading(monkeypatch: pytest.MonkeyPatch) -> None:
 
 # (stage injected, how, stage recorded on the chunks): query stages reject the whole query.
 INJECTIONS: list[tuple[str, Callable[[pytest.MonkeyPatch, Guard], None], str]] = [
-    ("domain decide", lambda mp, g: mp.setattr(g.domain, "decide", boom), "domain"),
+    ("domain decide", lambda mp, g: mp.setattr(g.query_checks[0], "decide", boom), "domain"),
     ("clause detect", lambda mp, g: mp.setattr(g.clause, "detect", boom), "domain"),
     ("access check", lambda mp, g: break_check(mp, AccessGuard), "access"),
     ("hint check", lambda mp, g: break_check(mp, HintGuard), "hint"),
@@ -255,7 +255,7 @@ class Quoting:
 
 SECRETS = ("late fees of $500", "due within 45 days of receipt")
 LEAKS: list[tuple[str, Callable[[pytest.MonkeyPatch, Guard], None]]] = [
-    ("domain", lambda mp, g: mp.setattr(g.domain, "decide", quoting)),
+    ("domain", lambda mp, g: mp.setattr(g.query_checks[0], "decide", quoting)),
     ("hint", lambda mp, g: mp.setattr(HintGuard, "__call__", quoting)),
     ("clause", lambda mp, g: mp.setattr(ClauseGuard, "__call__", quoting)),
     ("combination", lambda mp, g: mp.setattr(CombinationGuard, "__call__", quoting)),

@@ -9,7 +9,9 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 from rag_guard_integrations import AccessContext, InputError
-from rag_guard_integrations.llama_index import current_access, guard_access
+from rag_guard_integrations.llama_index import guard_access
+from rag_guard_integrations.llama_index.access import current_access
+from rag_guard_integrations.llama_index.errors import AdapterConfigError
 
 MSA = AccessContext(contract_type={"MSA"})
 SOW = AccessContext(contract_type={"SOW"})
@@ -60,7 +62,7 @@ def test_bad_access_fails_at_the_block() -> None:
 def test_block_is_used_once() -> None:
     """Re-entering an active block is refused instead of mixing up the restore tokens."""
     scope = guard_access(MSA)
-    with scope, pytest.raises(RuntimeError, match="already active"), scope:
+    with scope, pytest.raises(AdapterConfigError, match="already active"), scope:
         pass  # pragma: no cover - the inner entry raises
 
 

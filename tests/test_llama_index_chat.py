@@ -9,12 +9,7 @@ import pytest
 from llama_index_support import MSA_CLAUSE, QUERY, REFUSAL, SOW_CLAUSE, contracts_index
 
 from rag_guard_integrations import Guard
-from rag_guard_integrations.llama_index import (
-    GuardedChatEngine,
-    GuardedRetriever,
-    guard_access,
-    guarded_chat_engine,
-)
+from rag_guard_integrations.llama_index import GuardedRetriever, guard_access, guarded_chat_engine
 from rag_guard_integrations.llama_index.errors import AdapterConfigError
 from rag_guard_integrations.llama_index.testing import RecordingLLM
 
@@ -22,6 +17,7 @@ if TYPE_CHECKING:
     from llama_index.core import VectorStoreIndex
 
     from rag_guard_integrations.embeddings import MiniLMEmbedder
+    from rag_guard_integrations.llama_index.chat import GuardedChatEngine
 
 MODES = ["condense_plus_context", "context"]
 ALICE = {"principal": "alice", "contract_type": ["MSA", "SOW"]}

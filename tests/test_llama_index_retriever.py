@@ -156,6 +156,21 @@ def test_shared_retriever_is_not_changed(index: VectorStoreIndex, guard: Guard) 
     assert inner._filters is None
 
 
+def test_the_per_request_copy_keeps_the_retrievers_settings(
+    index: VectorStoreIndex, guard: Guard, spy: StoreSpy
+) -> None:
+    """The query the store receives carries the inner retriever's own settings (node ids,
+    query mode, alpha) with the guard's k and filters on top."""
+    allowed = [node_id for node_id in index.docstore.docs if contract_type(index, node_id) == "MSA"]
+    inner = VectorIndexRetriever(index, similarity_top_k=2, node_ids=allowed[:3], alpha=0.25)
+    GuardedRetriever(retriever=inner, guard=guard, access=MSA, fetch_k=7).retrieve(QUERY)
+    [query] = spy.queries
+    assert (query.similarity_top_k, query.node_ids, query.alpha) == (7, allowed[:3], 0.25)
+    assert query.mode == inner._vector_store_query_mode
+    assert query.filters is not None
+    assert inner.similarity_top_k == 2
+
+
 def test_no_access_fetches_nothing(index: VectorStoreIndex, guard: Guard, spy: StoreSpy) -> None:
     """Without an allowlist nothing may be seen, so the store is not even queried."""
     retriever = GuardedRetriever(retriever=index.as_retriever(), guard=guard)

@@ -191,6 +191,7 @@ def test_embedding_classifier_uses_the_policy_labels(
         (["missing.jsonl", "--out", "o.jsonl"], "missing.jsonl: no such input file"),
         (["in.jsonl", "--out", "in.jsonl"], "is the input file"),
         (["in.jsonl", "--out", "no/o.jsonl"], "folder no does not exist"),
+        (["in.jsonl", "--out", "."], "--out . is a folder; name a file"),
         (["bad.jsonl", "--out", "o.jsonl"], "bad.jsonl line 2: not valid JSON"),
         (["list.jsonl", "--out", "o.jsonl"], "list.jsonl line 1: expected a JSON object, got list"),
         (["in.jsonl", "--out", "o.jsonl", "--model", "m"], "--model m applies to --classifier llm"),

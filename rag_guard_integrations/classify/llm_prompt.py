@@ -8,6 +8,7 @@ import secrets
 from typing import TYPE_CHECKING, Any
 
 from rag_guard_integrations.classify.base import Classification, Finding
+from rag_guard_integrations.core.errors import RagGuardError
 from rag_guard_integrations.core.labels import UNCLASSIFIED, clean_label
 from rag_guard_integrations.core.normalize import normalize_with_offsets
 
@@ -35,7 +36,7 @@ Answer with JSON only: {{"labels": [...]}} listing every label above that applie
 or {{"labels": []}} when none applies."""
 
 
-class UnparseableReplyError(ValueError):
+class UnparseableReplyError(RagGuardError, ValueError):
     """The model's reply is not the JSON object the schema asks for."""
 
 

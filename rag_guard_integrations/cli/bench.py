@@ -41,6 +41,8 @@ def run(args: argparse.Namespace) -> int:
     from rag_guard_integrations.evaluation.bench import run_bench  # noqa: PLC0415
     from rag_guard_integrations.policy.loader import load_policy  # noqa: PLC0415
 
+    if not args.budget > 0:  # also refuses nan
+        raise ArgumentError(f"--budget {args.budget} must be a positive number of seconds")
     embedder = None
     if not args.no_embedder:
         from rag_guard_integrations.embeddings import default_embedder  # noqa: PLC0415

@@ -70,6 +70,8 @@ def run(args: argparse.Namespace) -> int:
         raise DataError(f"{source}: no such input file; pass a JSONL file of records")
     if not out.parent.is_dir():
         raise ArgumentError(f"--out {out}: folder {out.parent} does not exist; create it")
+    if out.is_dir():
+        raise ArgumentError(f"--out {out} is a folder; name a file, e.g. {out / 'tagged.jsonl'}")
     if out.resolve() == source.resolve():
         raise ArgumentError(f"--out {out} is the input file; write the labels to another file")
     if args.model is not None and args.classifier != "llm":

@@ -33,14 +33,17 @@ from rag_guard_integrations.engine.redact import Masked, confirm_masks, redact
 from rag_guard_integrations.engine.shadow import Shadow
 from rag_guard_integrations.guards.clause import ClauseGuard
 from rag_guard_integrations.guards.combination import (
-    CombinationGuard,
     CombinationOutcome,
     Labelled,
     LabelledSet,
     rule_message,
 )
-from rag_guard_integrations.guards.domain import DomainGuard
-from rag_guard_integrations.guards.registry import policy_checks
+from rag_guard_integrations.guards.registry import (
+    QueryInputs,
+    policy_checks,
+    query_checks,
+    set_check,
+)
 from rag_guard_integrations.policy.loader import load_policy
 
 if TYPE_CHECKING:
@@ -48,6 +51,7 @@ if TYPE_CHECKING:
 
     from rag_guard_integrations.classify.base import Classifier, Finding
     from rag_guard_integrations.embeddings import Embedder
+    from rag_guard_integrations.guards.registry import QueryCheck, SetCheck
     from rag_guard_integrations.policy.loader import PolicyRef
     from rag_guard_integrations.policy.schema import Policy
 
@@ -101,10 +105,12 @@ class _Run:
 class Guard:
     """Checks retrieved chunks against one policy before they can become prompt context.
 
-    The per-chunk stages come from one registry (:mod:`rag_guard_integrations.guards.registry`):
-    each stage whose section the policy configures runs, in order; ``checks`` adds your own
-    (objects with a ``name`` and ``__call__(chunk, request) -> reason | None``), run after the
-    policy's. A check can only deny; one that raises denies the chunk.
+    The stages come from one registry (:mod:`rag_guard_integrations.guards.registry`): each
+    stage whose section the policy configures runs, the query stages first (the domain gate),
+    then the per-chunk stages in order, then the set stage (the combination rules). ``checks``
+    adds your own per-chunk checks (objects with a ``name`` and
+    ``__call__(chunk, request) -> reason | None``), run after the policy's. A check can only
+    deny; one that raises denies the chunk (a query stage that raises rejects the query).
 
     Args:
         policy: the merged policy (:func:`load_policy`).
@@ -112,6 +118,7 @@ class Guard:
             pattern recognisers label every chunk anyway (``recognizers: always``).
         embedder: the domain guard's embedder; by default the offline MiniLM.
         checks: extra per-chunk checks.
+        identifiers: the collection's standard identifiers, for the domain guard's tier 2.
 
     Example:
         >>> from rag_guard_integrations import AccessContext, Guard
@@ -133,8 +140,9 @@ class Guard:
         identifiers: Iterable[str] = (),
     ) -> None:
         self.policy = policy
-        self.domain = DomainGuard.from_policy(policy, embedder, identifiers)
-        self.combination = CombinationGuard.from_policy(policy)
+        self._inputs = QueryInputs(embedder, tuple(identifiers))
+        self.query_checks: tuple[QueryCheck, ...] = query_checks(policy, self._inputs)
+        self.combination: SetCheck | None = set_check(policy)
         self.checks: tuple[ChunkCheck, ...] = (*policy_checks(policy), *checks)
         self.clause = next((c for c in self.checks if isinstance(c, ClauseGuard)), None)
         self.recognizers = self._recognizers()
@@ -159,8 +167,9 @@ class Guard:
         checks: Iterable[ChunkCheck] = (),
         identifiers: Iterable[str] = (),
     ) -> Guard:
-        """A guard for policies, built-in names or paths (several are merged in order): every
-        ``from_policy`` of the package takes what :func:`load_policy` takes.
+        """A guard for policies, built-in names or paths, merged in order. Every
+        ``from_policy`` of the package takes such references as :func:`load_policy` does (a
+        Policy, a built-in name or a path); the stages' own take one, this one several.
 
         ``identifiers`` are the collection's standard identifiers (for instance
         ``collection_identifiers(chunks, policy.domain.identifier_keys)`` over the corpus):
@@ -187,12 +196,15 @@ class Guard:
         return PatternClassifier.from_policy(policy).bind(policy.vocabulary)
 
     def __reduce__(self) -> tuple[Any, ...]:
-        """Pickle and copy as the policy, classifier, embedder and extra checks; the compiled
-        (RE2) state is rebuilt. The process-wide MiniLM embedder pickles as a reference."""
-        # DomainGuard keeps the embedder it was given (None: loaded on first use).
-        embedder = getattr(self.domain, "_embedder", None)
+        """Pickle and copy as the policy, classifier, embedder, extra checks and identifiers;
+        the compiled (RE2) state is rebuilt. The process-wide MiniLM embedder pickles as a
+        reference."""
         extra = self.checks[len(policy_checks(self.policy)) :]
-        return (type(self), (self.policy, self.classifier, embedder, extra))
+        inputs = self._inputs
+        return (
+            type(self),
+            (self.policy, self.classifier, inputs.embedder, extra, inputs.identifiers),
+        )
 
     def _bind(self, classifier: Classifier | None) -> Classifier | None:
         if self.policy.classify == "never" or self.combination is None:
@@ -296,9 +308,14 @@ class Guard:
     def _decide_query(self, query: str, normalized: str, items: list[Chunk]) -> QueryDecision:
         try:
             intents = self.clause.detect(normalized) if self.clause is not None else ()
-            if self.domain is None:
+            if not self.query_checks:
                 return QueryDecision(intents=intents) if intents else _NO_QUERY_STAGE
-            decision = self.domain.decide(query, items)
+            decision = self.query_checks[0].decide(query, items)
+            for check in self.query_checks[1:]:  # a later stage can still reject the query
+                if not decision.allowed:
+                    break
+                if not (later := check.decide(query, items)).allowed:
+                    decision = later
         except Exception as error:  # a broken query stage rejects the query
             refusal = self.policy.domain.refusal if self.policy.domain else None
             # The query decision goes into every record whole: its reason names the error's type
@@ -409,7 +426,7 @@ class Guard:
             raise ContextBlocked(result)
         return result
 
-    def _finish(self, run: _Run, combination: CombinationGuard | None) -> GuardResult:
+    def _finish(self, run: _Run, combination: SetCheck | None) -> GuardResult:
         unknown = self._unknown_labels(run) if self._vocabulary is not None else {}
         survivors: Sequence[int] = (
             list(filterfalse(run.denied.__contains__, range(len(run.chunks))))
@@ -487,6 +504,8 @@ class Guard:
             }
         # One shared verdict per rule; only chunks with a label note get their own reason.
         verdicts = self._verdicts
+        if not all(map(verdicts.__contains__, blocked.values())):  # rules beyond the policy's
+            verdicts = {v.rule: ("combination", v.message) for v in outcome.violations}
         run.denied.update(zip(blocked, map(verdicts.__getitem__, blocked.values()), strict=True))
         for index in run.notes.keys() & blocked.keys() if run.notes else ():
             reason = f"{verdicts[blocked[index]][1]} ({run.notes[index]})"

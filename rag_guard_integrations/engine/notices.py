@@ -11,7 +11,7 @@ import difflib
 import logging
 from typing import TYPE_CHECKING
 
-from rag_guard_integrations.core.labels import UNCLASSIFIED, clean_label
+from rag_guard_integrations.policy.lint import producible_labels, unproducible_labels
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -29,19 +29,14 @@ def policy_notices(policy: Policy, classifier: Classifier | None) -> tuple[str, 
     recognizers = getattr(classifier, "recognizers", None)
     if classifier is not None and recognizers is None:
         return ()  # a model classifier answers with any vocabulary label, declared or not
-    producible = {clean_label(name) for name in policy.labels}
-    producible |= {clean_label(p.label) for p in policy.classifiers.patterns}
-    producible |= {clean_label(label) for label in policy.classifiers.builtin.values()}
-    producible |= {clean_label(getattr(r, "label", "")) for r in recognizers or ()}
-    producible.add(UNCLASSIFIED)
+    found = recognizers or ()
+    producible = producible_labels(policy, found)
     return _warn(
         [
-            f"rule {rule.name!r} triggers on {label!r}, which no label declaration, recogniser "
+            f"rule {rule!r} triggers on {label!r}, which no label declaration, recogniser "
             f"or classifier produces, so it fires only on chunks tagged {label!r} in metadata"
             f"{_suggest(label, producible)}"
-            for rule in policy.rules
-            for label in rule.trigger.all_present
-            if label not in producible
+            for rule, label in unproducible_labels(policy, found)
         ]
     )
 

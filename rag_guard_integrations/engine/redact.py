@@ -18,7 +18,8 @@ if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
 
     from rag_guard_integrations.classify.base import Finding
-    from rag_guard_integrations.guards.combination import CombinationGuard, Labelled
+    from rag_guard_integrations.guards.combination import Labelled
+    from rag_guard_integrations.guards.registry import SetCheck
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,7 +92,7 @@ def redact(
 
 
 def confirm_masks(
-    masked: dict[int, Masked], kept: Sequence[Labelled], combination: CombinationGuard
+    masked: dict[int, Masked], kept: Sequence[Labelled], combination: SetCheck
 ) -> dict[int, str]:
     """Take chunks out of ``masked`` while a removing rule still fires on ``kept`` (what is
     allowed, masked chunks counted with the labels their masks left them); returns the ones

@@ -11,12 +11,13 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from rag_guard_integrations.core.decisions import PASSED, ChunkDecision, GuardResult
-from rag_guard_integrations.guards.combination import CombinationGuard
+from rag_guard_integrations.guards.registry import set_check
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
     from rag_guard_integrations.core.chunk import Chunk
+    from rag_guard_integrations.guards.registry import SetCheck
     from rag_guard_integrations.policy.schema import Policy
 
 SHADOW_REASON = "shadow mode: evaluated and recorded, not enforced"
@@ -28,7 +29,7 @@ class Shadow:
     not in shadow mode (``enforced``, None when none are left)."""
 
     whole: bool
-    enforced: CombinationGuard | None = None
+    enforced: SetCheck | None = None
 
     @classmethod
     def of(cls, policy: Policy) -> Shadow | None:
@@ -38,13 +39,13 @@ class Shadow:
         kept = [rule for rule in policy.rules if rule.mode != "shadow"]
         if len(kept) == len(policy.rules):
             return None
-        return cls(False, CombinationGuard(kept, policy.linking.keys) if kept else None)
+        return cls(False, set_check(policy.model_copy(update={"rules": kept})))
 
     def apply(
         self,
         evaluated: GuardResult,
         chunks: Sequence[Chunk],
-        enforce: Callable[[CombinationGuard | None], GuardResult],
+        enforce: Callable[[SetCheck | None], GuardResult],
     ) -> GuardResult:
         """The applied result, carrying ``evaluated`` (the whole policy enforced) as its
         ``shadow``; ``enforce`` re-runs the combination stage with the enforced rules."""

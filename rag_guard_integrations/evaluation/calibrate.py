@@ -172,6 +172,8 @@ def plot(result: Sweep, path: str | Path) -> Path:
             "plotting needs matplotlib; run pip install 'rag-guard-integrations[plot]'"
         ) from None
     out = Path(path)
+    if not out.suffix:  # matplotlib would add one: name the file it writes
+        out = out.with_suffix(".png")
     figure = Figure(figsize=(11, 4.2))
     axes = figure.subplots(1, 2, sharey=True)
     panels = (

@@ -36,7 +36,7 @@ def load_chunks(ref: str) -> list[Chunk]:
 
 
 def default_corpus(policy_name: str | None) -> str:
-    """The bundled corpus named like the policy, or a ValueError asking for ``--corpus``."""
+    """The bundled corpus named like the policy, or an ArgumentError asking for ``corpus=``."""
     if policy_name in corpus_names():
         return str(policy_name)
     raise ArgumentError(

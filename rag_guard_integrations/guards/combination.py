@@ -15,6 +15,7 @@ from rag_guard_integrations.guards.linking import (
     link_groups,
     link_problem,
 )
+from rag_guard_integrations.guards.registry import SetStage
 from rag_guard_integrations.policy.loader import load_policy
 
 if TYPE_CHECKING:
@@ -497,3 +498,6 @@ def _bridges(rules: Sequence[RuleSpec]) -> tuple[Bridge, ...]:
     return tuple(
         Bridge(label, tuple(names)) for label, names in rules_by_label.items() if len(names) > 1
     )
+
+
+SET_STAGES = (SetStage("combination", CombinationGuard.from_policy),)

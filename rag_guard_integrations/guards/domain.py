@@ -26,6 +26,7 @@ from rag_guard_integrations.core.normalize import CACHED_CHARS, normalize
 from rag_guard_integrations.core.patterns import compile_pattern
 from rag_guard_integrations.embeddings import cosine, unit
 from rag_guard_integrations.guards.domain_terms import TermMatcher, near_pair
+from rag_guard_integrations.guards.registry import QueryStage
 from rag_guard_integrations.policy.loader import load_policy
 
 if TYPE_CHECKING:
@@ -33,8 +34,9 @@ if TYPE_CHECKING:
 
     from rag_guard_integrations.core.chunk import Chunk
     from rag_guard_integrations.embeddings import Embedder
+    from rag_guard_integrations.guards.registry import QueryInputs
     from rag_guard_integrations.policy.loader import PolicyRef
-    from rag_guard_integrations.policy.schema import DomainSpec
+    from rag_guard_integrations.policy.schema import DomainSpec, Policy
 
 TIERS = ("blocklist", "identifier", "root", "dense", "below_threshold")
 REJECTING = frozenset({"blocklist", "below_threshold"})
@@ -299,3 +301,10 @@ def collection_identifiers(chunks: Iterable[Chunk], keys: Sequence[str]) -> list
 def _canonical(identifier: str) -> str:
     """``IS 2062``, ``is-2062`` and ``IS2062`` compare equal."""
     return "".join(ch for ch in identifier.casefold() if ch.isalnum())
+
+
+def _stage(policy: Policy, inputs: QueryInputs) -> DomainGuard | None:
+    return DomainGuard.from_policy(policy, inputs.embedder, inputs.identifiers)
+
+
+QUERY_STAGES = (QueryStage("domain", 10, _stage),)

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from rag_guard_integrations.core.decisions import Link
+from rag_guard_integrations.core.errors import ChunkError
 from rag_guard_integrations.core.normalize import normalize
 
 if TYPE_CHECKING:
@@ -40,7 +41,7 @@ def link_values(value: Any) -> tuple[str, ...]:
         if item is None:
             continue
         if not isinstance(item, _SCALARS):
-            raise ValueError(
+            raise ChunkError(
                 f"a linking value holds a {type(item).__name__}; use a string, a number or a "
                 "flat list of them"
             )
@@ -56,7 +57,7 @@ def link_problem(metadata: Mapping[str, Any], keys: Sequence[str]) -> str | None
     try:
         for key in keys:
             link_values(metadata.get(key))
-    except ValueError as error:
+    except ChunkError as error:
         return f"linking key {key!r}: {error}; denied (fail closed)"
     return None
 

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import json
 import logging
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from langchain_core.callbacks import (
     AsyncCallbackManager,
@@ -24,7 +25,7 @@ from langchain_core.runnables.config import (
 from rag_guard_integrations.core.errors import QueryRejected
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Mapping, Sequence
 
     from langchain_core.callbacks import Callbacks
     from langchain_core.documents import Document
@@ -37,90 +38,79 @@ if TYPE_CHECKING:
 EVENT_NAME = "rag_guard_result"
 CHECK_RUN = "rag_guard.check"
 logger = logging.getLogger("rag_guard_integrations")
+_M = TypeVar("_M", bound=BaseCallbackManager)
 
 
-def checked(
-    guard: Guard,
-    query: str,
-    documents: Sequence[Document],
-    access: AccessContext | None,
-    callbacks: Callbacks,
-    *,
-    limit: int | None = None,
-    **extra: Any,
-) -> tuple[GuardResult, list[Document]]:
-    """Check ``documents`` as the ``rag_guard.check`` child run of ``callbacks``; the result and
-    the caller's own Documents that passed (at most ``limit``), after the event and log line."""
-    manager = _sync_manager(callbacks)
-    run = (
-        manager.on_chain_start(None, _inputs(query, documents), name=CHECK_RUN) if manager else None
-    )
+@dataclass(frozen=True, slots=True)
+class CheckCall:
+    """One check an adapter asks for: whose Documents, under which access, how many to return
+    (``limit``) and the extra counts its audit record carries (``audit``)."""
+
+    guard: Guard
+    query: str
+    documents: Sequence[Document]
+    access: AccessContext | None
+    limit: int | None = None
+    audit: Mapping[str, Any] = field(default_factory=dict)
+
+
+def checked(call: CheckCall, callbacks: Callbacks) -> tuple[GuardResult, list[Document]]:
+    """Run ``call`` as the ``rag_guard.check`` child run of ``callbacks``; the result and the
+    caller's own Documents that passed (at most ``call.limit``), after the event and log line."""
+    manager = _manager(callbacks, CallbackManager, get_callback_manager_for_config)
+    inputs = _inputs(call)
+    run = manager.on_chain_start(None, inputs, name=CHECK_RUN) if manager else None
     try:
-        result = guard.check(query, documents, access)
+        result = call.guard.check(call.query, call.documents, call.access)
     except BaseException as error:
         if run is not None:
             run.on_chain_error(error)
         raise
-    kept, record = conclude(result, documents, access, limit=limit, **extra)
+    kept, record = conclude(result, call)
     if run is not None:
         run.on_chain_end(decision_outputs(result, record))
     emit(record, callbacks)
     return result, kept
 
 
-async def achecked(
-    guard: Guard,
-    query: str,
-    documents: Sequence[Document],
-    access: AccessContext | None,
-    callbacks: Callbacks,
-    *,
-    limit: int | None = None,
-    **extra: Any,
-) -> tuple[GuardResult, list[Document]]:
+async def achecked(call: CheckCall, callbacks: Callbacks) -> tuple[GuardResult, list[Document]]:
     """Async twin of :func:`checked`."""
-    manager = _async_manager(callbacks)
-    inputs = _inputs(query, documents)
-    run = await manager.on_chain_start(None, inputs, name=CHECK_RUN) if manager else None
+    manager = _manager(callbacks, AsyncCallbackManager, get_async_callback_manager_for_config)
+    run = await manager.on_chain_start(None, _inputs(call), name=CHECK_RUN) if manager else None
     try:
-        result = await guard.acheck(query, documents, access)
+        result = await call.guard.acheck(call.query, call.documents, call.access)
     except BaseException as error:
         if run is not None:
             await run.on_chain_error(error)
         raise
-    kept, record = conclude(result, documents, access, limit=limit, **extra)
+    kept, record = conclude(result, call)
     if run is not None:
         await run.on_chain_end(decision_outputs(result, record))
     await aemit(record, callbacks)
     return result, kept
 
 
-def conclude(
-    result: GuardResult,
-    documents: Sequence[Document],
-    access: AccessContext | None,
-    *,
-    limit: int | None = None,
-    **extra: Any,
-) -> tuple[list[Document], dict[str, Any]]:
-    """The caller's own Document objects that passed (at most ``limit``) and the audit record.
+def conclude(result: GuardResult, call: CheckCall) -> tuple[list[Document], dict[str, Any]]:
+    """The caller's own Document objects that passed (at most ``call.limit``) and the audit
+    record.
 
     The record is ``result.summary()`` plus ``fetched``, ``dropped`` (denied by the guard) and
     ``returned`` counts; it never holds chunk text. It is logged at INFO here.
     """
+    documents = call.documents
     masked = result.redacted
     kept = [
         _with_text(documents[i], masked[i]) if i in masked else documents[i]
         for i in result.allowed_indices
     ]
-    returned = kept if limit is None else kept[:limit]
+    returned = kept if call.limit is None else kept[: call.limit]
     record = {
         **result.summary(),
         "fetched": len(documents),
         "dropped": len(documents) - len(kept),
         "returned": len(returned),
-        "principal": access.principal if access is not None else None,
-        **extra,
+        "principal": call.access.principal if call.access is not None else None,
+        **call.audit,
     }
     if logger.isEnabledFor(logging.INFO):
         logger.info("%s %s", EVENT_NAME, json.dumps(record, sort_keys=True, default=str))
@@ -161,25 +151,18 @@ def reject_if_asked(result: GuardResult, raise_on_reject: bool) -> None:
         raise QueryRejected(result.query)
 
 
-def _inputs(query: str, documents: Sequence[Document]) -> dict[str, Any]:
-    return {"query": query, "candidates": len(documents)}
+def _inputs(call: CheckCall) -> dict[str, Any]:
+    return {"query": call.query, "candidates": len(call.documents)}
 
 
-def _sync_manager(callbacks: Callbacks) -> CallbackManager | None:
+def _manager(
+    callbacks: Callbacks, kind: type[_M], from_config: Callable[[RunnableConfig], _M]
+) -> _M | None:
+    """The callback manager ``callbacks`` stands for (sync or async by ``kind``), or None when
+    no handler would hear the check."""
     if _unheard(callbacks):
         return None
-    manager = callbacks if isinstance(callbacks, CallbackManager) else None
-    if manager is None:
-        manager = get_callback_manager_for_config(_config(callbacks))
-    return manager if manager.handlers else None
-
-
-def _async_manager(callbacks: Callbacks) -> AsyncCallbackManager | None:
-    if _unheard(callbacks):
-        return None
-    manager = callbacks if isinstance(callbacks, AsyncCallbackManager) else None
-    if manager is None:
-        manager = get_async_callback_manager_for_config(_config(callbacks))
+    manager = callbacks if isinstance(callbacks, kind) else from_config(_config(callbacks))
     return manager if manager.handlers else None
 
 

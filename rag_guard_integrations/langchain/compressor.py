@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from langchain_core.documents import BaseDocumentCompressor
 from pydantic import ConfigDict
@@ -13,8 +13,8 @@ from rag_guard_integrations.core.access import AccessContext
 
 # Runtime imports: pydantic resolves these field annotations when the class is built.
 from rag_guard_integrations.engine.guard import Guard  # noqa: TC001
-from rag_guard_integrations.langchain.audit import achecked, checked, reject_if_asked
-from rag_guard_integrations.langchain.fields import AccessInput, refuse_unknown_fields
+from rag_guard_integrations.langchain.audit import CheckCall, achecked, checked, reject_if_asked
+from rag_guard_integrations.langchain.fields import AccessInput, KnownFieldsOnly
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from langchain_core.documents import Document
 
 
-class GuardCompressor(BaseDocumentCompressor):
+class GuardCompressor(KnownFieldsOnly, BaseDocumentCompressor):
     """Document compressor that keeps only the Documents a ``Guard`` allows.
 
     Returns the caller's own Document objects, unmodified, in input order.
@@ -94,18 +94,12 @@ class GuardCompressor(BaseDocumentCompressor):
     access: AccessInput = None
     raise_on_reject: bool = False
 
-    if not TYPE_CHECKING:  # type checkers keep pydantic's own signature of the fields
-
-        def __init__(self, **data: Any) -> None:
-            refuse_unknown_fields(type(self), data)
-            super().__init__(**data)
-
     @override
     def compress_documents(
         self, documents: Sequence[Document], query: str, callbacks: Callbacks | None = None
     ) -> Sequence[Document]:
         access = AccessContext.coerce(self.access)
-        result, kept = checked(self.guard, query, documents, access, callbacks)
+        result, kept = checked(CheckCall(self.guard, query, documents, access), callbacks)
         reject_if_asked(result, self.raise_on_reject)
         return kept
 
@@ -114,6 +108,6 @@ class GuardCompressor(BaseDocumentCompressor):
         self, documents: Sequence[Document], query: str, callbacks: Callbacks | None = None
     ) -> Sequence[Document]:
         access = AccessContext.coerce(self.access)
-        result, kept = await achecked(self.guard, query, documents, access, callbacks)
+        result, kept = await achecked(CheckCall(self.guard, query, documents, access), callbacks)
         reject_if_asked(result, self.raise_on_reject)
         return kept

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Iterable, Mapping
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 from langchain_core.runnables import ConfigurableFieldSpec
 from pydantic import BeforeValidator
@@ -58,3 +58,14 @@ def refuse_unknown_fields(owner: type[Any], data: object) -> None:
         fields = owner.model_fields
         known = [*fields, *(f.alias for f in fields.values() if f.alias)]
         refuse_unknown(owner.__name__, [str(k) for k in data], known)
+
+
+class KnownFieldsOnly:
+    """Mixin for an adapter's pydantic model (put it first among the bases): an unknown keyword
+    argument fails with the closest field's name, as :func:`refuse_unknown_fields` words it."""
+
+    if not TYPE_CHECKING:  # type checkers keep pydantic's own signature of the fields
+
+        def __init__(self, **data: Any) -> None:
+            refuse_unknown_fields(type(self), data)
+            super().__init__(**data)

@@ -14,10 +14,10 @@ from typing_extensions import override
 
 # Runtime imports: pydantic resolves these field annotations when the class is built.
 from rag_guard_integrations.core.access import AccessContext
-from rag_guard_integrations.core.errors import ArgumentError
+from rag_guard_integrations.core.arguments import positive_int
 from rag_guard_integrations.engine.guard import Guard, fetch_size
-from rag_guard_integrations.langchain.audit import achecked, checked, reject_if_asked
-from rag_guard_integrations.langchain.fields import ACCESS_SPEC, AccessInput, refuse_unknown_fields
+from rag_guard_integrations.langchain.audit import CheckCall, achecked, checked, reject_if_asked
+from rag_guard_integrations.langchain.fields import ACCESS_SPEC, AccessInput, KnownFieldsOnly
 from rag_guard_integrations.langchain.pushdown import plan_pushdown
 from rag_guard_integrations.langchain.result import report, with_result
 from rag_guard_integrations.langchain.unobserved import unobserved
@@ -30,6 +30,8 @@ if TYPE_CHECKING:
     from langchain_core.documents import Document
     from langchain_core.runnables import Runnable, RunnableConfig
     from langchain_core.runnables.utils import ConfigurableFieldSpec
+
+    from rag_guard_integrations.core.decisions import GuardResult
 
 DEFAULT_K = 4
 
@@ -46,7 +48,7 @@ class _Request:
     audit: dict[str, Any]
 
 
-class GuardedRetriever(BaseRetriever):
+class GuardedRetriever(KnownFieldsOnly, BaseRetriever):
     """Retriever that lets through only the Documents a ``Guard`` allows for this caller.
 
     The inner retriever is asked for ``fetch_k`` candidates, the guard checks them, and at most
@@ -139,12 +141,6 @@ class GuardedRetriever(BaseRetriever):
     raise_on_reject: bool = False
     expose_unchecked_documents_to_callbacks: bool = False
 
-    if not TYPE_CHECKING:  # type checkers keep pydantic's own signature of the fields
-
-        def __init__(self, **data: Any) -> None:
-            refuse_unknown_fields(type(self), data)
-            super().__init__(**data)
-
     @property
     @override
     def config_specs(self) -> list[ConfigurableFieldSpec]:
@@ -191,18 +187,9 @@ class GuardedRetriever(BaseRetriever):
         elif not request.skip_fetch:
             with unobserved():
                 documents = request.inner.invoke(query, **request.inner_kwargs)
-        result, kept = checked(
-            self.guard,
-            query,
-            documents,
-            request.access,
-            run_manager.get_child(),
-            limit=request.k,
-            **request.audit,
-        )
-        report(result)
-        reject_if_asked(result, self.raise_on_reject)
-        return kept
+        call = CheckCall(self.guard, query, documents, request.access, request.k, request.audit)
+        result, kept = checked(call, run_manager.get_child())
+        return self._settle(result, kept)
 
     async def _aget_relevant_documents(
         self, query: str, *, run_manager: AsyncCallbackManagerForRetrieverRun, **kwargs: Any
@@ -216,15 +203,11 @@ class GuardedRetriever(BaseRetriever):
         elif not request.skip_fetch:
             with unobserved():
                 documents = await request.inner.ainvoke(query, **request.inner_kwargs)
-        result, kept = await achecked(
-            self.guard,
-            query,
-            documents,
-            request.access,
-            run_manager.get_child(),
-            limit=request.k,
-            **request.audit,
-        )
+        call = CheckCall(self.guard, query, documents, request.access, request.k, request.audit)
+        result, kept = await achecked(call, run_manager.get_child())
+        return self._settle(result, kept)
+
+    def _settle(self, result: GuardResult, kept: list[Document]) -> list[Document]:
         report(result)
         reject_if_asked(result, self.raise_on_reject)
         return kept
@@ -234,7 +217,7 @@ class GuardedRetriever(BaseRetriever):
         given = options.pop("access", None)
         access = AccessContext.coerce(self.access if given is None else given)
         asked = options.pop("k", None)
-        k = _positive("k", self._default_k() if asked is None else asked)
+        k = positive_int("k", self._default_k() if asked is None else asked)
         fetch = fetch_size(k, self.fetch_k)
         audit: dict[str, Any] = {"k": k, "fetch_k": None, "pushdown": None}
         inner = self.retriever
@@ -278,9 +261,3 @@ def _with_configured_access(config: RunnableConfig, kwargs: dict[str, Any]) -> d
         return kwargs
     configured = (config.get("configurable") or {}).get("access")
     return kwargs if configured is None else {**kwargs, "access": configured}
-
-
-def _positive(name: str, value: object) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ArgumentError(f"{name} must be a positive int, got {value!r}; pass e.g. {name}=4")
-    return value

@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING, Any
 
 from langchain_core.structured_query import Comparator, StructuredQuery
 
+from rag_guard_integrations.core.errors import InputError
+
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
 
@@ -74,7 +76,7 @@ class Predicate:
     ) -> dict[str, Any]:
         """A ``filter`` callable admitting what ``constraints`` and the caller's filter admit."""
         if user is not None and not callable(user):
-            raise TypeError(
+            raise InputError(
                 f"{type(store).__name__} filter must be a callable, got {type(user).__name__}; "
                 "pass a function"
             )
@@ -95,7 +97,7 @@ def _and_dicts(ours: Any, user: Any) -> dict[str, Any]:
 def _and_text(keyword: str) -> Callable[[Any, Any], str]:
     def combine(ours: Any, user: Any) -> str:
         if not isinstance(user, str):
-            raise TypeError(f"filter must be a str expression here, got {type(user).__name__}")
+            raise InputError(f"filter must be a str expression here, got {type(user).__name__}")
         return f"({ours}) {keyword} ({user})"
 
     return combine

@@ -2,9 +2,8 @@
 chat engines, a node postprocessor, an ingestion tagger and per-request access; the only place
 in the package that imports ``llama_index``."""
 
-from rag_guard_integrations.llama_index.access import NO_ACCESS, current_access, guard_access
-from rag_guard_integrations.llama_index.chat import GuardedChatEngine, guarded_chat_engine
-from rag_guard_integrations.llama_index.check import GuardedNodes
+from rag_guard_integrations.llama_index.access import NO_ACCESS, guard_access
+from rag_guard_integrations.llama_index.chat import guarded_chat_engine
 from rag_guard_integrations.llama_index.embedding import MiniLMEmbedding
 from rag_guard_integrations.llama_index.events import GuardDecisionEvent
 from rag_guard_integrations.llama_index.postprocessor import GuardPostprocessor
@@ -22,13 +21,10 @@ __all__ = [
     "GuardDecisionEvent",
     "GuardPostprocessor",
     "GuardTagger",
-    "GuardedChatEngine",
-    "GuardedNodes",
     "GuardedQueryEngine",
     "GuardedRetriever",
     "MiniLMEmbedding",
     "aquery_with_access",
-    "current_access",
     "guard_access",
     "guarded_chat_engine",
     "guarded_query_engine",

@@ -9,12 +9,10 @@ when they start, and LlamaIndex copies it into the threads it hops to (``asyncio
 from __future__ import annotations
 
 from contextvars import ContextVar, Token
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from rag_guard_integrations.core.access import AccessContext
-
-if TYPE_CHECKING:
-    from types import TracebackType
+from rag_guard_integrations.llama_index.errors import AdapterConfigError
 
 _ACCESS: ContextVar[AccessContext | None] = ContextVar("rag_guard_access", default=None)
 
@@ -37,19 +35,14 @@ class AccessScope:
 
     def __enter__(self) -> AccessContext | None:
         if self._token is not None:
-            raise RuntimeError(
+            raise AdapterConfigError(
                 "this guard_access(...) block is already active; call guard_access() again "
                 "for a nested or concurrent block"
             )
         self._token = _ACCESS.set(self.access)
         return self.access
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc_info: object) -> None:
         token, self._token = self._token, None
         if token is not None:
             _ACCESS.reset(token)
@@ -57,13 +50,8 @@ class AccessScope:
     async def __aenter__(self) -> AccessContext | None:
         return self.__enter__()
 
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        self.__exit__(exc_type, exc, traceback)
+    async def __aexit__(self, *exc_info: object) -> None:
+        self.__exit__(*exc_info)
 
 
 def guard_access(access: AccessContext | Any) -> AccessScope:

@@ -1,5 +1,6 @@
-"""The error a LlamaIndex adapter raises when it is built wrongly (a missing guard, an unknown
-argument): a ``RagGuardError`` that is also the ``TypeError``/``ValueError`` Python raises."""
+"""The error a LlamaIndex adapter raises when it is built or used wrongly (a missing guard, an
+unknown argument, a reused access block): a ``RagGuardError`` that is also the
+``TypeError``/``ValueError`` Python raises."""
 
 from __future__ import annotations
 
@@ -13,7 +14,8 @@ if TYPE_CHECKING:
 
 
 class AdapterConfigError(RagGuardError, TypeError, ValueError):
-    """A LlamaIndex adapter got an argument it cannot use; the message names it and the fix."""
+    """A LlamaIndex adapter got an argument it cannot use, or was used out of order; the message
+    names the value and the fix."""
 
 
 def refuse_unknown(component: str, given: Mapping[str, Any], known: Iterable[str]) -> None:

@@ -11,9 +11,9 @@ is never the only line of defence.
 
 from __future__ import annotations
 
+import copy
 from typing import TYPE_CHECKING, Any
 
-from llama_index.core.indices.vector_store.retrievers import VectorIndexRetriever
 from llama_index.core.vector_stores.types import (
     FilterCondition,
     MetadataFilter,
@@ -26,6 +26,7 @@ from rag_guard_integrations.llama_index.stores import StoreOperators, store_oper
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
+    from llama_index.core.indices.vector_store.retrievers import VectorIndexRetriever
     from llama_index.core.vector_stores.types import BasePydanticVectorStore
 
 
@@ -88,22 +89,13 @@ def merge_filters(
 def fetching_retriever(
     inner: VectorIndexRetriever, fetch_k: int, filters: MetadataFilters | None
 ) -> VectorIndexRetriever:
-    """A new retriever like ``inner`` that fetches ``fetch_k`` nodes, under ``filters`` too."""
-    # VectorIndexRetriever keeps its settings in private attributes and offers no copy method;
-    # reading them is the only way to build an equivalent retriever without touching the shared one.
-    return VectorIndexRetriever(
-        index=inner._index,
-        similarity_top_k=fetch_k,
-        vector_store_query_mode=inner._vector_store_query_mode,
-        filters=merge_filters(inner._filters, filters),
-        alpha=inner._alpha,
-        node_ids=inner._node_ids,
-        doc_ids=inner._doc_ids,
-        sparse_top_k=inner._sparse_top_k,
-        hybrid_top_k=inner._hybrid_top_k,
-        callback_manager=inner.callback_manager,
-        object_map=inner.object_map,
-        embed_model=inner._embed_model,
-        verbose=inner._verbose,
-        vector_store_kwargs=inner._kwargs,
-    )
+    """A new retriever like ``inner`` that fetches ``fetch_k`` nodes, under ``filters`` too.
+
+    A shallow copy keeps every setting of ``inner``, including ones a later LlamaIndex adds;
+    ``similarity_top_k`` is set through its public setter. The filters have no public accessor,
+    so they are the one private attribute read and written (on the copy only).
+    """
+    clone = copy.copy(inner)
+    clone.similarity_top_k = fetch_k
+    clone._filters = merge_filters(inner._filters, filters)
+    return clone

@@ -10,9 +10,12 @@ from llama_index.core.base.base_retriever import BaseRetriever
 from llama_index.core.schema import QueryBundle
 
 from rag_guard_integrations.core.access import AccessContext
+from rag_guard_integrations.core.arguments import positive_int
+from rag_guard_integrations.core.errors import InputError
 from rag_guard_integrations.engine.guard import Guard
 from rag_guard_integrations.llama_index.access import current_access
 from rag_guard_integrations.llama_index.check import GuardedNodes, acheck_nodes, check_nodes
+from rag_guard_integrations.llama_index.errors import AdapterConfigError
 from rag_guard_integrations.llama_index.fetch import afetch, fetch, plan
 
 if TYPE_CHECKING:
@@ -94,19 +97,17 @@ class GuardedRetriever(BaseRetriever):
         verbose: bool = False,
     ) -> None:
         if not isinstance(retriever, BaseRetriever):
-            raise TypeError(
+            raise AdapterConfigError(
                 f"retriever must be a LlamaIndex BaseRetriever, got {type(retriever).__name__}; "
                 "pass index.as_retriever()"
             )
         if not isinstance(guard, Guard):
-            raise TypeError(
+            raise AdapterConfigError(
                 f"guard must be a Guard, got {type(guard).__name__}; "
                 "pass Guard.from_policy('contracts') or similar"
             )
-        if fetch_k is not None and (
-            isinstance(fetch_k, bool) or not isinstance(fetch_k, int) or fetch_k < 1
-        ):
-            raise ValueError(f"fetch_k must be a positive int, got {fetch_k!r}; or None for 4 x k")
+        if fetch_k is not None:
+            positive_int("fetch_k", fetch_k, fix="or None for 4 x k")
         self.retriever = retriever
         self.guard = guard
         self.access = AccessContext.coerce(access)
@@ -185,4 +186,4 @@ def _bundle(query: QueryType) -> QueryBundle:
         return query
     if isinstance(query, str):
         return QueryBundle(query)
-    raise TypeError(f"query must be a str or a QueryBundle, got {type(query).__name__}")
+    raise InputError(f"query must be a str or a QueryBundle, got {type(query).__name__}")

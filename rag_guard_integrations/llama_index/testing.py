@@ -39,7 +39,6 @@ from pydantic import Field, PrivateAttr
 if TYPE_CHECKING:
     import inspect
     from collections.abc import Sequence
-    from types import TracebackType
 
     from llama_index.core.callbacks.schema import CBEventType
     from llama_index.core.instrumentation.events import BaseEvent
@@ -248,12 +247,7 @@ class InstrumentationRecorder:
         Settings.callback_manager.add_handler(self._callbacks)
         return self
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc_info: object) -> None:
         root = get_dispatcher()
         root.event_handlers.remove(self._events)
         root.span_handlers.remove(self._spans)

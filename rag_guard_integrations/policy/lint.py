@@ -10,7 +10,7 @@ from rag_guard_integrations.policy.loader import load_policy, parse_policy
 from rag_guard_integrations.policy.schema import CHECKING_SECTIONS
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Iterable
     from pathlib import Path
 
     from rag_guard_integrations.policy.schema import Policy
@@ -82,13 +82,22 @@ def consistency_problems(policy: Policy, source: str) -> list[str]:
     return problems
 
 
-def unproducible_labels(policy: Policy) -> list[tuple[str, str]]:
-    """``(rule, label)`` for each trigger label that no recogniser gives and no declared label
-    (which a model classifier may answer) names: such a rule fires only on what chunk metadata
-    claims about itself, which is usually a misspelt label."""
+def producible_labels(policy: Policy, recognizers: Iterable[object] = ()) -> set[str]:
+    """Every label something can put on a chunk: the declared labels (a model classifier may
+    answer them), the policy's recognisers, ``recognizers`` given besides, and ``unclassified``."""
     producible = {clean_label(name) for name in policy.labels} | {UNCLASSIFIED}
     producible.update(clean_label(spec.label) for spec in policy.classifiers.patterns)
     producible.update(clean_label(label) for label in policy.classifiers.builtin.values())
+    producible.update(clean_label(getattr(r, "label", "")) for r in recognizers)
+    return producible
+
+
+def unproducible_labels(
+    policy: Policy, recognizers: Iterable[object] = ()
+) -> list[tuple[str, str]]:
+    """``(rule, label)`` for each trigger label outside :func:`producible_labels`: such a rule
+    fires only on what chunk metadata claims about itself, which is usually a misspelt label."""
+    producible = producible_labels(policy, recognizers)
     return [
         (rule.name, label)
         for rule in policy.rules

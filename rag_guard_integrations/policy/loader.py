@@ -46,6 +46,8 @@ def resolve(ref: str | Path, base: Path | None = None) -> Path:
         path = Path(ref)
         if not path.is_absolute() and base is not None:
             path = base / path
+        if path.is_dir():
+            raise PolicyNotFoundError(f"{ref} is a folder; name the policy's YAML file in it")
         if not path.is_file():
             raise PolicyNotFoundError(f"{ref}: no such policy file; check the path")
         return path.resolve()

@@ -7,7 +7,7 @@ from typing import Annotated, Literal
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from rag_guard_integrations.core.constraints import MATCH_ALL, Match
-from rag_guard_integrations.core.errors import PatternCompileError
+from rag_guard_integrations.core.errors import PatternCompileError, PolicyError
 from rag_guard_integrations.core.labels import UNCLASSIFIED, clean_label
 from rag_guard_integrations.core.patterns import compile_pattern
 
@@ -16,7 +16,7 @@ def _check_regex(pattern: str) -> str:
     try:
         compile_pattern(pattern)
     except PatternCompileError as error:
-        raise ValueError(
+        raise PolicyError(
             f"is not a pattern RE2 can run ({error}); use RE2 syntax, without lookaround or "
             "backreferences"
         ) from None
@@ -52,7 +52,7 @@ class AccessSpec(_Strict):
     def _match_names_attributes(self) -> AccessSpec:
         for name in self.match:
             if name not in self.attributes:
-                raise ValueError(
+                raise PolicyError(
                     f"match names {name!r}, which is not in access.attributes; list it there too"
                 )
         return self
@@ -162,7 +162,7 @@ class TriggerSpec(_Strict):
     def _labels_clean(cls, value: list[str]) -> list[str]:
         cleaned = [clean_label(label) for label in value]
         if blank := [label for label, clean in zip(value, cleaned, strict=True) if not clean]:
-            raise ValueError(
+            raise PolicyError(
                 f"holds the blank label {blank[0]!r}; name a label with letters or digits"
             )
         return list(dict.fromkeys(cleaned))
@@ -231,7 +231,7 @@ class Policy(_Strict):
         seen: set[str] = set()
         for index, rule in enumerate(self.rules):
             if rule.name in seen:
-                raise ValueError(f"rules[{index}].name {rule.name!r} is defined twice; rename one")
+                raise PolicyError(f"rules[{index}].name {rule.name!r} is defined twice; rename one")
             seen.add(rule.name)
         return self
 

@@ -6,7 +6,6 @@ from rag_guard_integrations.evaluation.prompt.corpus import (
     build_prompt_corpus,
 )
 from rag_guard_integrations.evaluation.prompt.harness import (
-    PATHS,
     Observation,
     PathRunner,
     register_path,
@@ -14,7 +13,6 @@ from rag_guard_integrations.evaluation.prompt.harness import (
 )
 
 __all__ = [
-    "PATHS",
     "Observation",
     "PathRunner",
     "PromptCase",

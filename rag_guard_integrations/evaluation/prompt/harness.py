@@ -118,7 +118,7 @@ def run_eval(
     "event_leak_rate", "log_leak_rate", "authorised_recall", "refusal_rate", "seconds"}}}``.
     """
     if cases < 1:
-        raise ArgumentError(f"--cases must be at least 1, got {cases}")
+        raise ArgumentError(f"cases must be at least 1, got {cases}; pass e.g. cases=84")
     known = load_paths()
     chosen = list(known) if paths is None else list(paths)
     unknown = [p for p in chosen if p not in known]

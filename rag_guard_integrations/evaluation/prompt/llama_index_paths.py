@@ -34,6 +34,7 @@ from rag_guard_integrations.llama_index.testing import (
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable, Sequence
 
+    from llama_index.core.postprocessor.types import BaseNodePostprocessor
     from llama_index.core.schema import BaseNode
 
     from rag_guard_integrations.evaluation.prompt.corpus import PromptCase, PromptCorpus
@@ -121,17 +122,23 @@ def _keep(
     turns.answers.append(str(getattr(answer, "response", answer)))
 
 
-def clause_nodes(corpus: PromptCorpus) -> list[BaseNode]:
-    """One TextNode per chunk; embedded by text alone, so the run's shared vectors apply."""
+def node_fields(corpus: PromptCorpus) -> list[dict[str, Any]]:
+    """Per chunk the fields of its node; embedded by text alone, so the run's shared vectors
+    apply."""
     return [
-        TextNode(
-            id_=str(c.id),
-            text=c.text,
-            metadata=dict(c.metadata),
-            excluded_embed_metadata_keys=list(c.metadata),
-        )
+        {
+            "id_": str(c.id),
+            "text": c.text,
+            "metadata": dict(c.metadata),
+            "excluded_embed_metadata_keys": list(c.metadata),
+        }
         for c in corpus.chunks
     ]
+
+
+def clause_nodes(corpus: PromptCorpus) -> list[BaseNode]:
+    """One TextNode per chunk."""
+    return [TextNode(**fields) for fields in node_fields(corpus)]
 
 
 def index_of(corpus: PromptCorpus, nodes: Sequence[BaseNode]) -> VectorStoreIndex:
@@ -139,18 +146,28 @@ def index_of(corpus: PromptCorpus, nodes: Sequence[BaseNode]) -> VectorStoreInde
     return VectorStoreIndex(list(nodes), embed_model=MiniLMEmbedding(corpus.embedder))
 
 
-def engine_app(engine: Any, llm: RecordingLLM) -> App:
-    """A query engine answering through ``llm``."""
-    return App([llm], engine.query, engine.aquery)
+def ask_each(
+    corpus: PromptCorpus,
+    cases: Sequence[PromptCase],
+    use_async: bool,
+    build: Callable[[RecordingLLM], Any],
+) -> list[Observation]:
+    """One question per case to the query engine ``build`` makes around a recording LLM."""
+    llm = RecordingLLM(echo=True)
+    engine = build(llm)
+    return one_question_each(corpus, cases, use_async, App([llm], engine.query, engine.aquery))
 
 
 @register_path("llamaindex_naive")
 def naive(corpus: PromptCorpus, cases: Sequence[PromptCase], use_async: bool) -> list[Observation]:
     """The unguarded baseline: ``index.as_query_engine()`` sends the top k to the LLM."""
-    llm = RecordingLLM(echo=True)
     index = index_of(corpus, clause_nodes(corpus))
-    engine = index.as_query_engine(llm=llm, similarity_top_k=corpus.k)
-    return one_question_each(corpus, cases, use_async, engine_app(engine, llm))
+    return ask_each(
+        corpus,
+        cases,
+        use_async,
+        lambda llm: index.as_query_engine(llm=llm, similarity_top_k=corpus.k),
+    )
 
 
 @register_path("llamaindex_postprocessor")
@@ -158,13 +175,16 @@ def postprocessor(
     corpus: PromptCorpus, cases: Sequence[PromptCase], use_async: bool
 ) -> list[Observation]:
     """The README's postprocessor path: ``GuardPostprocessor`` in a ``GuardedQueryEngine``."""
-    llm = RecordingLLM(echo=True)
-    engine = GuardedQueryEngine.from_args(
-        index_of(corpus, clause_nodes(corpus)).as_retriever(similarity_top_k=corpus.k),
-        llm=llm,
-        node_postprocessors=[GuardPostprocessor(guard=corpus.guard)],
+    retriever = index_of(corpus, clause_nodes(corpus)).as_retriever(similarity_top_k=corpus.k)
+    processors: list[BaseNodePostprocessor] = [GuardPostprocessor(guard=corpus.guard)]
+    return ask_each(
+        corpus,
+        cases,
+        use_async,
+        lambda llm: GuardedQueryEngine.from_args(
+            retriever, llm=llm, node_postprocessors=processors
+        ),
     )
-    return one_question_each(corpus, cases, use_async, engine_app(engine, llm))
 
 
 @register_path("llamaindex_query_engine")
@@ -172,10 +192,13 @@ def query_engine(
     corpus: PromptCorpus, cases: Sequence[PromptCase], use_async: bool
 ) -> list[Observation]:
     """``guarded_query_engine(index, guard)``: pushdown, over-fetch, refusal without the LLM."""
-    llm = RecordingLLM(echo=True)
     index = index_of(corpus, clause_nodes(corpus))
-    engine = guarded_query_engine(index, corpus.guard, llm=llm, similarity_top_k=corpus.k)
-    return one_question_each(corpus, cases, use_async, engine_app(engine, llm))
+    return ask_each(
+        corpus,
+        cases,
+        use_async,
+        lambda llm: guarded_query_engine(index, corpus.guard, llm=llm, similarity_top_k=corpus.k),
+    )
 
 
 @register_path("llamaindex_sentence_window")
@@ -184,25 +207,18 @@ def sentence_window(
 ) -> list[Observation]:
     """Sentence nodes, their windows swapped in by ``MetadataReplacementPostProcessor`` after the
     guard; the engine judges the windows again before the LLM reads them."""
-    documents = [
-        Document(
-            id_=str(c.id),
-            text=c.text,
-            metadata=dict(c.metadata),
-            excluded_embed_metadata_keys=list(c.metadata),
-        )
-        for c in corpus.chunks
-    ]
-    nodes = SentenceWindowNodeParser.from_defaults().get_nodes_from_documents(documents)
-    llm = RecordingLLM(echo=True)
-    engine = guarded_query_engine(
-        index_of(corpus, nodes),
-        corpus.guard,
-        llm=llm,
-        similarity_top_k=corpus.k,
-        node_postprocessors=[MetadataReplacementPostProcessor(target_metadata_key="window")],
+    documents = [Document(**fields) for fields in node_fields(corpus)]
+    parser = SentenceWindowNodeParser.from_defaults()
+    index = index_of(corpus, parser.get_nodes_from_documents(documents))
+    windows = [MetadataReplacementPostProcessor(target_metadata_key="window")]
+    return ask_each(
+        corpus,
+        cases,
+        use_async,
+        lambda llm: guarded_query_engine(
+            index, corpus.guard, llm=llm, similarity_top_k=corpus.k, node_postprocessors=windows
+        ),
     )
-    return one_question_each(corpus, cases, use_async, engine_app(engine, llm))
 
 
 @register_path("llamaindex_chat")
