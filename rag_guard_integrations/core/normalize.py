@@ -9,6 +9,7 @@ dashes become ``-``, and runs of white space become one space.
 
 from __future__ import annotations
 
+import bisect
 import re
 import unicodedata
 from functools import lru_cache
@@ -96,7 +97,9 @@ def normalize_with_offsets(text: str) -> tuple[str, list[int]]:
     return "".join(chars), offsets
 
 
+_NON_ASCII_RUN = re.compile(r"([^\x00-\x7f]+)")
 _LINE_BREAKS = frozenset("\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029")
+_LINE_BREAK = re.compile(f"[{''.join(sorted(_LINE_BREAKS))}]")
 _TABLE_LIMIT = 8192
 
 
@@ -142,15 +145,32 @@ def fold_keeping_lines(text: str) -> tuple[str, list[int] | None]:
     """
     table = _LINE_FOLDS
     generation = table.generation
-    folded = text.translate(table)
-    if table.generation == generation and table.uneven.isdisjoint(text):
-        return folded, None
-    chars, offsets = normalize_with_offsets(text)
+    if text.isascii():
+        folded = text.translate(table)
+        # An ASCII character folds to one character or to none (a control character).
+        if len(folded) == len(text):
+            return folded, None
+    else:
+        # str.translate takes a fast path on ASCII text: the runs of other characters (few,
+        # in most text) go through the table apart.
+        parts = _NON_ASCII_RUN.split(text)
+        folded = "".join([part.translate(table) for part in parts])
+        others = "".join(parts[1::2])
+        if (
+            len(folded) == len(text)
+            and table.generation == generation
+            and table.uneven.isdisjoint(others)
+        ):
+            return folded, None
+    folded, offsets = normalize_with_offsets(text)
     # normalize_with_offsets makes every white space a space: line breaks back to breaks.
-    return "".join(
-        "\n" if text[offset] in _LINE_BREAKS and char == " " else char
-        for char, offset in zip(chars, offsets, strict=True)
-    ), offsets
+    chars: list[str] | None = None
+    for match in _LINE_BREAK.finditer(text):
+        index = bisect.bisect_left(offsets, match.start())
+        if index < len(folded) and offsets[index] == match.start() and folded[index] == " ":
+            chars = list(folded) if chars is None else chars
+            chars[index] = "\n"
+    return (folded if chars is None else "".join(chars)), offsets
 
 
 def plain_ascii(text: str) -> bool:
