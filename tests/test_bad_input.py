@@ -4,6 +4,8 @@ naming the value and the fix, or a documented safe outcome; never a crash deep i
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -365,3 +367,18 @@ def test_cli_bench_refuses_a_budget_that_is_not_positive(
     assert code == 2
     assert err.count("\n") == 1
     assert f"--budget {float(budget)} must be a positive number of seconds" in err
+
+
+def test_cli_output_to_a_closed_pipe_stops_quietly(tmp_path: Path) -> None:
+    """``rag-guard check ... | head -n 1``: the command stops with 141 and no traceback."""
+    chunks = tmp_path / "chunks.jsonl"
+    chunks.write_text('{"text": "hello world"}\n' * 3000, encoding="utf-8")
+    command = [sys.executable, "-m", "rag_guard_integrations.cli", "check", "--policy",
+               "default", "--query", "q", "--chunks", str(chunks)]  # fmt: skip
+    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE) as process:
+        assert process.stdout is not None
+        process.stdout.readline()
+        process.stdout.close()
+        _, err = process.communicate(timeout=120)
+    assert process.returncode == 141
+    assert b"Traceback" not in err

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from rag_guard_integrations import load_policy
 from rag_guard_integrations.cli import main
 from rag_guard_integrations.data import DATA_DIR
 from rag_guard_integrations.evaluation.calibrate import (
@@ -16,13 +17,17 @@ from rag_guard_integrations.evaluation.calibrate import (
     plot,
     recommend,
     sweep,
+    sweep_split,
 )
+from rag_guard_integrations.evaluation.split import half_of
 from rag_guard_integrations.guards.domain import DomainSignals
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from pathlib import Path
 
 QUERIES = DATA_DIR / "bis_queries.jsonl"
+PRODUCTS = DATA_DIR / "bis_products_queries.jsonl"
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
 
@@ -167,3 +172,53 @@ def test_plot_without_a_suffix_returns_the_file_it_wrote(tmp_path: Path) -> None
     path = plot(sweep(SIGNALS, LABELS, target=0.75), tmp_path / "curves")
     assert path == tmp_path / "curves.png"
     assert path.read_bytes().startswith(PNG_MAGIC)
+
+
+# --- choosing on a fixed split -----------------------------------------------------------------
+
+NAMES = [f"query {i}" for i in range(40)]
+TUNE = [q for q in NAMES if half_of(q) == "tune"]
+HELD = [q for q in NAMES if half_of(q) == "held_back"]
+
+
+def test_split_sweep_chooses_on_the_tune_half_only() -> None:
+    """An out-of-domain query of the held-back half cannot move the choice; it is measured."""
+    queries = [*TUNE[:4], *HELD[:3]]
+    signals = [dense(0.8), dense(0.7), dense(0.3), dense(0.2), dense(0.8), dense(0.2), dense(0.75)]
+    labels = [True, True, False, False, True, False, False]
+    result = sweep_split(signals, labels, queries, current=(0.20, 0.45), target=1.0)
+    alone = sweep(signals[:4], labels[:4], current=(0.20, 0.45), target=1.0)
+    assert result.tune.recommended == alone.recommended
+    assert (result.tune.queries_in, result.tune.queries_out) == (2, 2)
+    held = result.held_back_recommended
+    assert held is not None
+    assert (held.pass_rate, held.block_rate) == (1.0, 0.5)
+    assert result.held_back_current.min_similarity == 0.45
+    assert set(result.to_dict()) == {"tune", "held_back"}
+
+
+def test_split_sweep_needs_one_query_per_signal() -> None:
+    """Signals, labels and queries of different lengths are a ValueError naming the counts."""
+    with pytest.raises(ValueError, match="2 signals, 2 labels and 1 queries"):
+        sweep_split([dense(0.5), dense(0.6)], [True, False], ["a"])
+
+
+def test_policy_threshold_is_the_one_chosen_on_the_tune_half(
+    shared_data: Callable[[str], Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The bis thresholds are what ``calibrate --split`` recommends on the product questions
+    and CLINC150, and they hold on the held-back half: pass >= 0.97, block >= 0.999."""
+    clinc = shared_data("clinc_oos.json")
+    args = ["calibrate", "--queries", str(PRODUCTS), "--clinc", str(clinc), "--split"]
+    assert main([*args, "--target", "0.97", "--json"]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    spec = load_policy("bis").domain
+    assert spec is not None
+    chosen = printed["tune"]["recommended"]
+    assert (chosen["root_min_similarity"], chosen["min_similarity"]) == (
+        spec.root_min_similarity,
+        spec.min_similarity,
+    )
+    held = printed["held_back"]["recommended"]
+    assert held["pass_rate"] >= 0.97
+    assert held["block_rate"] >= 0.999

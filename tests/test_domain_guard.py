@@ -244,6 +244,7 @@ def test_root_inside_another_word_never_counts(query: str) -> None:
         ("water bottles ISI standard", "water", "isi"),
         ("batteries safety norms", "battery", "safety"),
         ("standards for TMT bars", "tmt", "standard"),
+        ("rechargeable cells safety requirements", "cell", "safety"),
     ],
 )
 def test_root_forms_next_to_context_are_found(
@@ -371,7 +372,7 @@ def test_builtin_bis_policy_has_the_documented_shape() -> None:
     assert {"standard", "bis", "isi", "certification", "safety", "grade"} <= set(SPEC.root_context)
     assert SPEC.identifier_keys == ["standard", "id"]
     assert SPEC.root_min_similarity == 0.20
-    assert 0.45 <= SPEC.min_similarity <= 0.55
+    assert 0.45 <= SPEC.min_similarity <= 0.60
 
 
 def test_bundled_catalogue_and_queries() -> None:

@@ -26,10 +26,9 @@ if TYPE_CHECKING:
 
 CUAD = "cuad_clauses.jsonl"
 POLICY = load_policy("contracts")
-# Clauses whose CUAD excerpts are, in a few cases, about something else (a licence grant filed
-# under Change Of Control...) or state the duration far from any warranty wording; they are
-# held to a lower floor so that a regression still shows.
-BELOW_TARGET_FLOOR = {"CHANGE_OF_CONTROL": 0.75, "WARRANTY": 0.7}
+# Change Of Control files, among its excerpts, a licence grant that says nothing of control;
+# it is held to a lower floor so that a regression still shows.
+BELOW_TARGET_FLOOR = {"CHANGE_OF_CONTROL": 0.85}
 
 
 @pytest.fixture(scope="module")
@@ -189,9 +188,9 @@ def test_split_result_has_both_halves_that_add_up(
 
 
 def test_held_back_half_stays_near_the_tuned_half(cuad_records: list[dict[str, object]]) -> None:
-    """Pooled recall on the held-back half is within 0.06 of the half the patterns were tuned on."""
+    """Pooled recall on the held-back half is within 0.05 of the half the patterns were tuned on."""
     halves = evaluate_split(cuad_records, POLICY)["split"]
-    assert halves["tune"]["pooled_recall"] - halves["held_back"]["pooled_recall"] <= 0.06
+    assert halves["tune"]["pooled_recall"] - halves["held_back"]["pooled_recall"] <= 0.05
 
 
 def test_cli_split_table_shows_both_halves(

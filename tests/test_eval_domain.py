@@ -137,6 +137,10 @@ def test_bad_inputs_exit_2_with_one_line(
     wrong.write_text('{"oos_test": []}', encoding="utf-8")
     with pytest.raises(ValueError, match="not a CLINC file"):
         read_clinc(wrong)
+    nested = tmp_path / "nested.json"
+    nested.write_text('{"oos_test": [[1, 2]], "oos_val": [], "in_scope_test_sample": []}')
+    with pytest.raises(ValueError, match=r"oos_test holds \[1, 2\]; each query must be a string"):
+        read_clinc(nested)
     empty = tmp_path / "empty.yaml"
     empty.write_text("version: 1\nname: bis\n", encoding="utf-8")
     for args in (["--clinc", str(wrong)], ["--policy", str(empty)], ["--k", "0"]):

@@ -169,6 +169,15 @@ CLAUSE_QUERIES: dict[str, list[str]] = {
     "WARRANTY": ["What warranty does the vendor give?", "Who fixes defects?"],
 }
 QUERIES = [(clause, q) for clause, queries in CLAUSE_QUERIES.items() for q in queries]
+# The case change each re-casing transformation makes before its other tricks. Case is meaning
+# to tier 2 ("IS 2062" is a standard, "is 2062" may be the verb), so a re-cased query is judged
+# against the plain query re-cased the same way; what case alone changes is tested apart.
+CASE_CHANGE: dict[str, Callable[[str], str]] = {
+    **{name: str.upper if name.endswith("upper") else str.lower for name in HOMOGLYPH_TABLES},
+    "alternating_case": alternate_case,
+    "upper_case": str.upper,
+    "combined": alternate_case,
+}
 CONTRACTS = load_policy("contracts")
 BIS = load_policy("bis")
 BLOCKLIST = BIS.domain.blocklist if BIS.domain else []
@@ -287,14 +296,36 @@ def test_blocklisted_queries_stay_rejected(name: str, bis: Guard, bis_chunks: li
 def test_in_domain_queries_are_not_blocked_by_normalisation(
     name: str, bis: Guard, bis_chunks: list[Chunk]
 ) -> None:
-    """A transformed in-domain query is decided exactly as its plain spelling: never blocklisted,
-    and the identifier or domain-root evidence that accepted it is still found."""
+    """A transformed in-domain query is decided exactly as its plain spelling (in the same case):
+    never blocklisted, and the identifier or domain-root evidence that accepted it is still
+    found."""
     failed = []
+    recase = CASE_CHANGE.get(name, str)
     for query in IN_DOMAIN:
-        plain = bis.check(query, bis_chunks)
+        plain = bis.check(recase(query), bis_chunks)
         assert plain.query.tier != "blocklist", query
         result = bis.check(TRANSFORMS[name](query), bis_chunks)
         if query_outcome(result) != query_outcome(plain):
+            failed.append((query, result.query.tier, plain.query.tier))
+    assert failed == []
+
+
+@pytest.mark.parametrize("recase", [str.upper, str.lower, alternate_case])
+def test_case_alone_only_moves_a_word_prefixed_identifier_off_tier_two(
+    recase: Callable[[str], str], bis: Guard, bis_chunks: list[Chunk]
+) -> None:
+    """Re-casing an in-domain query changes no decision, except that a standard named with the
+    word prefix "IS" in a query that then has no case to read ("is 1239" after a noun, at the
+    start) is no longer read at tier 2 and goes on to the later tiers."""
+    failed = []
+    for query in IN_DOMAIN:
+        plain = bis.check(query, bis_chunks)
+        result = bis.check(recase(query), bis_chunks)
+        if query_outcome(result) == query_outcome(plain):
+            continue
+        named = str(plain.query.evidence.get("identifier", ""))
+        word_prefixed = plain.query.tier == "identifier" and named.upper().startswith("IS ")
+        if not word_prefixed or result.query.tier in {"blocklist", "identifier"}:
             failed.append((query, result.query.tier, plain.query.tier))
     assert failed == []
 

@@ -23,6 +23,8 @@ RECORD = (
 )
 CLEAN = "The quarterly newsletter is out."
 BLANKS = [" ", "\u200b", "-", "_", "\u2800", [""], [" ", "\u00ad"], ["-", "  "]]
+# Placeholders that exports write for "no label": missing too.
+BLANKS += ["none", "None", "NULL", "N/A", "nan", "unknown", "TBD", "0", ["n/a", " "]]
 POLICY = """
 version: 1
 labels:
@@ -183,3 +185,15 @@ def test_builtin_packs_have_no_unproducible_rule_labels(caplog: pytest.LogCaptur
         for pack in ("default", "finance", "hipaa", "gdpr", "contracts", "bis"):
             Guard.from_policy(pack)
     assert caplog.records == []
+
+
+JOINED = ["credentials,public", "credentials; public", "public|credentials"]
+
+
+@pytest.mark.parametrize("joined", JOINED)
+def test_labels_joined_in_one_string_are_read_one_by_one(joined: str) -> None:
+    """A store that cannot hold lists may join labels with , ; or |: each one counts."""
+    guard = Guard(parse_policy(POLICY))
+    result = guard.check("q", [Chunk(CLEAN, {"classification": joined})])
+    assert result.decisions[0].labels >= {"credentials", "public"}
+    assert result.allowed == []

@@ -39,6 +39,9 @@ def fixed_clock() -> datetime:
         (True, False),
         (["2026-11-20"], False),
         (1e300, False),
+        ("2026-12-02T06:00:00Z", True),  # ahead of the clock, within a day's skew
+        ("2026-12-03", False),  # further ahead: it would never grow old
+        ("2999-01-01", False),
     ],
 )
 def test_recent_dates_pass_and_old_or_undated_are_denied(value: object, allowed: bool) -> None:
@@ -56,6 +59,8 @@ def test_denial_names_the_field_the_age_and_the_limit() -> None:
     assert old == "published 2026-11-01 is 30 days old, over the 7 allowed"
     missing = guard(Chunk("t"), None)
     assert missing == "the chunk carries no published date (undated is denied)"
+    ahead = guard(Chunk("t", {"published": "2999-01-01"}), None)
+    assert ahead == "published 2999-01-01 is in the future (denied)"
     bad = guard(Chunk("t", {"published": "soon"}), None)
     assert bad == "the chunk carries no published date ('soon' is not a date) (undated is denied)"
 

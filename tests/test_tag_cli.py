@@ -192,6 +192,7 @@ def test_embedding_classifier_uses_the_policy_labels(
         (["in.jsonl", "--out", "in.jsonl"], "is the input file"),
         (["in.jsonl", "--out", "no/o.jsonl"], "folder no does not exist"),
         (["in.jsonl", "--out", "."], "--out . is a folder; name a file"),
+        (["in.jsonl", "--out", "/dev/zero"], "--out /dev/zero is not a regular file"),
         (["bad.jsonl", "--out", "o.jsonl"], "bad.jsonl line 2: not valid JSON"),
         (["list.jsonl", "--out", "o.jsonl"], "list.jsonl line 1: expected a JSON object, got list"),
         (["in.jsonl", "--out", "o.jsonl", "--model", "m"], "--model m applies to --classifier llm"),

@@ -18,6 +18,14 @@ def register(commands: argparse._SubParsersAction[Any]) -> None:
         "calibrate", help="sweep domain thresholds over labelled queries and recommend a pair"
     )
     parser.add_argument("--queries", required=True, help="JSONL lines {query, in_domain}")
+    parser.add_argument(
+        "--clinc", default=None, help="clinc_oos.json: its queries are added as out of domain"
+    )
+    parser.add_argument(
+        "--split",
+        action="store_true",
+        help="choose on the tune half of the queries (SHA-256 of the text), report both halves",
+    )
     parser.add_argument("--policy", default="bis", help="built-in name or path (default: bis)")
     parser.add_argument(
         "--corpus", default=None, help="bundled corpus or JSONL (default: policy name)"
@@ -32,27 +40,44 @@ def register(commands: argparse._SubParsersAction[Any]) -> None:
 def run(args: argparse.Namespace) -> int:
     """Run ``rag-guard calibrate``; exit 1 when no thresholds reach the target."""
     from rag_guard_integrations.console import print_json, table  # noqa: PLC0415
-    from rag_guard_integrations.evaluation.calibrate import plot, sweep  # noqa: PLC0415
-    from rag_guard_integrations.evaluation.datasets import default_corpus, read_labelled  # noqa: PLC0415
+    from rag_guard_integrations.evaluation import datasets  # noqa: PLC0415
+    from rag_guard_integrations.evaluation.calibrate import plot, sweep, sweep_split  # noqa: PLC0415
     from rag_guard_integrations.evaluation.domain import collect_signals, guard_for  # noqa: PLC0415
     from rag_guard_integrations.policy.loader import load_policy  # noqa: PLC0415
 
     if not 0.0 < args.target <= 1.0:
         raise ArgumentError(f"--target must be in (0, 1], got {args.target}")
-    labelled = read_labelled(args.queries)
+    labelled = datasets.read_labelled(args.queries)
+    if args.clinc:
+        clinc = datasets.read_clinc(args.clinc).values()
+        labelled += [datasets.LabelledQuery(q, in_domain=False) for part in clinc for q in part]
     policy = load_policy(args.policy)
-    corpus = args.corpus or default_corpus(policy.name)
+    corpus = args.corpus or datasets.default_corpus(policy.name)
     guard = guard_for(policy, corpus=corpus)
-    signals = collect_signals(guard, corpus, [q.query for q in labelled], args.k)
+    queries = [q.query for q in labelled]
+    signals = collect_signals(guard, corpus, queries, args.k)
+    labels = [q.in_domain for q in labelled]
     current = (guard.spec.root_min_similarity, guard.spec.min_similarity)
-    result = sweep(signals, [q.in_domain for q in labelled], current=current, target=args.target)
+    split = (
+        sweep_split(signals, labels, queries, current=current, target=args.target)
+        if args.split
+        else None
+    )
+    result = split.tune if split else sweep(signals, labels, current=current, target=args.target)
     image = str(plot(result, args.plot)) if args.plot else None
     if args.json:
-        print_json({"policy": policy.name, "corpus": corpus, **result.to_dict(), "plot": image})
+        record = split.to_dict() if split else result.to_dict()
+        print_json({"policy": policy.name, "corpus": corpus, **record, "plot": image})
     else:
+        points = [("current", result.current), ("recommended", result.recommended)]
+        if split:
+            points = [(f"{name}, tune half", p) for name, p in points] + [
+                ("current, held back", split.held_back_current),
+                ("recommended, held back", split.held_back_recommended),
+            ]
         rows = [
             [name, p.root_min_similarity, p.min_similarity, _rate(p.pass_rate), _rate(p.block_rate)]
-            for name, p in (("current", result.current), ("recommended", result.recommended))
+            for name, p in points
             if p is not None
         ]
         print(table(["thresholds", "root_min_similarity", "min_similarity", "pass rate",
@@ -65,4 +90,4 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _rate(value: float | None) -> str:
-    return "-" if value is None else f"{value:.3f}"
+    return "-" if value is None else f"{value:.4f}"

@@ -72,6 +72,9 @@ def run(args: argparse.Namespace) -> int:
         raise ArgumentError(f"--out {out}: folder {out.parent} does not exist; create it")
     if out.is_dir():
         raise ArgumentError(f"--out {out} is a folder; name a file, e.g. {out / 'tagged.jsonl'}")
+    if out.exists() and not out.is_file():
+        # It is read back to resume: a device such as /dev/zero would be read forever.
+        raise ArgumentError(f"--out {out} is not a regular file; name a file to write")
     if out.resolve() == source.resolve():
         raise ArgumentError(f"--out {out} is the input file; write the labels to another file")
     if args.model is not None and args.classifier != "llm":

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
@@ -40,14 +41,22 @@ def _clean(label: str) -> str:
 # cleaned once. The cache is emptied when full, and long values are not kept, so odd metadata
 # cannot pin memory.
 _LABEL_SETS: dict[str, frozenset[str]] = {}
+_JOINED = re.compile(r"[,;|]")
+PLACEHOLDERS = frozenset(
+    {"none", "null", "nil", "na", "n/a", "nan", "unknown", "tbd", "undefined", "unset", "0"}
+)
+"""Values that stand for "no label" in exported metadata: missing, like blank ones, so that
+the classifier still labels the chunk."""
 _LABEL_SETS_MAX = 4096
 
 
 def _label_set(label: str) -> frozenset[str]:
+    """The labels one metadata string holds: several when joined by ``,``, ``;`` or ``|`` (as
+    stores that refuse lists force), none when blank or a placeholder (``none``, ``N/A``)."""
     found = _LABEL_SETS.get(label)
     if found is None:
-        cleaned = clean_label(label)
-        found = frozenset((cleaned,)) if cleaned else frozenset()
+        cleaned = (clean_label(part) for part in _JOINED.split(label))
+        found = frozenset(c for c in cleaned if c and c not in PLACEHOLDERS)
         if len(label) <= _CACHED_LABEL_CHARS:
             if len(_LABEL_SETS) >= _LABEL_SETS_MAX:
                 _LABEL_SETS.clear()

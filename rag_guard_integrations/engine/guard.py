@@ -51,6 +51,7 @@ if TYPE_CHECKING:
 
     from rag_guard_integrations.classify.base import Classifier, Finding
     from rag_guard_integrations.embeddings import Embedder
+    from rag_guard_integrations.guards.domain_identifiers import IdentifierLookup
     from rag_guard_integrations.guards.registry import QueryCheck, SetCheck
     from rag_guard_integrations.policy.loader import PolicyRef
     from rag_guard_integrations.policy.schema import Policy
@@ -118,7 +119,8 @@ class Guard:
             pattern recognisers label every chunk anyway (``recognizers: always``).
         embedder: the domain guard's embedder; by default the offline MiniLM.
         checks: extra per-chunk checks.
-        identifiers: the collection's standard identifiers, for the domain guard's tier 2.
+        identifiers: the collection's standard identifiers, or a lookup that answers whether
+            it holds one, for the domain guard's tier 2.
 
     Example:
         >>> from rag_guard_integrations import AccessContext, Guard
@@ -137,10 +139,12 @@ class Guard:
         classifier: Classifier | None = None,
         embedder: Embedder | None = None,
         checks: Iterable[ChunkCheck] = (),
-        identifiers: Iterable[str] = (),
+        identifiers: Iterable[str] | IdentifierLookup = (),
     ) -> None:
         self.policy = policy
-        self._inputs = QueryInputs(embedder, tuple(identifiers))
+        self._inputs = QueryInputs(
+            embedder, identifiers if callable(identifiers) else tuple(identifiers)
+        )
         self.query_checks: tuple[QueryCheck, ...] = query_checks(policy, self._inputs)
         self.combination: SetCheck | None = set_check(policy)
         self.checks: tuple[ChunkCheck, ...] = (*policy_checks(policy), *checks)
@@ -165,7 +169,7 @@ class Guard:
         classifier: Classifier | None = None,
         embedder: Embedder | None = None,
         checks: Iterable[ChunkCheck] = (),
-        identifiers: Iterable[str] = (),
+        identifiers: Iterable[str] | IdentifierLookup = (),
     ) -> Guard:
         """A guard for policies, built-in names or paths, merged in order. Every
         ``from_policy`` of the package takes such references as :func:`load_policy` does (a
@@ -173,7 +177,8 @@ class Guard:
 
         ``identifiers`` are the collection's standard identifiers (for instance
         ``collection_identifiers(chunks, policy.domain.identifier_keys)`` over the corpus):
-        the domain guard accepts a query that names one of them, whatever was retrieved.
+        the domain guard accepts a query that names one of them, whatever was retrieved; or a
+        lookup the retriever or index provides (see :class:`DomainGuard`).
         """
         return cls(
             load_policy(*refs),

@@ -2,6 +2,9 @@
 
 Each query is retrieved and embedded once; its :class:`DomainSignals` are then re-judged at every
 grid point with the pure :func:`tier_for`, so a sweep of thousands of points costs no embedding.
+With a split (:func:`sweep_split`) the thresholds are chosen on the tune half of the queries and
+measured on the held-back half as well (:func:`~rag_guard_integrations.evaluation.split.half_of`
+of the query text).
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rag_guard_integrations.core.errors import ArgumentError, DataError, MissingExtraError
+from rag_guard_integrations.evaluation.split import SPLITS, half_of
 from rag_guard_integrations.guards.domain import REJECTING, TIERS, DomainSignals, tier_for
 
 if TYPE_CHECKING:
@@ -140,6 +144,70 @@ def sweep(
         min_curve=tuple(evaluate_point(signals, labels, root_now, m) for m in min_grid),
         root_curve=tuple(evaluate_point(signals, labels, r, min_now) for r in root_grid),
         recommended=recommend(grid_points, target, current),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class SplitSweep:
+    """A sweep on the tune half of :func:`~rag_guard_integrations.evaluation.split.half_of`
+    (by query text), and the held-back half judged at the current and the recommended pair."""
+
+    tune: Sweep
+    held_back_current: SweepPoint
+    held_back_recommended: SweepPoint | None
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready record."""
+        recommended = self.held_back_recommended
+        return {
+            "tune": self.tune.to_dict(),
+            "held_back": {
+                "current": self.held_back_current.to_dict(),
+                "recommended": recommended.to_dict() if recommended else None,
+            },
+        }
+
+
+def sweep_split(
+    signals: Sequence[DomainSignals],
+    labels: Sequence[bool],
+    queries: Sequence[str],
+    *,
+    current: tuple[float, float] = (0.20, 0.45),
+    target: float = 0.95,
+) -> SplitSweep:
+    """:func:`sweep` on the queries of the tune half only; the held-back half is measured at
+    the pair chosen there, so the choice is judged on queries it never saw.
+
+    Example:
+        >>> queries = ["steel", "cement", "weather", "films"]
+        >>> signals = [DomainSignals(similarity=s) for s in (0.7, 0.6, 0.3, 0.4)]
+        >>> result = sweep_split(signals, [True, True, False, False], queries, target=0.5)
+        >>> result.held_back_recommended.block_rate
+        1.0
+    """
+    if not len(signals) == len(labels) == len(queries):
+        raise ArgumentError(
+            f"{len(signals)} signals, {len(labels)} labels and {len(queries)} queries; pass one "
+            "of each per query"
+        )
+    halves: dict[str, list[int]] = {half: [] for half in SPLITS}
+    for index, query in enumerate(queries):
+        halves[half_of(query)].append(index)
+    tune, held = halves["tune"], halves["held_back"]
+    result = sweep(
+        [signals[i] for i in tune], [labels[i] for i in tune], current=current, target=target
+    )
+    held_signals, held_labels = [signals[i] for i in held], [labels[i] for i in held]
+    chosen = result.recommended
+    return SplitSweep(
+        tune=result,
+        held_back_current=evaluate_point(held_signals, held_labels, *current),
+        held_back_recommended=None
+        if chosen is None
+        else evaluate_point(
+            held_signals, held_labels, chosen.root_min_similarity, chosen.min_similarity
+        ),
     )
 
 

@@ -7,14 +7,14 @@ share of the excerpts of every other category that it matches.
 
 ``--split`` measures the two halves of a fixed split as well: an excerpt belongs to the *tune*
 half when the first byte of the SHA-256 of its document name (``contract_title``, else
-``document_name``) is even, else to the *held-back* half. Every excerpt of one contract falls in
+``document_name``) is even, else to the *held-back* half (:mod:`~.split`, the split that
+``rag-guard calibrate --split`` applies to query texts). Every excerpt of one contract falls in
 the same half, so patterns written while looking at the tune half's misses are measured on
 contracts they have never seen.
 """
 
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -23,6 +23,7 @@ from rag_guard_integrations.core.errors import DataError
 from rag_guard_integrations.core.patterns import compile_pattern
 from rag_guard_integrations.core.sentences import clause_text
 from rag_guard_integrations.data.jsonl import read_jsonl
+from rag_guard_integrations.evaluation.split import SPLITS, half_of
 from rag_guard_integrations.policy.loader import load_policy
 
 if TYPE_CHECKING:
@@ -32,7 +33,6 @@ if TYPE_CHECKING:
     from rag_guard_integrations.policy.schema import Policy
 
 RECALL_TARGET = 0.9
-SPLITS = ("tune", "held_back")
 FALSE_MATCH_TARGET = 0.05
 
 CUAD_CATEGORIES: dict[str, tuple[str, ...]] = {
@@ -107,8 +107,7 @@ def split_of(record: Mapping[str, Any]) -> str:
         'held_back'
     """
     name = record.get("contract_title") or record.get("document_name") or record.get("text")
-    digest = hashlib.sha256(str(name).encode("utf-8")).digest()
-    return SPLITS[digest[0] % 2]
+    return half_of(str(name))
 
 
 def evaluate_split(records: Iterable[Mapping[str, Any]], policy: Policy) -> dict[str, Any]:

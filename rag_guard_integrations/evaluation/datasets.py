@@ -72,9 +72,19 @@ def read_clinc(path: str | Path) -> dict[str, list[str]]:
     if not isinstance(data, dict) or not all(isinstance(data.get(s), list) for s in CLINC_SPLITS):
         raise DataError(f"{source}: not a CLINC file; it needs the lists {', '.join(CLINC_SPLITS)}")
     return {
-        split: [item["text"] if isinstance(item, dict) else str(item) for item in data[split]]
-        for split in CLINC_SPLITS
+        split: [_clinc_text(item, source, split) for item in data[split]] for split in CLINC_SPLITS
     }
+
+
+def _clinc_text(item: object, source: Path, split: str) -> str:
+    """One CLINC query: a string, or an object with a string ``text``."""
+    text = item.get("text") if isinstance(item, dict) else item
+    if not isinstance(text, str) or not text.strip():
+        raise DataError(
+            f"{source}: {split} holds {item!r:.60}; each query must be a string or an object "
+            "with a 'text' string"
+        )
+    return text
 
 
 def _labelled(record: object, where: str) -> LabelledQuery:

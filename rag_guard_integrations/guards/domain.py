@@ -4,10 +4,12 @@ Vector search always returns a nearest neighbour, even for "price of bitcoin", s
 decides on the normalised query, in order, stopping at the first tier that decides:
 
 1. ``blocklist``: a listed out-of-domain term as a word, plural or compound -> reject;
-2. ``identifier``: a standard identifier in the query that is one of the collection's (given
-   when the guard is built, see :func:`collection_identifiers`) or that a retrieved chunk
-   carries in its metadata (not merely its text) -> accept. A match of the pattern with an
-   empty group 1 is no identifier: a policy uses that to exclude look-alikes ("what is 269");
+2. ``identifier``: a standard identifier in the query, in identifier form (a prefix that is
+   also a word, such as "is", counts only as :mod:`.domain_identifiers` says), that is one of
+   the collection's (given when the guard is built, see :func:`collection_identifiers`, or
+   answered by a lookup the retriever or index provides) or that a retrieved chunk carries in
+   its metadata (not merely its text) -> accept. A match of the pattern with an empty group 1
+   is no identifier: a policy can use that to exclude look-alikes;
 3. ``root``: a domain root within ``root_window`` words of a regulatory context word, or a
    ``signature_terms`` entry (a term only this domain uses, such as "vltd") on its own, with
    similarity at least ``root_min_similarity`` -> accept;
@@ -23,8 +25,8 @@ from rag_guard_integrations.core.cache import BoundedCache
 from rag_guard_integrations.core.decisions import QueryDecision
 from rag_guard_integrations.core.metadata import metadata_values
 from rag_guard_integrations.core.normalize import CACHED_CHARS, normalize
-from rag_guard_integrations.core.patterns import compile_pattern
 from rag_guard_integrations.embeddings import cosine, unit
+from rag_guard_integrations.guards.domain_identifiers import IdentifierReader
 from rag_guard_integrations.guards.domain_terms import TermMatcher, near_pair
 from rag_guard_integrations.guards.registry import QueryStage
 from rag_guard_integrations.policy.loader import load_policy
@@ -34,6 +36,7 @@ if TYPE_CHECKING:
 
     from rag_guard_integrations.core.chunk import Chunk
     from rag_guard_integrations.embeddings import Embedder
+    from rag_guard_integrations.guards.domain_identifiers import IdentifierLookup
     from rag_guard_integrations.guards.registry import QueryInputs
     from rag_guard_integrations.policy.loader import PolicyRef
     from rag_guard_integrations.policy.schema import DomainSpec, Policy
@@ -55,8 +58,8 @@ class DomainSignals:
     """Everything the tiers need about one query and its chunks; thresholds are applied later.
 
     ``identifier`` is ``(identifier as the chunk writes it, metadata key, chunk position)``, or
-    ``(identifier as the query writes it, "collection", None)`` for an identifier the guard
-    was given.
+    ``(identifier as the collection writes it, "collection", None)`` for an identifier the
+    guard was given (as the query writes it when a lookup answered).
 
     Example:
         >>> tier_for(DomainSignals(root=("water", "isi"), similarity=0.3), 0.20, 0.48)
@@ -87,6 +90,12 @@ def tier_for(signals: DomainSignals, root_min_similarity: float, min_similarity:
 class DomainGuard:
     """Accepts or rejects a query for the collection's domain (see the module for the tiers).
 
+    ``identifiers`` are the collection's identifiers: the values themselves (for instance
+    :func:`collection_identifiers` over the corpus), or a lookup called with an identifier's
+    :func:`canonical_identifier` form that says whether the collection holds it (a retriever or
+    index answering from its own metadata). A lookup that raises rejects the query in
+    :class:`~rag_guard_integrations.Guard` (fail closed).
+
     Example:
         >>> from rag_guard_integrations import load_policy
         >>> from rag_guard_integrations.data import load_corpus
@@ -96,13 +105,18 @@ class DomainGuard:
         'blocklist'
         >>> guard.decide("Scope of IS 2062?", load_corpus("bis")).evidence["identifier"]
         'IS 2062'
+        >>> from rag_guard_integrations.guards.domain_identifiers import canonical_identifier
+        >>> held = {canonical_identifier("IS 1239")}
+        >>> DomainGuard.from_policy("bis", identifiers=held.__contains__).decide(
+        ...     "IS 1239 pipes", []).tier
+        'identifier'
     """
 
     def __init__(
         self,
         spec: DomainSpec,
         embedder: Embedder | None = None,
-        identifiers: Iterable[str] = (),
+        identifiers: Iterable[str] | IdentifierLookup = (),
     ) -> None:
         self.spec = spec
         self._embedder = embedder
@@ -110,12 +124,15 @@ class DomainGuard:
         self._roots = TermMatcher(spec.roots, compounds=True)
         self._context = TermMatcher(spec.root_context, compounds=False)
         self._signature = TermMatcher(spec.signature_terms, compounds=False)
-        self._identifier: Any = (
-            compile_pattern(spec.identifier_pattern) if spec.identifier_pattern else None
+        self._reader = (
+            IdentifierReader(spec.identifier_pattern, spec.identifier_word_prefixes)
+            if spec.identifier_pattern
+            else None
         )
+        self._lookup = identifiers if callable(identifiers) else None
         # Canonical form -> the collection's own spelling, which decisions quote.
         self.identifiers: dict[str, str] = {}
-        for value in identifiers:
+        for value in () if callable(identifiers) else identifiers:
             for found in self._identifiers_of_value(value):
                 self.identifiers.setdefault(found, value)
         self._lexical: BoundedCache[str, _Lexical] = BoundedCache(8192, max_key_len=CACHED_CHARS)
@@ -127,7 +144,10 @@ class DomainGuard:
 
     @classmethod
     def from_policy(
-        cls, policy: PolicyRef, embedder: Embedder | None = None, identifiers: Iterable[str] = ()
+        cls,
+        policy: PolicyRef,
+        embedder: Embedder | None = None,
+        identifiers: Iterable[str] | IdentifierLookup = (),
     ) -> DomainGuard | None:
         """The guard for ``policy.domain``, or None when the policy has no domain section."""
         policy = load_policy(policy)
@@ -163,14 +183,12 @@ class DomainGuard:
         lexical = self._lexical.remember(text, lambda: self._read(text))
         if lexical.term is not None:
             return DomainSignals(term=lexical.term)
-        typed = self._identifiers_in(text) if self._identifier is not None else ()
+        typed = self._reader.typed(query) if self._reader is not None else ()
         if typed:
-            known = next(
-                (self.identifiers[c] for c in map(_canonical, typed) if c in self.identifiers), None
-            )
+            known = self._known(typed)
             if known is not None:
                 return DomainSignals(identifier=(known, "collection", None))
-            found = self._carried(tuple(_canonical(i) for i in typed), chunks)
+            found = self._carried(tuple(typed), chunks)
             if found is not None:
                 return DomainSignals(identifier=found)
         similarity, source = self._similarity(text, chunks)
@@ -187,19 +205,17 @@ class DomainGuard:
             root = (signature, signature)
         return _Lexical(None, root)
 
-    def _identifiers_in(self, text: str) -> tuple[str, ...]:
-        """The identifiers the pattern finds in ``text``, as written there."""
-        if self._identifier is None:
-            return ()
-        group = 1 if self._identifier.groups >= 1 else 0
-        found = ((m.group(group) or "").strip() for m in self._identifier.finditer(text))
-        return tuple(dict.fromkeys(i for i in found if i))
+    def _known(self, typed: dict[str, str]) -> str | None:
+        """The collection's spelling of the first typed identifier it holds, else None."""
+        for canonical, written in typed.items():
+            if canonical in self.identifiers:
+                return self.identifiers[canonical]
+            if self._lookup is not None and self._lookup(canonical):
+                return written
+        return None
 
     def _identifiers_of_value(self, value: str) -> tuple[str, ...]:
-        """Canonical identifiers of a metadata value: what the pattern finds, and the value
-        itself (a metadata field that holds identifiers is trusted to hold one)."""
-        typed = self._identifiers_in(normalize(value))
-        return tuple(dict.fromkeys(c for c in (*map(_canonical, typed), _canonical(value)) if c))
+        return () if self._reader is None else self._reader.in_value(value)
 
     def _carried(
         self, wanted: tuple[str, ...], chunks: Sequence[Chunk]
@@ -296,11 +312,6 @@ def collection_identifiers(chunks: Iterable[Chunk], keys: Sequence[str]) -> list
         v for chunk in chunks for key in keys for v in metadata_values(chunk.metadata.get(key))
     )
     return list(dict.fromkeys(found))
-
-
-def _canonical(identifier: str) -> str:
-    """``IS 2062``, ``is-2062`` and ``IS2062`` compare equal."""
-    return "".join(ch for ch in identifier.casefold() if ch.isalnum())
 
 
 def _stage(policy: Policy, inputs: QueryInputs) -> DomainGuard | None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -13,6 +14,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping, Sequence
 
 _SCALARS = (str, int, float)
+_SEPARATORS = re.compile(r"[-_./:#]+")
 
 
 @dataclass(frozen=True, slots=True)
@@ -23,13 +25,44 @@ class Group:
     links: tuple[Link, ...]
 
 
-def link_values(value: Any) -> tuple[str, ...]:
-    """The values a linking key holds, normalised like text so that ``77``, ``"７７"`` and
-    ``"77\u200b"`` are one value: a scalar or a flat list of scalars (None and blank dropped).
+def same_value(value: str) -> str:
+    """What two link values must share to link: one identifier written several ways
+    (``acc-77``, ``acc 77``, ``acc_77``; ``077`` and ``77``) is one. Linking more is the safe
+    side: linked chunks are judged together.
 
     Example:
-        >>> link_values(["ACME  Corp", 77, "７７"])
-        ('acme corp', '77', '77')
+        >>> same_value("acc-77") == same_value("acc 77"), same_value("077")
+        (True, '77')
+    """
+    text = " ".join(_SEPARATORS.sub(" ", value).split())
+    return (text.lstrip("0") or "0") if text.isdigit() else text
+
+
+def key_values(metadata: Mapping[str, Any], key: str) -> tuple[str, ...]:
+    """:func:`link_values` of ``key`` in ``metadata``, the key matched without regard to case
+    (``Account_ID`` is ``account_id``), the values of every spelling of it together.
+
+    Example:
+        >>> key_values({"Account_ID": "A-7", "account_id": 78.0}, "account_id")
+        ('78', 'a-7')
+    """
+    value = metadata.get(key)
+    values = link_values(value) if value is not None else ()
+    wanted = key.casefold()
+    for other, more in metadata.items():
+        if other != key and isinstance(other, str) and other.casefold() == wanted:
+            values += link_values(more)
+    return values
+
+
+def link_values(value: Any) -> tuple[str, ...]:
+    """The values a linking key holds, normalised like text so that ``77``, ``77.0``, ``"７７"``
+    and ``"77\u200b"`` are one value: a scalar or a flat list of scalars (None and blank
+    dropped). Grouping also ignores separators and leading zeros (:func:`same_value`).
+
+    Example:
+        >>> link_values(["ACME  Corp", 77, "７７", 77.0])
+        ('acme corp', '77', '77', '77')
 
     Raises:
         ValueError: the value nests lists or mappings, or holds another kind of object; the
@@ -45,7 +78,8 @@ def link_values(value: Any) -> tuple[str, ...]:
                 f"a linking value holds a {type(item).__name__}; use a string, a number or a "
                 "flat list of them"
             )
-        text = normalize(str(item))
+        whole = isinstance(item, float) and item.is_integer()
+        text = normalize(str(int(item) if whole else item))
         if text:
             out.append(text)
     return tuple(out)
@@ -56,7 +90,7 @@ def link_problem(metadata: Mapping[str, Any], keys: Sequence[str]) -> str | None
     key = None
     try:
         for key in keys:
-            link_values(metadata.get(key))
+            key_values(metadata, key)
     except ChunkError as error:
         return f"linking key {key!r}: {error}; denied (fail closed)"
     return None
@@ -82,10 +116,8 @@ def link_groups(
     first_holder: dict[tuple[str, str], int] = {}
     for index, meta in metadata:
         for key in keys:
-            if meta.get(key) is None:
-                continue
-            for value in link_values(meta[key]):
-                holder = first_holder.setdefault((key, value), index)
+            for value in key_values(meta, key):
+                holder = first_holder.setdefault((key, same_value(value)), index)
                 a, b = root(holder), root(index)
                 if a != b:
                     parent[b] = a

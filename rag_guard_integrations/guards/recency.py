@@ -16,13 +16,18 @@ if TYPE_CHECKING:
     from rag_guard_integrations.policy.loader import PolicyRef
 
 
+# Clocks disagree a little: a date up to a day ahead of ours still counts as now.
+FUTURE_SKEW = timedelta(days=1)
+
+
 def utc_now() -> datetime:
     """The current time, timezone-aware (the default clock)."""
     return datetime.now(timezone.utc)
 
 
 class RecencyGuard:
-    """Deny a chunk whose ``field`` date is more than ``max_age_days`` old, or missing.
+    """Deny a chunk whose ``field`` date is more than ``max_age_days`` old, missing, or more
+    than a day in the future (it would never grow old).
 
     The date may be a ``datetime``, a ``date``, an ISO 8601 string or POSIX seconds; a naive
     one counts as UTC. ``clock`` gives the current time (inject a fixed one in tests).
@@ -60,6 +65,9 @@ class RecencyGuard:
             shown = "" if value is None else f" ({value!r} is not a date)"
             return f"the chunk carries no {self.field} date{shown} (undated is denied)"
         age = self.clock() - when
+        if age < -FUTURE_SKEW:
+            # A date ahead of the clock would pass for ever: it is a mistake or an evasion.
+            return f"{self.field} {value} is in the future (denied)"
         if age > self.max_age:
             return (
                 f"{self.field} {value} is {age.days} days old, over the {self.max_age.days} allowed"

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
         Labelled,
         LabelledSet,
     )
+    from rag_guard_integrations.guards.domain_identifiers import IdentifierLookup
     from rag_guard_integrations.policy.schema import Policy
 
 
@@ -59,10 +60,10 @@ class SetCheck(Protocol):
 @dataclass(frozen=True, slots=True)
 class QueryInputs:
     """What a query stage may need besides the policy: the embedder (None: the default one,
-    loaded on first use) and the collection's standard identifiers."""
+    loaded on first use) and the collection's standard identifiers, or a lookup of them."""
 
     embedder: Embedder | None = None
-    identifiers: tuple[str, ...] = ()
+    identifiers: tuple[str, ...] | IdentifierLookup = ()
 
 
 @dataclass(frozen=True, slots=True)

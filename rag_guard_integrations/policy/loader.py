@@ -10,7 +10,7 @@ from pydantic import ValidationError
 
 from rag_guard_integrations.core.errors import PolicyError, PolicyNotFoundError
 from rag_guard_integrations.policy.messages import describe_errors
-from rag_guard_integrations.policy.schema import Policy
+from rag_guard_integrations.policy.schema import CHECKING_SECTIONS, Policy
 
 if TYPE_CHECKING:
     from collections.abc import Iterator, Mapping, Sequence
@@ -60,6 +60,15 @@ def resolve(ref: str | Path, base: Path | None = None) -> Path:
     return path
 
 
+# A file's ancestors (the sources it extends, transitively), kept beside its data for _merge.
+_ANCESTORS = "__ancestors__"
+# Settings whose value switches checks off, and that value.
+_WEAKENING = (("mode", "shadow"), ("recognizers", "with_classify"))
+_CHECKING_KEYS = (*CHECKING_SECTIONS, "classifiers")
+Seen = dict[Path, frozenset[str]]
+"""Files already expanded, each with its ancestors."""
+
+
 def load_policy(*refs: PolicyRef) -> Policy:
     """Load and merge one or more policies (loaded ones, built-in names or paths) into one
     :class:`Policy`; a single loaded policy comes back as it is.
@@ -76,7 +85,7 @@ def load_policy(*refs: PolicyRef) -> Policy:
     if len(refs) == 1 and isinstance(refs[0], Policy):
         return refs[0]
     files: list[tuple[str, dict[str, Any]]] = []
-    seen: set[Path] = set()
+    seen: Seen = {}
     names = []
     for ref in refs:
         if isinstance(ref, Policy):
@@ -91,7 +100,7 @@ def load_policy(*refs: PolicyRef) -> Policy:
     return _merge(files, "+".join(names))
 
 
-def _from_loaded(policy: Policy, seen: set[Path]) -> list[tuple[str, dict[str, Any]]]:
+def _from_loaded(policy: Policy, seen: Seen) -> list[tuple[str, dict[str, Any]]]:
     """A loaded policy as merge input: its files read again when it came from files (so that a
     shared ``extends`` is merged once), else its fields."""
     paths = [Path(source) for source in policy.sources]
@@ -110,15 +119,19 @@ def parse_policy(text: str, source: str = "<string>") -> Policy:
         )
     data = _parse(text, source)
     files: list[tuple[str, dict[str, Any]]] = []
-    seen: set[Path] = set()
+    seen: Seen = {}
+    ancestors: set[str] = set()
     for ref in data.get("extends") or []:
-        files.extend(_expand(resolve(ref, Path.cwd()), seen, ()))
+        parent = resolve(ref, Path.cwd())
+        files.extend(_expand(parent, seen, ()))
+        ancestors |= {str(parent), *seen[parent]}
+    data[_ANCESTORS] = frozenset(ancestors)
     files.append((source, data))
     return _merge(files, str(data.get("name") or source))
 
 
 def _expand(
-    path: Path, seen: set[Path], stack: tuple[Path, ...]
+    path: Path, seen: Seen, stack: tuple[Path, ...]
 ) -> Iterator[tuple[str, dict[str, Any]]]:
     """Yield ``(source, data)`` for a file's extends (depth first) and then the file itself."""
     if path in stack:
@@ -126,7 +139,7 @@ def _expand(
         raise PolicyError(f"{path}: extends cycle {chain}; remove one of these extends")
     if path in seen:
         return
-    seen.add(path)
+    seen[path] = frozenset()
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as error:
@@ -135,8 +148,12 @@ def _expand(
     extends = data.get("extends") or []
     if not isinstance(extends, list) or not all(isinstance(e, str) for e in extends):
         raise PolicyError(f"{path}: extends must be a list of names or paths")
+    ancestors: set[str] = set()
     for ref in extends:
-        yield from _expand(resolve(ref, path.parent), seen, (*stack, path))
+        parent = resolve(ref, path.parent)
+        yield from _expand(parent, seen, (*stack, path))
+        ancestors |= {str(parent), *seen[parent]}
+    seen[path] = data[_ANCESTORS] = frozenset(ancestors)
     yield str(path), data
 
 
@@ -199,11 +216,13 @@ def _check_nodes(root: yaml.Node, source: str) -> None:
 
 def _merge(files: Sequence[tuple[str, Mapping[str, Any]]], name: str) -> Policy:
     """Add the sections of several validated files together, in order."""
+    for key, weaker in _WEAKENING:
+        _check_weakening(files, key, weaker)
     merged: dict[str, Any] = {}
     owners: dict[tuple[str, str], str] = {}
     for source, data in files:
         for key, value in data.items():
-            if key in {"__root__", "extends"}:
+            if key in {"__root__", _ANCESTORS, "extends"}:
                 continue
             if key == "rules":
                 for item in value or []:
@@ -223,6 +242,25 @@ def _merge(files: Sequence[tuple[str, Mapping[str, Any]]], name: str) -> Policy:
         return Policy.model_validate(merged)
     except ValidationError as error:
         raise PolicyError(describe_errors(error, " + ".join(s for s, _ in files), None)) from None
+
+
+def _check_weakening(files: Sequence[tuple[str, Mapping[str, Any]]], key: str, weaker: str) -> None:
+    """A setting that switches checks off (``mode: shadow``, ``recognizers: with_classify``)
+    covers the file that sets it and the files it extends, never a policy merged beside it:
+    that one's checks would be switched off without its author having said so."""
+    covered: set[str] = set()
+    setters: list[str] = []
+    for source, data in files:
+        if data.get(key) == weaker:
+            setters.append(source)
+            covered |= {source, *data.get(_ANCESTORS, ())}
+    for source, data in files:
+        if setters and source not in covered and any(data.get(s) for s in _CHECKING_KEYS):
+            raise PolicyError(
+                f"{setters[0]} sets {key}: {weaker}, which would also apply to {source}, a "
+                f"policy merged beside it; set {key}: {weaker} in a policy that extends both, "
+                "or leave it out"
+            )
 
 
 def _merge_section(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:

@@ -89,6 +89,11 @@ class DomainSpec(_Strict):
     identifier_keys: list[str] = Field(
         default_factory=lambda: ["standard", "id"], description="chunk metadata holding identifiers"
     )
+    identifier_word_prefixes: list[str] = Field(
+        default_factory=list,
+        description="identifier prefixes that are also ordinary words (the English 'is'): they "
+        "count only joined to the number, in capitals, or after a preposition",
+    )
     roots: list[str] = Field(default_factory=list, description="domain roots (tier 3)")
     root_context: list[str] = Field(
         default_factory=list, description="regulatory words a root must stand next to"

@@ -1,0 +1,57 @@
+"""The ``default`` pack's credential recognisers: the usual ways secrets are written in config
+files, code, markup, headers and prose, and prose about secrets that holds none."""
+
+from __future__ import annotations
+
+import pytest
+
+from rag_guard_integrations import Guard
+from rag_guard_integrations.classify.pattern import PatternClassifier
+
+pytestmark = pytest.mark.unit
+
+CLASSIFIER = PatternClassifier.from_policy("default", cache_size=0)
+GUARD = Guard.from_policy("default")
+
+SECRETS = [
+    "password: s3cret-Value",
+    '{"password": "s3cret-Value"}',
+    "settings = {'api_key': 'ak-live-0192837465'}",
+    "SMTP_PASSWORD=s3cret-Value",
+    "export PGPWD=s3cret-Value",
+    "AWS_SECRET_ACCESS_KEY=q8Z1+Xy2Wv3/Ut4Sr5Qp6On7Ml8Kj9",
+    "db.password = 'three words here'",
+    "password => s3cret-Value",
+    "<password>s3cret-Value</password>",
+    "The passphrase is Tr0ub4dor&3",
+    "Authorization: Bearer Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5",
+    "token eyJhbGciOiJFUzI1NiJ9.eyJpc3MiOiJhY21lIn0.c2lnbmF0dXJlLXZhbHVl",
+    "sk-proj-Q1w2E3r4T5y6U7i8O9p0Asdfghjk",
+    "rk_live_1a2b3c4d5e6f7g8h9i0j",
+    "clientSecret -> 9f8e7d6c5b4a3210",
+]
+PROSE = [
+    "Secretary: Jennifer-Anne Brown",
+    "Reset your password: open the settings page.",
+    "A password is required for every login.",
+    "Passwords: rotated every ninety days",
+    "The secret is patience and persistence.",
+    "API key rotation happens quarterly.",
+    "Token holders receive quarterly rewards.",
+    "The PIN is printed on the card mailer.",
+]
+
+
+@pytest.mark.parametrize("text", SECRETS)
+def test_a_written_secret_is_a_credential_and_withheld(text: str) -> None:
+    """Each form is labelled ``credentials``, and the default pack withholds the chunk."""
+    labels = {f.label for f in CLASSIFIER.classify(text).findings}
+    assert "credentials" in labels
+    assert GUARD.check("What is configured?", [{"text": text}]).allowed == []
+
+
+@pytest.mark.parametrize("text", PROSE)
+def test_prose_about_secrets_holds_no_credential(text: str) -> None:
+    """Words such as password, secret or token alone, or before a short or plain value, are
+    not a credential."""
+    assert "credentials" not in {f.label for f in CLASSIFIER.classify(text).findings}
