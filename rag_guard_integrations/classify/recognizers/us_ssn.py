@@ -9,7 +9,9 @@ US_SSN = Recognizer(
     name="us_ssn",
     label="pii",
     # Bare nine-digit runs are left out: too many order and reference numbers look like that.
-    regex=r"\b\d{3}(?:-\d{2}-| \d{2} )\d{4}\b",
+    # The groups are split by one kind of hyphen, space, dot or slash; a number glued to the
+    # word that names it ("SSN078-05-1120") counts too (the span takes the word).
+    regex=r"(?:\b|\b(?:ssn|no|num|number))\d{3}(?:-\d{2}-| \d{2} |\.\d{2}\.|/\d{2}/)\d{4}\b",
     validator=us_ssn,
 )
 """``078-05-1120``; never area 000, 666 or 900-999, group 00 or serial 0000."""

@@ -74,7 +74,7 @@ def card_number(text: str) -> bool:
 
 def iban(text: str) -> bool:
     """An IBAN (ISO 13616): country letters, check digits, and the mod-97 remainder 1."""
-    code = "".join(text.split()).upper()
+    code = "".join(char for char in text if char.isalnum()).upper()
     low, high = _IBAN_LENGTH
     if not (low <= len(code) <= high and code.isascii() and code.isalnum()):
         return False

@@ -1,0 +1,55 @@
+"""Card, SSN and IBAN recognisers read the number however its groups are separated, and glued
+to the word that names it; digit runs inside other identifiers stay apart."""
+
+from __future__ import annotations
+
+import pytest
+
+from rag_guard_integrations.classify.pattern import PatternClassifier
+
+pytestmark = pytest.mark.unit
+
+CLASSIFIER = PatternClassifier(["credit_card", "us_ssn", "iban"], cache_size=0)
+
+
+def found(text: str) -> set[str]:
+    return {f.recognizer for f in CLASSIFIER.classify(text).findings}
+
+
+@pytest.mark.parametrize("separator", [" ", "-", ".", "/", "_", ",", "\n", " - ", ". "])
+def test_card_groups_split_by_any_usual_separator(separator: str) -> None:
+    """A 4-4-4-4 card number is found whatever separates its groups."""
+    number = separator.join(["5500", "0000", "0000", "0004"])
+    assert found(f"Card on file: {number} (expires soon).") == {"credit_card"}
+
+
+@pytest.mark.parametrize("separator", ["-", " ", ".", "/"])
+def test_ssn_groups_split_by_one_separator(separator: str) -> None:
+    """A 3-2-4 SSN is found with hyphens, spaces, dots or slashes between its groups."""
+    assert found(f"Employee SSN: 219{separator}09{separator}9999.") == {"us_ssn"}
+
+
+@pytest.mark.parametrize("text", ["card5500000000000004 on file", "SSN219-09-9999 noted"])
+def test_a_number_glued_to_its_name_is_found(text: str) -> None:
+    """``card4111...`` and ``SSN078-...`` are the number, not a word."""
+    assert found(text)
+
+
+@pytest.mark.parametrize("separator", ["-", "."])
+def test_iban_groups_split_by_hyphens_or_dots(separator: str) -> None:
+    """A printed IBAN with hyphens or dots between its groups passes the mod-97 check."""
+    number = separator.join(["DE89", "3704", "0044", "0532", "0130", "00"])
+    assert found(f"Pay to {number} by Friday.") == {"iban"}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Licence number X52928788557186 on the form.",  # digits inside another identifier
+        "Revenue grew to 4,500,000,000,000 units.",  # thousands groups are not card groups
+        "Meeting on 12/05/2024 at noon.",
+    ],
+)
+def test_other_numbers_are_not_cards_or_ssns(text: str) -> None:
+    """Digit runs inside identifiers, thousands groups and dates are not found."""
+    assert not found(text)
