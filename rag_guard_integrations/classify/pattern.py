@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+import unicodedata
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from rag_guard_integrations.classify.base import Classification, Finding
@@ -154,8 +155,37 @@ def _fold(text: str) -> tuple[str, str | bytes, list[int] | None]:
         if "  " not in folded:
             return folded, _subject(folded), None
         offsets = list(range(len(folded)))
+    else:
+        folded, offsets = _keep_digit_groups(text, folded, offsets)
     folded, offsets = _squeeze(folded, offsets)
     return folded, _subject(folded), offsets
+
+
+def _keep_digit_groups(text: str, folded: str, offsets: list[int]) -> tuple[str, list[int]]:
+    """Invisible format characters (zero-width spaces, joiners) dropped between two digits
+    become a space: ``078\u200b05\u200b1120`` reads as the grouped ``078 05 1120`` it shows,
+    not as one bare run of digits that needs a context word."""
+    splits = [
+        index
+        for index in range(1, len(folded))
+        if offsets[index] - offsets[index - 1] > 1
+        and folded[index - 1].isdigit()
+        and folded[index].isdigit()
+        and all(
+            unicodedata.category(char) == "Cf"
+            for char in text[offsets[index - 1] + 1 : offsets[index]]
+        )
+    ]
+    if not splits:
+        return folded, offsets
+    chars, kept, position = [], [], 0
+    for index in splits:
+        chars.append(folded[position:index] + " ")
+        kept.extend([*offsets[position:index], offsets[index - 1] + 1])
+        position = index
+    chars.append(folded[position:])
+    kept.extend(offsets[position:])
+    return "".join(chars), kept
 
 
 def _squeeze(folded: str, offsets: list[int]) -> tuple[str, list[int]]:
