@@ -19,6 +19,8 @@ from datetime import datetime, timezone
 from importlib import resources
 from typing import TYPE_CHECKING, Any
 
+from rag_guard_integrations.core.records import slot_filler
+
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
@@ -97,7 +99,7 @@ class RequestInfo:
         started_ns: int | None = None,
     ) -> RequestInfo:
         """A fresh request id for ``query`` asked with ``access`` (started now unless given)."""
-        return cls(
+        return _new_request_info(
             new_request_id(),
             time.time_ns() if started_ns is None else started_ns,
             query,
@@ -107,6 +109,10 @@ class RequestInfo:
             policy_sha256,
             mode,
         )
+
+
+# Made on every check.
+_new_request_info = slot_filler(RequestInfo)
 
 
 def audit_schema() -> dict[str, Any]:
