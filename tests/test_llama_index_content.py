@@ -21,7 +21,7 @@ from rag_guard_integrations.llama_index import (
     guarded_query_engine,
     query_with_access,
 )
-from rag_guard_integrations.llama_index.testing import RecordingLLM
+from rag_guard_integrations.llama_index.testing import InstrumentationRecorder, RecordingLLM
 from rag_guard_integrations.policy.loader import load_policy
 
 if TYPE_CHECKING:
@@ -55,16 +55,22 @@ def test_a_secret_in_llm_visible_metadata_is_withheld(guard: Guard) -> None:
     assert kept(guard, [scored(leaky), scored(clean)]) == ["clean"]
 
 
-def test_metadata_excluded_from_the_llm_is_not_judged(guard: Guard) -> None:
-    """The same credential under a key excluded from the LLM's view does not reach the prompt,
-    so it does not deny the node."""
+def test_string_metadata_excluded_from_the_llm_is_judged_too(guard: Guard) -> None:
+    """The same credential under a key excluded from the LLM's view denies the node too: a
+    postprocessor (``MetadataReplacementPostProcessor``) can swap that value in as the text."""
     node = TextNode(
         id_="hidden",
         text=CLAUSE,
         metadata={**META, "note": SECRET},
         excluded_llm_metadata_keys=["note"],
     )
-    assert kept(guard, [scored(node)]) == ["hidden"]
+    clean = TextNode(
+        id_="clean",
+        text=CLAUSE,
+        metadata={**META, "note": "see annex"},
+        excluded_llm_metadata_keys=["note"],
+    )
+    assert kept(guard, [scored(node), scored(clean)]) == ["clean"]
 
 
 def test_a_new_style_node_is_judged_by_its_text_resource(guard: Guard) -> None:
@@ -175,3 +181,52 @@ def test_a_clean_window_reaches_the_llm_after_the_recheck(
     )
     query_with_access(engine, QUERY, MSA)
     assert any("Fees remain due." in p and "written notice" in p for p in llm.prompts)
+
+
+@pytest.fixture(scope="module")
+def narrow_window_nodes() -> list[TextNode]:
+    """Four sentence nodes with one-sentence windows: only the first window is clean."""
+    text = (
+        f"{CLAUSE} Fees remain due monthly. The portal login is {SECRET} for all. Invoices follow."
+    )
+    document = Document(text=text, metadata=dict(META), id_="msa-3")
+    nodes = SentenceWindowNodeParser.from_defaults(window_size=1).get_nodes_from_documents(
+        [document]
+    )
+    return [node for node in nodes if isinstance(node, TextNode)]
+
+
+def test_a_neighbour_whose_window_holds_a_withheld_sentence_is_withheld(
+    narrow_window_nodes: list[TextNode], embedder: MiniLMEmbedder, guard: Guard
+) -> None:
+    """The guard judges each node's window as well as its sentence: the neighbours of the
+    sentence with the credential are withheld with it, and instrumentation never shows it
+    (nor does the kept node's record of its neighbours)."""
+    index = VectorStoreIndex(narrow_window_nodes, embed_model=MiniLMEmbedding(embedder))
+    retriever = GuardedRetriever(index.as_retriever(similarity_top_k=4), guard, MSA)
+    with InstrumentationRecorder() as seen:
+        got = retriever.retrieve(QUERY)
+    assert [n.node.node_id for n in got] == [narrow_window_nodes[0].node_id]
+    assert all(SECRET not in text for text in [repr(got), *seen.texts])
+
+
+def test_a_window_engine_shows_instrumentation_no_withheld_window(
+    narrow_window_nodes: list[TextNode], embedder: MiniLMEmbedder, guard: Guard
+) -> None:
+    """The README's window engine sends and reports only the clean window: no span of
+    ``MetadataReplacementPostProcessor`` or the synthesizer holds the credential."""
+    index = VectorStoreIndex(narrow_window_nodes, embed_model=MiniLMEmbedding(embedder))
+    llm = RecordingLLM()
+    engine = GuardedQueryEngine.from_args(
+        index.as_retriever(similarity_top_k=4),
+        llm=llm,
+        node_postprocessors=[
+            GuardPostprocessor(guard=guard),
+            MetadataReplacementPostProcessor(target_metadata_key="window"),
+        ],
+    )
+    with InstrumentationRecorder() as seen:
+        response = query_with_access(engine, QUERY, MSA)
+    assert [n.node.node_id for n in response.source_nodes] == [narrow_window_nodes[0].node_id]
+    assert any("Fees remain due monthly." in p for p in llm.prompts)
+    assert all(SECRET not in text for text in [*llm.prompts, *seen.texts])

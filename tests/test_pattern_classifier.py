@@ -4,17 +4,18 @@ from __future__ import annotations
 
 import asyncio
 import pickle
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from rag_guard_integrations.classify import pattern as pattern_module
 from rag_guard_integrations.classify.base import Classification, Classifier, Finding
 from rag_guard_integrations.classify.pattern import PatternClassifier
 from rag_guard_integrations.classify.recognizers import BUILTIN_RECOGNIZERS, Recognizer
 from rag_guard_integrations.core.errors import PolicyError
 from rag_guard_integrations.core.labels import UNCLASSIFIED
-from rag_guard_integrations.core.patterns import compile_pattern
 from rag_guard_integrations.policy.loader import parse_policy
 from rag_guard_integrations.policy.schema import LabelSpec
 
@@ -141,12 +142,13 @@ def test_only_recognisers_the_set_matched_are_scanned(monkeypatch: pytest.Monkey
     """One RE2 set pass decides; text that matches nothing is never scanned per recogniser."""
     scanned: list[str] = []
 
-    def spy(pattern: str) -> object:
-        scanned.append(pattern)
-        return compile_pattern(pattern)
+    def spy(regex: Any, subject: str | bytes) -> list[tuple[int, int]]:
+        scanned.append(regex.pattern)
+        return scan(regex, subject)
 
     classifier = PatternClassifier(cache_size=0)
-    monkeypatch.setattr("rag_guard_integrations.classify.pattern.compile_pattern", spy)
+    scan = getattr(pattern_module, "_scan")  # noqa: B009 - the private scanner, spied on
+    monkeypatch.setattr(pattern_module, "_scan", spy)
     assert classifier.classify("nothing sensitive here at all").findings == ()
     assert scanned == []
     classifier.classify("write to jo@example.com")

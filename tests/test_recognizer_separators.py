@@ -53,3 +53,12 @@ def test_iban_groups_split_by_hyphens_or_dots(separator: str) -> None:
 def test_other_numbers_are_not_cards_or_ssns(text: str) -> None:
     """Digit runs inside identifiers, thousands groups and dates are not found."""
     assert not found(text)
+
+
+@pytest.mark.parametrize("invisible", ["\u200b", "\u200c", "\u2060", "\ufeff"])
+def test_invisible_characters_between_digit_groups_keep_the_groups(invisible: str) -> None:
+    """``078<ZWSP>05<ZWSP>1120`` is the grouped SSN it shows, with its original offsets."""
+    text = f"Employee: 219{invisible}09{invisible}9999 on file."
+    [finding] = CLASSIFIER.classify(text).findings
+    assert finding.recognizer == "us_ssn"
+    assert text[finding.start : finding.end] == f"219{invisible}09{invisible}9999"

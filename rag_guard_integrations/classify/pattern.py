@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import asyncio
-import bisect
 import re
-from typing import TYPE_CHECKING, Any
+import unicodedata
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from rag_guard_integrations.classify.base import Classification, Finding
 from rag_guard_integrations.classify.recognizers import (
@@ -16,8 +16,9 @@ from rag_guard_integrations.classify.recognizers import (
 from rag_guard_integrations.classify.vocabulary import VocabularyBound, label_specs
 from rag_guard_integrations.core.cache import BoundedCache, text_key
 from rag_guard_integrations.core.errors import ArgumentError, PolicyError
-from rag_guard_integrations.core.normalize import normalize_with_offsets, plain_ascii
+from rag_guard_integrations.core.normalize import fold_keeping_lines, plain_ascii_bytes
 from rag_guard_integrations.core.patterns import PatternSet, compile_pattern, find_spans
+from rag_guard_integrations.core.records import slot_filler
 from rag_guard_integrations.policy.loader import load_policy
 
 if TYPE_CHECKING:
@@ -32,10 +33,23 @@ DEFAULT_CACHE_SIZE = 4096
 # that a large batch does not stall the event loop.
 _INLINE_CHARS = 65_536
 _NOTHING = Classification(frozenset())
-_LINE_BREAK = re.compile(r"[\n\r\v\f\x1c-\x1e\x85\u2028\u2029]")
+# Made for every finding and every text with one: filled slot by slot.
+_new_finding = slot_filler(Finding)
+_new_classification = slot_filler(Classification)
 _SPACE_RUN = re.compile(r"  +")
 # What _fold makes of ASCII white space: line breaks stay line breaks, the rest is a space.
-_ASCII_MATCH_SPACES = str.maketrans("\t\x1f\n\r\v\f\x1c\x1d\x1e", "  \n\n\n\n\n\n\n")
+_ASCII_MATCH_BYTES = bytes.maketrans(b"\t\x1f\n\r\v\f\x1c\x1d\x1e", b"  \n\n\n\n\n\n\n")
+
+
+class _Entry(NamedTuple):
+    """One recogniser as the matcher runs it: compiled pattern and context words, and the
+    slots of its context words and standalone gate in the set (None: it has none)."""
+
+    recognizer: Recognizer
+    regex: Any
+    context: Any
+    context_slot: int | None
+    standalone_slot: int | None
 
 
 class _Matcher:
@@ -44,27 +58,37 @@ class _Matcher:
 
     def __init__(self, recognizers: tuple[Recognizer, ...], cache_size: int) -> None:
         self.recognizers = recognizers
+        # Recognisers come first in the set, so that index i of a hit is recogniser i.
         patterns = [r.regex for r in recognizers]
-        self._contexts = [r.context_regex for r in recognizers]
-        self._context_slot: list[int | None] = []
-        self._standalone_slot: list[int | None] = []
-        for recognizer, context in zip(recognizers, self._contexts, strict=True):
-            self._context_slot.append(None if context is None else len(patterns))
+        self._entries: list[_Entry] = []
+        for recognizer in recognizers:
+            context, gate = recognizer.context_regex, recognizer.standalone_regex
+            context_slot = standalone_slot = None
             if context is not None:
+                context_slot = len(patterns)
                 patterns.append(context)
-            gate = recognizer.standalone_regex
-            self._standalone_slot.append(None if gate is None else len(patterns))
             if gate is not None:
+                standalone_slot = len(patterns)
                 patterns.append(gate)
+            self._entries.append(
+                _Entry(
+                    recognizer,
+                    compile_pattern(recognizer.regex),
+                    None if context is None else compile_pattern(context),
+                    context_slot,
+                    standalone_slot,
+                )
+            )
         self._set = PatternSet(patterns)
         self._cache: BoundedCache[Hashable, Classification] | None = (
             BoundedCache(cache_size) if cache_size else None
         )
+        if self._cache is None:  # one call less per text
+            self.classify = self._classify  # type: ignore[method-assign]
 
     def classify(self, text: str) -> Classification:
         """Every finding in ``text`` (cached), before any vocabulary is applied."""
-        if self._cache is None:
-            return self._classify(text)
+        assert self._cache is not None  # else __init__ made this _classify
         key = text_key(text)
         result = self._cache.get(key)
         if result is None:
@@ -73,36 +97,31 @@ class _Matcher:
         return result
 
     def _classify(self, text: str) -> Classification:
-        findings = self._find(text)
-        if not findings:
-            return _NOTHING
-        return Classification(frozenset([f.label for f in findings]), findings)
-
-    def _find(self, text: str) -> tuple[Finding, ...]:
-        folded, offsets = _fold(text)
-        subject = _subject(folded)
+        folded, subject, offsets = _fold(text)
         # The set already says which recognisers (and context words) occur at all: only
-        # those are scanned again for their spans. Recognisers come first in the set.
+        # those are scanned again for their spans.
         hits = self._set.matching(subject)
-        count = len(self.recognizers)
+        count = len(self._entries)
+        if not hits or hits[0] >= count:
+            return _NOTHING
         findings: list[Finding] = []
         for index in hits:
             if index >= count:
                 break
-            slot = self._context_slot[index]
+            recognizer, regex, context, slot, gate = self._entries[index]
             no_context = slot is not None and slot not in hits
-            if no_context and self._standalone_slot[index] not in hits:
+            if no_context and gate not in hits:
                 continue
-            recognizer = self.recognizers[index]
             # Context spans, found at first need; none when the set saw no context word.
             near: list[tuple[int, int]] | None = [] if no_context else None
-            for low, high in _scan(compile_pattern(recognizer.regex), subject):
+            validator = recognizer.validator
+            for low, high in _scan(regex, subject):
                 value = folded[low:high]
-                if recognizer.validator is not None and not recognizer.validator(value):
+                if validator is not None and not validator(value):
                     continue
                 if slot is not None:
                     if near is None:
-                        near = _spans(self._contexts[index], subject)
+                        near = _scan(context, subject)
                     if not _is_near(near, low, high, recognizer.window):
                         standalone = recognizer.standalone
                         if standalone is None or not standalone(value):
@@ -110,33 +129,63 @@ class _Matcher:
                 start, end = (
                     (low, high) if offsets is None else (offsets[low], offsets[high - 1] + 1)
                 )
-                findings.append(Finding(recognizer.name, recognizer.label, start, end))
+                findings.append(_new_finding(recognizer.name, recognizer.label, start, end, 1.0))
+        if not findings:
+            return _NOTHING
         if len(findings) > 1:
             findings.sort(key=lambda f: (f.start, f.end, f.recognizer))
-        return tuple(findings)
+        labels = frozenset([f.label for f in findings])
+        return _new_classification(labels, tuple(findings), frozenset(), None)
 
 
-def _fold(text: str) -> tuple[str, list[int] | None]:
+def _fold(text: str) -> tuple[str, str | bytes, list[int] | None]:
     """Normalise for matching, keeping line breaks (values do not run across lines) and
     squeezing runs of spaces and tabs to one space (``4111  1111``, ``078\t05\t1120`` read as
-    written with one space), with each character's offset into ``text``: None when the offsets
-    are the identity (plain ASCII with no run of spaces, the common case)."""
-    if plain_ascii(text):
-        folded = text.lower().translate(_ASCII_MATCH_SPACES)
+    written with one space): the folded text, what RE2 scans (see :func:`_subject`), and each
+    character's offset into ``text``: None when the offsets are the identity (plain ASCII with
+    no run of spaces, the common case)."""
+    data = plain_ascii_bytes(text)
+    if data is not None:
+        # Bytes: lower-casing and a 256-entry table are far cheaper than on str.
+        data = data.lower().translate(_ASCII_MATCH_BYTES)
+        if b"  " not in data:
+            return data.decode("ascii"), data, None
+    folded, offsets = fold_keeping_lines(text)
+    if offsets is None:
         if "  " not in folded:
-            return folded, None
-    folded, offsets = normalize_with_offsets(text)
-    breaks = []
-    for match in _LINE_BREAK.finditer(text):
-        index = bisect.bisect_left(offsets, match.start())
-        if index < len(folded) and offsets[index] == match.start() and folded[index] == " ":
-            breaks.append(index)
-    if breaks:
-        chars = list(folded)
-        for index in breaks:
-            chars[index] = "\n"
-        folded = "".join(chars)
-    return _squeeze(folded, offsets)
+            return folded, _subject(folded), None
+        offsets = list(range(len(folded)))
+    else:
+        folded, offsets = _keep_digit_groups(text, folded, offsets)
+    folded, offsets = _squeeze(folded, offsets)
+    return folded, _subject(folded), offsets
+
+
+def _keep_digit_groups(text: str, folded: str, offsets: list[int]) -> tuple[str, list[int]]:
+    """Invisible format characters (zero-width spaces, joiners) dropped between two digits
+    become a space: ``078\u200b05\u200b1120`` reads as the grouped ``078 05 1120`` it shows,
+    not as one bare run of digits that needs a context word."""
+    splits = [
+        index
+        for index in range(1, len(folded))
+        if offsets[index] - offsets[index - 1] > 1
+        and folded[index - 1].isdigit()
+        and folded[index].isdigit()
+        and all(
+            unicodedata.category(char) == "Cf"
+            for char in text[offsets[index - 1] + 1 : offsets[index]]
+        )
+    ]
+    if not splits:
+        return folded, offsets
+    chars, kept, position = [], [], 0
+    for index in splits:
+        chars.append(folded[position:index] + " ")
+        kept.extend([*offsets[position:index], offsets[index - 1] + 1])
+        position = index
+    chars.append(folded[position:])
+    kept.extend(offsets[position:])
+    return "".join(chars), kept
 
 
 def _squeeze(folded: str, offsets: list[int]) -> tuple[str, list[int]]:
@@ -169,10 +218,6 @@ def _scan(regex: Any, subject: str | bytes) -> list[tuple[int, int]]:
     if isinstance(subject, bytes):
         return find_spans(regex, subject)
     return [m.span() for m in regex.finditer(subject) if m.end() > m.start()]
-
-
-def _spans(pattern: str | None, text: str | bytes) -> list[tuple[int, int]]:
-    return _scan(compile_pattern(pattern), text) if pattern else []
 
 
 def _is_near(spans: list[tuple[int, int]], start: int, end: int, window: int) -> bool:
@@ -268,7 +313,10 @@ class PatternClassifier(VocabularyBound):
         if not isinstance(text, str):
             return Classification.failed(f"expected text as a str, got {type(text).__name__}")
         try:
-            return self._restrict(self._matcher.classify(text))
+            found = self._matcher.classify(text)
+            if self._vocabulary is None or found.labels <= self._vocabulary:
+                return found  # nothing to drop (also when nothing was found)
+            return self._restrict(found)
         except Exception as error:  # one bad text must not fail the batch
             return Classification.failed(f"pattern classifier: {type(error).__name__}: {error}")
 
@@ -288,8 +336,7 @@ class PatternClassifier(VocabularyBound):
         self._vocabulary = frozenset(labels or ())
 
     def _restrict(self, found: Classification) -> Classification:
-        if self._vocabulary is None or found.labels <= self._vocabulary:
-            return found  # nothing to drop (also when nothing was found)
+        assert self._vocabulary is not None
         kept = tuple(f for f in found.findings if f.label in self._vocabulary)
         dropped = frozenset(f.label for f in found.findings) - self._vocabulary
         return Classification(frozenset(f.label for f in kept), kept, dropped)

@@ -20,6 +20,8 @@ from datetime import datetime, timezone
 from importlib import resources
 from typing import TYPE_CHECKING, Any
 
+from rag_guard_integrations.core.records import slot_filler
+
 if TYPE_CHECKING:
     from rag_guard_integrations.core.access import AccessContext
     from rag_guard_integrations.core.decisions import ChunkDecision, GuardResult, Violation
@@ -101,7 +103,7 @@ class RequestInfo:
         started_ns: int | None = None,
     ) -> RequestInfo:
         """A fresh request id for ``query`` asked with ``access`` (started now unless given)."""
-        return cls(
+        return _new_request_info(
             new_request_id(),
             time.time_ns() if started_ns is None else started_ns,
             query,
@@ -111,6 +113,10 @@ class RequestInfo:
             policy_sha256,
             mode,
         )
+
+
+# Made on every check.
+_new_request_info = slot_filler(RequestInfo)
 
 
 def audit_schema() -> dict[str, Any]:

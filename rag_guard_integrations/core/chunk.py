@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
 from rag_guard_integrations.core.errors import ChunkError
+from rag_guard_integrations.core.records import mutable_twin
 
 _EMPTY: Mapping[str, Any] = {}
 
@@ -189,8 +190,8 @@ def coerce_chunks(items: object) -> list[Chunk]:
                 draft.metadata = _EMPTY if metadata is None else metadata
                 draft.score = score
                 draft.id = id_
-                draft.__class__ = Chunk  # type: ignore[assignment]  # same slots, now frozen
-                append(draft)  # type: ignore[arg-type]
+                draft.__class__ = Chunk  # same slots, now frozen
+                append(draft)
                 continue
         append(Chunk.from_any(item, position=position))
     return out
@@ -198,19 +199,5 @@ def coerce_chunks(items: object) -> list[Chunk]:
 
 _NEW = object.__new__
 _AMBIGUOUS = object()
-
-
-class _Draft:
-    """A chunk under construction: the slots of :class:`Chunk` (so that its class can be
-    switched to Chunk once filled) without the frozen ``__setattr__``."""
-
-    __slots__ = ("id", "metadata", "score", "text")
-
-    text: str
-    metadata: Mapping[str, Any]
-    score: float | None
-    id: str | None
-
-
-if set(_Draft.__slots__) != set(Chunk.__slots__):  # pragma: no cover - a change to Chunk
-    raise ImportError("_Draft must have exactly the slots of Chunk")
+# A chunk under construction: the slots of Chunk without its frozen __setattr__.
+_Draft = mutable_twin(Chunk)

@@ -9,6 +9,7 @@ dashes become ``-``, and runs of white space become one space.
 
 from __future__ import annotations
 
+import bisect
 import re
 import unicodedata
 from functools import lru_cache
@@ -23,7 +24,7 @@ _DROPPED_CATEGORIES = frozenset({"Cf", "Mn", "Me", "Cc", "Cs", "Co", "Cn"})
 # Blank letters and symbols that render as nothing (Hangul fillers, after NFKD, and the blank
 # Braille pattern): dropped like zero-width characters.
 _INVISIBLE = frozenset("\u115f\u1160\u2800")
-_ASCII_CONTROL = re.compile(r"[\x00-\x08\x0e-\x1b\x7f]")
+_ASCII_CONTROL_BYTES = bytes([*range(0x09), *range(0x0E, 0x1C), 0x7F])
 _SPACE = re.compile(r"\s+")
 _NOT_PRINTABLE_ASCII = re.compile(r"[^\x20-\x7e]")
 # Longer texts are normalised afresh each time, so that huge distinct queries cannot pin memory.
@@ -96,6 +97,82 @@ def normalize_with_offsets(text: str) -> tuple[str, list[int]]:
     return "".join(chars), offsets
 
 
+_NON_ASCII_RUN = re.compile(r"([^\x00-\x7f]+)")
+_LINE_BREAKS = frozenset("\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029")
+_LINE_BREAK = re.compile(f"[{''.join(sorted(_LINE_BREAKS))}]")
+_TABLE_LIMIT = 8192
+
+
+class _LineFolds(dict[int, str]):
+    """A ``str.translate`` table: each character's fold as in :func:`normalize_with_offsets`,
+    except that line breaks become ``\\n``; filled on first sight, and emptied when it grows
+    past ``_TABLE_LIMIT`` (``generation`` counts that). ``uneven`` holds the characters that
+    fold to other than exactly one character."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.uneven: set[str] = set()
+        self.generation = 0
+
+    def __missing__(self, ordinal: int) -> str:
+        if len(self) >= _TABLE_LIMIT:
+            self.clear()
+            self.uneven.clear()
+            self.generation += 1
+        char = chr(ordinal)
+        if char in _LINE_BREAKS:
+            folded = "\n"
+        elif " " <= char <= "~":
+            folded = char.lower()
+        else:
+            folded = _fold_char(char)
+        if len(folded) != 1:
+            self.uneven.add(char)
+        self[ordinal] = folded
+        return folded
+
+
+_LINE_FOLDS = _LineFolds()
+
+
+def fold_keeping_lines(text: str) -> tuple[str, list[int] | None]:
+    """Normalise like :func:`normalize_with_offsets`, except that line breaks stay line breaks
+    (``\\n``); the offsets are None when they are the identity (every character folds to one).
+
+    Example:
+        >>> fold_keeping_lines("Zoë\\r\\nLee"), fold_keeping_lines("ﬁn")
+        (('zoe\\n\\nlee', None), ('fin', [0, 0, 1]))
+    """
+    table = _LINE_FOLDS
+    generation = table.generation
+    if text.isascii():
+        folded = text.translate(table)
+        # An ASCII character folds to one character or to none (a control character).
+        if len(folded) == len(text):
+            return folded, None
+    else:
+        # str.translate takes a fast path on ASCII text: the runs of other characters (few,
+        # in most text) go through the table apart.
+        parts = _NON_ASCII_RUN.split(text)
+        folded = "".join([part.translate(table) for part in parts])
+        others = "".join(parts[1::2])
+        if (
+            len(folded) == len(text)
+            and table.generation == generation
+            and table.uneven.isdisjoint(others)
+        ):
+            return folded, None
+    folded, offsets = normalize_with_offsets(text)
+    # normalize_with_offsets makes every white space a space: line breaks back to breaks.
+    chars: list[str] | None = None
+    for match in _LINE_BREAK.finditer(text):
+        index = bisect.bisect_left(offsets, match.start())
+        if index < len(folded) and offsets[index] == match.start() and folded[index] == " ":
+            chars = list(folded) if chars is None else chars
+            chars[index] = "\n"
+    return (folded if chars is None else "".join(chars)), offsets
+
+
 def plain_ascii(text: str) -> bool:
     """Whether :func:`normalize_with_offsets` takes its ASCII fast path for ``text``: only
     lower-casing and white space change, and the offsets are the identity.
@@ -104,4 +181,12 @@ def plain_ascii(text: str) -> bool:
         >>> plain_ascii("Call 555-0100"), plain_ascii("Zoë")
         (True, False)
     """
-    return text.isascii() and not _ASCII_CONTROL.search(text)
+    return plain_ascii_bytes(text) is not None
+
+
+def plain_ascii_bytes(text: str) -> bytes | None:
+    """The ASCII bytes of ``text`` when :func:`plain_ascii` holds for it, else None."""
+    if not text.isascii():
+        return None
+    data = text.encode("ascii")
+    return data if len(data.translate(None, _ASCII_CONTROL_BYTES)) == len(data) else None

@@ -96,11 +96,16 @@ class PatternSet:
             for pattern in self.patterns:
                 self._set.Add(pattern)
             self._set.Compile()
+        # RE2's own set where the wrapper exposes it (it takes UTF-8 bytes): the wrapper's
+        # method is a Python frame around it on every text.
+        self._raw: Any = getattr(self._set, "_set", None)
 
     def matching(self, text: str | bytes) -> list[int]:
         """Return the sorted indices of the patterns that occur in ``text`` (str, or UTF-8)."""
         if self._set is None:
             return []
+        if self._raw is not None:
+            return sorted(self._raw.Match(text.encode("utf-8") if isinstance(text, str) else text))
         return sorted(self._set.Match(text) or ())  # Match gives None when nothing matches
 
 
@@ -116,18 +121,35 @@ def find_spans(regex: Any, data: bytes) -> list[tuple[int, int]]:
     low = getattr(regex, "_regexp", None)
     if low is None or _UNANCHORED is None:
         return [m.span() for m in regex.finditer(data) if m.end() > m.start()]
+    match, anchor = low.Match, _UNANCHORED
     out: list[tuple[int, int]] = []
     position, size = 0, len(data)
     while position <= size:
-        start, end = low.Match(_UNANCHORED, data, position, size)[0]
+        start, end = span = match(anchor, data, position, size)[0]
         if start < 0:
             break
         if end > start:
-            out.append((start, end))
+            out.append(span)
             position = end
         else:
             position = end + 1  # an empty match: step past it
     return out
+
+
+def first_span(regex: Any, text: str) -> tuple[int, int] | None:
+    """The span of the first match of a compiled pattern in ``text``, or None.
+
+    ASCII text goes to RE2's matcher directly as bytes (its offsets are then character
+    offsets): the wrapper's ``search`` translates offsets and builds a match object, several
+    times the cost of the match on the short values validators look at.
+    """
+    low = getattr(regex, "_regexp", None)
+    if low is None or _UNANCHORED is None or not text.isascii():
+        match = regex.search(text)
+        return None if match is None else match.span()
+    data = text.encode("ascii")
+    span: tuple[int, int] = low.Match(_UNANCHORED, data, 0, len(data))[0]
+    return None if span[0] < 0 else span
 
 
 def matches(pattern: str, text: str, *, untrusted: bool = False) -> bool:

@@ -7,7 +7,7 @@ import time
 from dataclasses import dataclass, field, replace
 from functools import partial
 from itertools import compress, filterfalse, repeat
-from operator import is_
+from operator import attrgetter, is_
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
@@ -25,13 +25,19 @@ from rag_guard_integrations.core.labels import (
     metadata_labels,
 )
 from rag_guard_integrations.core.normalize import normalize
+from rag_guard_integrations.core.records import slot_filler
 from rag_guard_integrations.core.stage import ChunkCheck, Request
 from rag_guard_integrations.engine.audit import policy_identity, publish
 from rag_guard_integrations.engine.notices import policy_notices, request_notices
 from rag_guard_integrations.engine.redact import Masked, confirm_masks, redact
 from rag_guard_integrations.engine.shadow import Shadow
 from rag_guard_integrations.guards.clause import ClauseGuard
-from rag_guard_integrations.guards.combination import Labelled, LabelledSet
+from rag_guard_integrations.guards.combination import (
+    CombinationOutcome,
+    Labelled,
+    LabelledSet,
+    rule_message,
+)
 from rag_guard_integrations.guards.registry import (
     QueryInputs,
     policy_checks,
@@ -53,8 +59,14 @@ if TYPE_CHECKING:
 
 FETCH_FACTOR = 4
 _IS_NONE = partial(is_, None)
+_METADATA = attrgetter("metadata")
 # The query verdict without a domain guard or clause intents, shared (frozen, empty evidence).
 _NO_QUERY_STAGE = QueryDecision(evidence=MappingProxyType({}))
+_NO_OUTCOME = CombinationOutcome()
+# Records made on every check, with every field known: filled slot by slot.
+_new_result = slot_filler(GuardResult)
+_new_request = slot_filler(Request)
+_new_labelled_set = slot_filler(LabelledSet)
 
 
 def fetch_size(k: int, fetch_k: int | None = None) -> int:
@@ -82,6 +94,8 @@ class _Run:
     notes: dict[int, str] = field(default_factory=dict)
     dropped: dict[int, frozenset[str]] = field(default_factory=dict)
     started_ns: int = field(default_factory=time.time_ns)
+    # Labels that no span backs (metadata's, and a classifier's given without a finding), for
+    # the chunks a classifier labelled; any other chunk's are its labels.
     claimed: dict[int, frozenset[str]] = field(default_factory=dict)
     findings: dict[int, tuple[Finding, ...]] = field(default_factory=dict)
     masked: dict[int, Masked] = field(default_factory=dict)
@@ -146,6 +160,7 @@ class Guard:
         self._notices = policy_notices(policy, self.classifier)
         self._shadow = Shadow.of(policy)
         self._redacting = {rule.name: rule for rule in policy.rules if rule.action == "redact"}
+        self._verdicts = {rule.name: ("combination", rule_message(rule)) for rule in policy.rules}
 
     @classmethod
     def from_policy(
@@ -275,7 +290,7 @@ class Guard:
         context = AccessContext.coerce(access)
         normalized = normalize(query)
         decision = self._decide_query(query, normalized, items)
-        run = _Run(Request(query, normalized, decision.intents, context), items, decision)
+        run = _Run(_new_request(query, normalized, decision.intents, context), items, decision)
         if not decision.allowed:
             rejected = ("domain", f"the query was rejected ({decision.reason})")
             run.denied = dict.fromkeys(range(len(items)), rejected)
@@ -321,14 +336,15 @@ class Guard:
         if self.combination is not None and self.combination.links_chunks:
             positions = [i for i in positions if self._linkable(run, i)]
         chunks = run.chunks
+        if len(positions) != len(chunks):
+            chunks = list(map(chunks.__getitem__, positions))
         try:
-            labels, problems = labels_many([chunks[i].metadata for i in positions])
+            labels, problems = labels_many(list(map(_METADATA, chunks)))
         except Exception:  # odd metadata somewhere: chunk by chunk, so that only it fails
             for index in positions:
                 self._read_one(run, index)
             return
         run.labels.update(zip(positions, labels, strict=True))
-        run.claimed.update(zip(positions, labels, strict=True))
         for offset, problem in problems.items():
             run.notes[positions[offset]] = problem
         if self.classifier is not None:
@@ -357,7 +373,6 @@ class Guard:
         if problem is not None:
             run.notes[index] = problem
         run.labels[index] = labels
-        run.claimed[index] = labels
         # Blank labels were dropped by metadata_labels: a chunk left with none is unlabelled.
         if self.classifier is not None and (self._classify_always or not labels):
             run.pending.append(index)
@@ -383,11 +398,12 @@ class Guard:
             found = [Classification.failed(problem)] * len(indices)
         for index, classification in zip(indices, found, strict=True):
             labels = _clean_labels(classification.labels)
+            run.claimed.setdefault(index, run.labels[index])  # before the first classifier
             run.labels[index] = run.labels[index] | labels
             run.findings[index] = run.findings.get(index, ()) + classification.findings
             # A label given without a span cannot be masked away, like one metadata claims.
             if unspanned := labels - {f.label for f in classification.findings}:
-                run.claimed[index] = run.claimed.get(index, frozenset()) | unspanned
+                run.claimed[index] = run.claimed[index] | unspanned
             if dropped := _clean_labels(classification.dropped):
                 run.dropped[index] = run.dropped.get(index, frozenset()) | dropped
             if classification.error is not None:
@@ -411,23 +427,12 @@ class Guard:
                 evaluated, run.chunks, lambda combination: self._finish(run, combination)
             )
         publish(result)
-        blocking = any(v.action == "block" for v in result.violations)
-        if blocking and self.policy.on_block == "raise":
+        if self.policy.on_block == "raise" and any(v.action == "block" for v in result.violations):
             raise ContextBlocked(result)
         return result
 
     def _finish(self, run: _Run, combination: SetCheck | None) -> GuardResult:
-        unknown: dict[int, frozenset[str]] = {}
-        if self._vocabulary is not None:
-            for index, labels in run.labels.items():
-                if extra := labels - self._vocabulary:
-                    unknown[index] = extra
-                    if self.policy.on_unknown_label == "block":
-                        # The reason stays one short line; unknown_labels keeps them all.
-                        shown = sorted(extra)[:5]
-                        more = f" and {len(extra) - 5} more" if len(extra) > 5 else ""
-                        names = ", ".join(shown) + more
-                        run.denied[index] = ("labels", f"labels outside the vocabulary: {names}")
+        unknown = self._unknown_labels(run) if self._vocabulary is not None else {}
         survivors: Sequence[int] = (
             list(filterfalse(run.denied.__contains__, range(len(run.chunks))))
             if run.denied
@@ -442,33 +447,15 @@ class Guard:
             )
             carried = list(map(run.labels.get, survivors, repeat(frozenset(), len(survivors))))
             try:
-                outcome = combination(LabelledSet(survivors, carried, survivor_chunks))
+                outcome = combination(_new_labelled_set(survivors, carried, survivor_chunks))
             except Exception as error:  # a broken rule engine blocks the whole set
                 reason = _failure("combination", error)
                 run.denied.update(dict.fromkeys(survivors, ("combination", reason)))
-        rules: dict[int, str] = {}
-        if outcome is not None and outcome.violations:
-            blocking = [v.rule for v in outcome.violations if v.action == "block"]
-            blocked: Mapping[int, str] = (
-                dict.fromkeys(survivors, blocking[0])
-                if self.policy.on_block == "empty" and blocking
-                else outcome.removed
-            )
-            if self._redacting:  # carriers of redact rules stay, masked, where they can
-                blocked = {
-                    index: rule
-                    for index, rule in blocked.items()
-                    if not (rule in self._redacting and self._mask(run, index, rule))
-                }
-            # One shared verdict per rule; only chunks with a label note get their own reason.
-            verdicts = {v.rule: ("combination", v.message) for v in outcome.violations}
-            run.denied.update(
-                zip(blocked, map(verdicts.__getitem__, blocked.values()), strict=True)
-            )
-            for index in run.notes.keys() & blocked.keys() if run.notes else ():
-                reason = f"{verdicts[blocked[index]][1]} ({run.notes[index]})"
-                run.denied[index] = ("combination", reason)
-            rules = dict(blocked)
+        rules: dict[int, str] = (
+            self._remove(run, outcome, survivors)
+            if outcome is not None and outcome.violations
+            else {}
+        )
         # Labels that could not be read or computed are not known to be safe: withheld even when
         # no rule of the policy names ``unclassified`` (fail closed).
         for index, note in run.notes.items():
@@ -489,6 +476,47 @@ class Guard:
                 rules[index] = rule
         return self._result(run, outcome, unknown, rules)
 
+    def _unknown_labels(self, run: _Run) -> dict[int, frozenset[str]]:
+        """Labels outside the policy's vocabulary per chunk; the chunk is denied for them under
+        ``on_unknown_label: block``."""
+        assert self._vocabulary is not None
+        unknown: dict[int, frozenset[str]] = {}
+        for index, labels in run.labels.items():
+            if extra := labels - self._vocabulary:
+                unknown[index] = extra
+                if self.policy.on_unknown_label == "block":
+                    # The reason stays one short line; unknown_labels keeps them all.
+                    shown = sorted(extra)[:5]
+                    more = f" and {len(extra) - 5} more" if len(extra) > 5 else ""
+                    names = ", ".join(shown) + more
+                    run.denied[index] = ("labels", f"labels outside the vocabulary: {names}")
+        return unknown
+
+    def _remove(
+        self, run: _Run, outcome: CombinationOutcome, survivors: Sequence[int]
+    ) -> dict[int, str]:
+        """Deny the chunks the fired rules remove (masking a redact rule's carriers instead
+        where it can); the rule behind each removal."""
+        blocked: Mapping[int, str] = outcome.removed
+        if self.policy.on_block == "empty":
+            blocking = [v.rule for v in outcome.violations if v.action == "block"]
+            blocked = dict.fromkeys(survivors, blocking[0]) if blocking else blocked
+        if self._redacting:  # carriers of redact rules stay, masked, where they can
+            blocked = {
+                index: rule
+                for index, rule in blocked.items()
+                if not (rule in self._redacting and self._mask(run, index, rule))
+            }
+        # One shared verdict per rule; only chunks with a label note get their own reason.
+        verdicts = self._verdicts
+        if not all(map(verdicts.__contains__, blocked.values())):  # rules beyond the policy's
+            verdicts = {v.rule: ("combination", v.message) for v in outcome.violations}
+        run.denied.update(zip(blocked, map(verdicts.__getitem__, blocked.values()), strict=True))
+        for index in run.notes.keys() & blocked.keys() if run.notes else ():
+            reason = f"{verdicts[blocked[index]][1]} ({run.notes[index]})"
+            run.denied[index] = ("combination", reason)
+        return dict(blocked)
+
     def _mask(self, run: _Run, index: int, rule: str) -> bool:
         """Keep carrier ``index`` of redact rule ``rule`` with its spans masked, if it can be
         (not when its labels are uncertain: a classifier failed on it)."""
@@ -499,7 +527,7 @@ class Guard:
             rule,
             trigger=self._redacting[rule].trigger.all_present,
             labels=run.labels.get(index, frozenset()),
-            claimed=run.claimed.get(index, frozenset()),
+            claimed=run.claimed.get(index, run.labels.get(index, frozenset())),
             findings=run.findings.get(index, ()),
         )
         if masked is None:
@@ -508,7 +536,11 @@ class Guard:
         return True
 
     def _result(
-        self, run: _Run, outcome: Any, unknown: dict[int, frozenset[str]], rules: Mapping[int, str]
+        self,
+        run: _Run,
+        outcome: CombinationOutcome | None,
+        unknown: dict[int, frozenset[str]],
+        rules: Mapping[int, str],
     ) -> GuardResult:
         masked = {
             i: m.decision(i, run.chunks[i], run.labels.get(i, frozenset()))
@@ -524,18 +556,9 @@ class Guard:
             request = run.request
             if run.chunks or self.prefilter(request.query, request.access) is None:
                 refusal = self.policy.no_context_refusal
-        info, notices = run.info, run.notices
         if outcome is None:
-            return GuardResult(
-                run.query,
-                decisions,
-                unknown_labels=unknown,
-                refusal=refusal,
-                dropped_labels=run.dropped,
-                request=info,
-                notices=notices,
-            )
-        return GuardResult(
+            outcome = _NO_OUTCOME
+        return _new_result(
             run.query,
             decisions,
             outcome.violations,
@@ -543,9 +566,10 @@ class Guard:
             outcome.bridges,
             unknown,
             refusal,
-            dropped_labels=run.dropped,
-            request=info,
-            notices=notices,
+            run.info,
+            run.notices,
+            None,  # shadow: set by Shadow.apply
+            run.dropped,
         )
 
 

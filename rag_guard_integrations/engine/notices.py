@@ -46,6 +46,8 @@ def request_notices(policy: Policy, access: AccessContext | None) -> tuple[str, 
     policy does not declare (with the near spelling); logged for every request."""
     declared = policy.access.attributes
     given = access.allowlists if access is not None else {}
+    if not (declared or given):
+        return ()
     notices = []
     if declared and not given:
         example = ", ".join(f"{name!r}: [...]" for name in declared)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from itertools import chain
+from operator import attrgetter
 from typing import TYPE_CHECKING
 
 from rag_guard_integrations.core.constraints import MATCH_ALL, MATCH_ANY, Allowed, Constraints
@@ -22,6 +24,7 @@ if TYPE_CHECKING:
 __all__ = ["AccessGuard", "Constraints", "HintGuard"]  # Constraints: its former home
 
 HINT_SUFFIX = "_regex_hint"
+_METADATA = attrgetter("metadata")
 # The hints of one chunk together compile to at most this many RE2 instructions: each runs over
 # the whole text, so this bounds the hint work per character of the chunk.
 MAX_HINT_PROGRAM_PER_CHUNK = 2000
@@ -101,7 +104,14 @@ class HintGuard:
     name = "hint"
 
     def check_many(self, chunks: Sequence[Chunk], request: Request) -> list[str | None]:
-        """:meth:`__call__` for each chunk; one without a hint key costs a scan of its keys."""
+        """:meth:`__call__` for each chunk. Keys are looked at all at once first: when no key
+        of any chunk holds the hint suffix, no chunk has a hint."""
+        try:
+            keys = "\0".join(chain.from_iterable(map(_METADATA, chunks)))
+        except TypeError:  # a key that is not a string: each chunk looks at its own keys
+            keys = HINT_SUFFIX
+        if HINT_SUFFIX not in keys:
+            return [None] * len(chunks)
         return [
             self(chunk, request) if any(map(_is_hint, chunk.metadata)) else None for chunk in chunks
         ]

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from itertools import chain, compress, filterfalse
+from itertools import compress, filterfalse
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, cast
 
-from rag_guard_integrations.core.decisions import Bridge, Link, Violation
+from rag_guard_integrations.core.decisions import Bridge, Violation
+from rag_guard_integrations.core.records import slot_filler
 from rag_guard_integrations.guards.linking import (
     Group,
     connecting_links,
@@ -17,7 +19,7 @@ from rag_guard_integrations.guards.registry import SetStage
 from rag_guard_integrations.policy.loader import load_policy
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+    from collections.abc import Iterable, Iterator, Mapping, Sequence
 
     from rag_guard_integrations.policy.loader import PolicyRef
     from rag_guard_integrations.policy.schema import RuleSpec
@@ -87,6 +89,10 @@ class CombinationOutcome:
     removed: Mapping[int, str] = field(default_factory=dict)
 
 
+# Made on every call: filled slot by slot; the outcome of a set on which no rule fires is shared.
+_new_outcome = slot_filler(CombinationOutcome)
+_NOTHING_FIRED = CombinationOutcome(removed=MappingProxyType({}))
+_NO_SCORE = float("-inf")
 _WHOLE_SET: Sequence[tuple[frozenset[int] | None, Group | None]] = ((None, None),)
 _CACHE_SIZE = 1024  # entries per cache of a guard: label combinations, sets of fired rules
 
@@ -104,20 +110,29 @@ class _Plan(NamedTuple):
 
 class _Firing(NamedTuple):
     """A rule that fired, on the whole set (``members`` None) or inside one linked group,
-    with the trigger labels and message its violation reports."""
+    with what its violation reports: name, action, message, trigger labels and scope."""
 
     rule: RuleSpec
     members: frozenset[int] | None
     group: Group | None
-    labels: tuple[str, ...]
+    name: str
+    action: str
     message: str
+    labels: tuple[str, ...]
+    scope: str
 
     @classmethod
     def of(cls, rule: RuleSpec, members: frozenset[int] | None, group: Group | None) -> _Firing:
         """The firing of ``rule`` in ``members`` (None: the whole set)."""
         labels = tuple(rule.trigger.all_present)
-        message = rule.message or f"{' + '.join(labels)} together in the retrieved context"
-        return cls(rule, members, group, labels, message)
+        scope = rule.trigger.scope
+        return cls(rule, members, group, rule.name, rule.action, rule_message(rule), labels, scope)
+
+
+def rule_message(rule: RuleSpec) -> str:
+    """What a violation of ``rule`` says: its message, or which labels came together."""
+    labels = " + ".join(rule.trigger.all_present)
+    return rule.message or f"{labels} together in the retrieved context"
 
 
 class CombinationGuard:
@@ -172,7 +187,7 @@ class CombinationGuard:
         carriers, overlap = self._carriers(chunks.labels)
         plan = self._plan(carriers)
         if not plan.candidates:
-            return CombinationOutcome()
+            return _NOTHING_FIRED
         firings, bridges = plan.firings, plan.bridges
         if firings is None or bridges is None:  # linked rules: where they fire depends on links
             groups = self._groups(chunks, range(len(chunks)))
@@ -185,15 +200,15 @@ class CombinationGuard:
         removing: list[Violation] = []
         warnings: list[Violation] = []
         # The engine's survivors when nothing was denied: positions are the input indices.
-        indices = None if chunks.indices == range(len(chunks)) else chunks.indices
+        indices = None if chunks.indices == range(len(chunks.indices)) else chunks.indices
         for firing in firings:
-            action = firing.rule.action
-            if action in REMOVING or action == "warn":
-                fired = removing if action in REMOVING else warnings
-                fired.append(_violation(firing, indices, carriers, overlap))
+            if firing.action in REMOVING:
+                removing.append(_violation(firing, indices, carriers, overlap))
+            elif firing.action == "warn":
+                warnings.append(_violation(firing, indices, carriers, overlap))
         violations = tuple(removing)
         removed = self._safe_subset(chunks, carriers, overlap, plan.blocks) if violations else {}
-        return CombinationOutcome(violations, tuple(warnings), bridges, removed)
+        return _new_outcome(violations, tuple(warnings), bridges, removed)
 
     def _carriers(self, labels: Sequence[frozenset[str]]) -> tuple[dict[str, list[int]], bool]:
         """Label -> positions of the chunks carrying it, for the labels some rule names, and
@@ -314,7 +329,7 @@ class CombinationGuard:
             if by_label is None:
                 position += 1
                 continue
-            label = _removal_label(by_label, chunks)
+            label = _removal_label(rule.trigger.all_present, by_label, chunks)
             for p in by_label[label]:
                 removed_by[p] = rule.name
                 for other in chunks.labels[p]:
@@ -400,29 +415,48 @@ def _label_greedy(
     for rule in blocks:
         labels = rule.trigger.all_present
         if spent.isdisjoint(labels):
-            label = _removal_label({name: carriers[name] for name in labels}, chunks)
+            label = _removal_label(labels, carriers, chunks)
             spent.add(label)
-            removed.update(dict.fromkeys(carriers[label], rule.name))
-    return {chunks.indices[p]: removed[p] for p in sorted(removed)}
+            for position in carriers[label]:
+                removed[position] = rule.name
+    indices = chunks.indices
+    if indices == range(len(indices)):  # positions are the input indices
+        return dict(sorted(removed.items()))
+    return {indices[p]: removed[p] for p in sorted(removed)}
 
 
-def _removal_label(by_label: Mapping[str, list[int]], chunks: LabelledSet) -> str:
+def _removal_label(
+    labels: Sequence[str], carriers: Mapping[str, list[int]], chunks: LabelledSet
+) -> str:
     """The trigger label whose carriers go: the fewest carriers; on a tie, see
     :func:`_removal_key` (computed only then: it reads every carrier's score)."""
-    fewest = min(map(len, by_label.values()))
-    tied = [label for label, positions in by_label.items() if len(positions) == fewest]
-    if len(tied) == 1:
-        return tied[0]
-    return min(tied, key=lambda name: _removal_key(name, chunks, by_label[name]))
+    if len(labels) == 2:  # most rules pair two labels
+        first, second = labels
+        size, other = len(carriers[first]), len(carriers[second])
+        if size != other:
+            return first if size < other else second
+        first_key = _removal_key(first, chunks, carriers[first])
+        second_key = _removal_key(second, chunks, carriers[second])
+        return first if first_key < second_key else second
+    counts = [len(carriers[label]) for label in labels]
+    fewest = min(counts)
+    if counts.count(fewest) == 1:
+        return labels[counts.index(fewest)]
+    tied = [label for label, count in zip(labels, counts, strict=True) if count == fewest]
+    return min(tied, key=lambda name: _removal_key(name, chunks, carriers[name]))
 
 
 def _removal_key(
     label: str, chunks: LabelledSet, positions: list[int]
 ) -> tuple[int, float, int, str]:
-    items = chunks.chunks
-    scores = [score for p in positions if (score := items[p].score) is not None]
-    best = max(scores, default=float("-inf"))
-    return len(positions), best, -min(map(chunks.indices.__getitem__, positions)), label
+    items, indices = chunks.chunks, chunks.indices
+    best, first = _NO_SCORE, indices[positions[0]]
+    for position in positions:  # a few carriers: one plain loop for both
+        score = items[position].score
+        if score is not None and score > best:
+            best = score
+        first = min(first, indices[position])
+    return len(positions), best, -first, label
 
 
 def _violation(
@@ -433,50 +467,26 @@ def _violation(
 ) -> Violation:
     """The violation of ``firing``: every carrier of its labels, as input indices (positions
     when ``indices`` is None)."""
-    rule, labels, members = firing.rule, firing.labels, firing.members
+    _, members, group, name, action, message, labels, scope = firing
     # Each carrier list is sorted: their sorted concatenation merges runs; duplicates exist
     # only when some chunk carries two of the labels.
-    positions: Iterable[int] = sorted(chain.from_iterable(map(carriers.__getitem__, labels)))
+    if len(labels) == 2:  # most rules pair two labels
+        merged = carriers[labels[0]] + carriers[labels[1]]
+        merged.sort()
+    else:
+        merged = sorted([p for label in labels for p in carriers[label]])
+    positions: Iterable[int] = merged
     if overlap:
         positions = dict.fromkeys(positions)
     if members is not None:
         positions = [p for p in positions if p in members]
     found = tuple(positions) if indices is None else tuple(map(indices.__getitem__, positions))
-    links = connecting_links(firing.group.links, found) if firing.group is not None else ()
-    scope = rule.trigger.scope
-    return _new_violation(rule.name, rule.action, firing.message, labels, found, scope, links)
+    links = connecting_links(group.links, found) if group is not None else ()
+    return _new_violation(name, action, message, labels, found, scope, links)
 
 
-def _filled_violation(  # noqa: PLR0917 - Violation's fields, in order, on the hot path
-    rule: str,
-    action: str,
-    message: str,
-    labels: tuple[str, ...],
-    chunk_indices: tuple[int, ...],
-    scope: str,
-    links: tuple[Link, ...],
-) -> Violation:
-    """``Violation(...)`` filled slot by slot: half the cost of the frozen ``__init__``, and a
-    check makes several violations on every call."""
-    record: Violation = object.__new__(Violation)
-    _SET_RULE(record, rule)
-    _SET_ACTION(record, action)
-    _SET_MESSAGE(record, message)
-    _SET_LABELS(record, labels)
-    _SET_CHUNK_INDICES(record, chunk_indices)
-    _SET_SCOPE(record, scope)
-    _SET_LINKS(record, links)
-    return record
-
-
-_VIOLATION_SLOTS = ("rule", "action", "message", "labels", "chunk_indices", "scope", "links")
-(_SET_RULE, _SET_ACTION, _SET_MESSAGE, _SET_LABELS, _SET_CHUNK_INDICES, _SET_SCOPE, _SET_LINKS) = (
-    getattr(Violation, name).__set__ for name in _VIOLATION_SLOTS
-)
-# Should Violation gain a field, the slot-by-slot fill would leave it unset: use the class.
-_new_violation: Callable[..., Violation] = (
-    _filled_violation if Violation.__slots__ == _VIOLATION_SLOTS else Violation
-)
+# Violations are made on every call (a few per check): filled slot by slot.
+_new_violation = slot_filler(Violation)
 
 
 def _bridges(rules: Sequence[RuleSpec]) -> tuple[Bridge, ...]:

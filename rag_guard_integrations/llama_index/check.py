@@ -9,6 +9,11 @@ from typing import TYPE_CHECKING
 from llama_index.core.schema import ImageNode, MetadataMode, Node, NodeWithScore
 
 from rag_guard_integrations.core.chunk import Chunk
+from rag_guard_integrations.llama_index.content import (
+    judged_text,
+    masked_copy,
+    without_unjudged_relations,
+)
 from rag_guard_integrations.llama_index.events import GuardDecisionEvent, emit
 
 if TYPE_CHECKING:
@@ -17,7 +22,7 @@ if TYPE_CHECKING:
     from llama_index.core.schema import BaseNode, QueryBundle
 
     from rag_guard_integrations.core.access import AccessContext
-    from rag_guard_integrations.core.decisions import GuardResult
+    from rag_guard_integrations.core.decisions import GuardResult, Redaction
     from rag_guard_integrations.engine.guard import Guard
 
 NON_TEXT_REASON = "the node has no text content (image, audio, video or empty); denied"
@@ -30,13 +35,15 @@ class GuardedNodes:
     ``refusal`` is the text to answer with instead of calling the LLM: the domain guard's when
     it rejected the query, else the policy's no-context text when no node is left.
     ``non_text_ids`` are the nodes withheld before the guard ran because no content check can
-    judge them (the policy's ``allow_non_text`` is off).
+    judge them (the policy's ``allow_non_text`` is off); ``unmasked_ids`` the nodes the guard
+    allowed masked whose masks could not be written back into the node, so withheld.
     """
 
     nodes: list[NodeWithScore]
     result: GuardResult
     no_context_refusal: str
     non_text_ids: tuple[str, ...] = field(default=())
+    unmasked_ids: tuple[str, ...] = field(default=())
 
     @property
     def refusal(self) -> str | None:
@@ -49,12 +56,6 @@ class GuardedNodes:
 def query_text(query_bundle: QueryBundle | None) -> str:
     """The query string the guard judges (empty without a query bundle)."""
     return "" if query_bundle is None else query_bundle.query_str
-
-
-def llm_content(node: BaseNode) -> str:
-    """What LlamaIndex puts in the prompt for ``node``: its text (a ``Node``'s text resource)
-    and every metadata value not excluded from the LLM."""
-    return node.get_content(metadata_mode=MetadataMode.LLM)
 
 
 def has_text_content(node: BaseNode) -> bool:
@@ -115,20 +116,27 @@ def _chunks(nodes: Sequence[NodeWithScore]) -> list[Chunk]:
 
 
 def _chunk(item: object, position: int) -> Chunk:
-    # The guard judges the prompt text, not ``node.text``: metadata visible to the LLM and a
-    # Node's text resource reach the model too. Fields are read directly: Chunk.from_any probes
-    # attributes, and on pydantic models each failed probe costs more than the checks.
+    # The guard judges the prompt text, not ``node.text``: metadata visible to the LLM, a
+    # Node's text resource and metadata a postprocessor may swap in reach the model too.
+    # Fields are read directly: Chunk.from_any probes attributes, and on pydantic models each
+    # failed probe costs more than the checks.
     if isinstance(item, NodeWithScore):
         node = item.node
-        return Chunk(llm_content(node), node.metadata, item.score, node.node_id)
+        return Chunk(judged_text(node), node.metadata, item.score, node.node_id)
     return Chunk.from_any(item, position=position)
 
 
-def _with_text(item: NodeWithScore, text: str) -> NodeWithScore:
-    """A copy of ``item`` whose node holds the masked ``text`` (the caller's node is untouched)."""
-    node = item.node.model_copy(update={"metadata": dict(item.node.metadata)})
-    node.set_content(text)
-    return NodeWithScore(node=node, score=item.score)
+def _handed_on(
+    item: NodeWithScore, text: str | None, spans: Sequence[Redaction]
+) -> NodeWithScore | None:
+    """An allowed ``item`` as it goes on: itself, or a copy (the caller's node is untouched)
+    with the masked ``text`` written back and neighbours' unjudged metadata dropped from its
+    relationships; None when the masks cannot be written back into the node."""
+    node = item.node if text is None else masked_copy(item.node, spans, text)
+    if node is None:
+        return None
+    node = without_unjudged_relations(node)
+    return item if node is item.node else NodeWithScore(node=node, score=item.score)
 
 
 def _conclude(
@@ -141,29 +149,48 @@ def _conclude(
     nodes, withheld = split
     allowed = result.allowed_indices
     masked = result.redacted
-    kept = [_with_text(nodes[i], masked[i]) if i in masked else nodes[i] for i in allowed]
+    kept: list[NodeWithScore] = []
+    unmasked: list[str] = []
+    for i in allowed:
+        spans = result.decisions[i].redactions if i in masked else ()
+        node = _handed_on(nodes[i], masked.get(i), spans)
+        if node is None:
+            unmasked.append(nodes[i].node.node_id)
+        else:
+            kept.append(node)
 
     def event() -> GuardDecisionEvent:
         passed = set(allowed)
         denied = [n.node.node_id for i, n in enumerate(nodes) if i not in passed]
+        denied.extend(unmasked)
         return GuardDecisionEvent(
             source=source,
             summary=result.summary(),
             principal=None if access is None else access.principal,
             allowed_node_ids=[node.node.node_id for node in kept],
             denied_node_ids=[*denied, *withheld],
-            decisions=decision_rows(result, withheld),
+            decisions=decision_rows(result, withheld, frozenset(unmasked)),
             audit=result.audit(),
         )
 
     emit(event)
-    return GuardedNodes(kept, result, guard.policy.no_context_refusal, withheld)
+    return GuardedNodes(kept, result, guard.policy.no_context_refusal, withheld, tuple(unmasked))
 
 
-def decision_rows(result: GuardResult, withheld: tuple[str, ...] = ()) -> list[dict[str, object]]:
-    """Per-chunk ``{id, allowed, stage, rule}`` for traces: never chunk text or a reason."""
+def decision_rows(
+    result: GuardResult,
+    withheld: tuple[str, ...] = (),
+    unmasked: frozenset[str] = frozenset(),
+) -> list[dict[str, object]]:
+    """Per-chunk ``{id, allowed, stage, rule}`` for traces: never chunk text or a reason.
+    ``unmasked`` ids were allowed masked but withheld: their masks could not be written back."""
     rows: list[dict[str, object]] = [
-        {"id": d.chunk.id, "allowed": d.allowed, "stage": d.stage, "rule": d.rule}
+        {
+            "id": d.chunk.id,
+            "allowed": d.allowed and d.chunk.id not in unmasked,
+            "stage": d.stage,
+            "rule": d.rule,
+        }
         for d in result.decisions
     ]
     rows.extend({"id": i, "allowed": False, "stage": "content", "rule": None} for i in withheld)

@@ -1,9 +1,13 @@
 """How a guarded component fetches candidates: from the inner retriever without its
-instrumentation (its events, spans and callbacks would carry every node, denied ones too), and
-with the guard's pushdown only where the store can combine it with the caller's own filters."""
+instrumentation and logs (its events, spans, callbacks and DEBUG lines would carry every node,
+denied ones too), and with the guard's pushdown only where the store can combine it with the
+caller's own filters."""
 
 from __future__ import annotations
 
+import logging
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any
 
 from llama_index.core.indices.vector_store.retrievers import VectorIndexRetriever
@@ -17,7 +21,7 @@ from rag_guard_integrations.llama_index.pushdown import (
 )
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Iterator
 
     from llama_index.core.base.base_retriever import BaseRetriever
     from llama_index.core.schema import NodeWithScore, QueryBundle
@@ -26,6 +30,20 @@ if TYPE_CHECKING:
 
 # Set by LlamaIndex's ``dispatcher.span`` on the function it wraps.
 _SPAN_MARK = "__dispatcher_span_decorated__"
+# Where ``VectorIndexRetriever`` logs the text of every candidate it found.
+_RESULT_LOGGER = "llama_index.core.indices.utils"
+_QUIET: ContextVar[bool] = ContextVar("rag_guard_quiet_retrieval", default=False)
+
+
+class _QuietInContext(logging.Filter):
+    """Drops a logger's records while the current context runs an inner retrieval (other
+    threads and requests log as usual: no logger level changes)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not _QUIET.get()
+
+
+_FILTER = _QuietInContext()
 
 
 def plan(
@@ -74,15 +92,33 @@ async def afetch(
 
 
 def quiet_retrieve(retriever: BaseRetriever, bundle: QueryBundle) -> list[NodeWithScore]:
-    """``retriever.retrieve(bundle)`` without its own instrumentation events and callbacks."""
-    nodes = _unwrapped(type(retriever)._retrieve)(retriever, bundle)
-    return retriever._handle_recursive_retrieval(bundle, nodes)
+    """``retriever.retrieve(bundle)`` without its own instrumentation events, callbacks and
+    log records."""
+    with _silenced(retriever):
+        nodes = _unwrapped(type(retriever)._retrieve)(retriever, bundle)
+        return retriever._handle_recursive_retrieval(bundle, nodes)
 
 
 async def aquiet_retrieve(retriever: BaseRetriever, bundle: QueryBundle) -> list[NodeWithScore]:
     """Async twin of :func:`quiet_retrieve`."""
-    nodes = await _unwrapped(type(retriever)._aretrieve)(retriever, bundle)
-    return await retriever._ahandle_recursive_retrieval(bundle, nodes)
+    with _silenced(retriever):
+        nodes = await _unwrapped(type(retriever)._aretrieve)(retriever, bundle)
+        return await retriever._ahandle_recursive_retrieval(bundle, nodes)
+
+
+@contextmanager
+def _silenced(retriever: BaseRetriever) -> Iterator[None]:
+    """Drop, in this context only, the records of the loggers of ``retriever``'s class modules
+    and of LlamaIndex's query-result logger (work the retriever hands to other threads still
+    logs)."""
+    modules = {c.__module__ for c in type(retriever).__mro__ if c is not object}
+    for name in (_RESULT_LOGGER, *sorted(modules)):
+        logging.getLogger(name).addFilter(_FILTER)
+    token = _QUIET.set(True)
+    try:
+        yield
+    finally:
+        _QUIET.reset(token)
 
 
 def _unwrapped(method: Callable[..., Any]) -> Callable[..., Any]:

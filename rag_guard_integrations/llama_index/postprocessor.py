@@ -26,9 +26,14 @@ class GuardPostprocessor(BaseNodePostprocessor):
     """Node postprocessor that keeps only the nodes a ``Guard`` allows for this caller.
 
     The kept nodes are the caller's own ``NodeWithScore`` objects, unmodified, scores included,
-    in retrieval order; nothing is added to their metadata. The guard judges the query bundle's
-    ``query_str`` (an empty query without a bundle). Put it first in ``node_postprocessors`` so
-    no later stage (a reranker calling an LLM, say) sees a denied node.
+    in retrieval order; nothing is added to their metadata. Two kinds come back as copies (the
+    caller's node untouched): a node a ``redact`` rule masked, with each span masked where it
+    came from (the text, or a metadata value; a node whose masks cannot be written back is
+    withheld), and a node whose ``relationships`` carried a neighbour's metadata (a sentence
+    parser copies each neighbour's window there), with those entries dropped. The guard judges
+    the query bundle's ``query_str`` (an empty query without a bundle). Put it first in
+    ``node_postprocessors`` so no later stage (a reranker calling an LLM, say) sees a denied
+    node.
 
     Access is, in order: the innermost ``guard_access(...)`` block, then the ``access`` field;
     with neither, access-controlled nodes are denied. ``guard_access({})`` (or ``NO_ACCESS``)
@@ -36,7 +41,9 @@ class GuardPostprocessor(BaseNodePostprocessor):
     access-controlled node passes; ``guard_access(None)`` brings no access of its own.
 
     The guard judges what LlamaIndex will send the LLM: ``node.get_content(MetadataMode.LLM)``,
-    the text (a ``Node``'s text resource) plus every metadata value not excluded from the LLM.
+    the text (a ``Node``'s text resource) plus every metadata value not excluded from the LLM,
+    and every string metadata value excluded from the LLM, which a postprocessor can swap in
+    (the sentence window): a sentence whose window holds a withheld neighbour is withheld.
     A node with no text content (image, audio, video, empty) is denied unless the policy sets
     ``allow_non_text: true``. Put this postprocessor after every postprocessor that changes
     content (``MetadataReplacementPostProcessor`` for sentence windows): what it judged must be

@@ -38,9 +38,11 @@ class GuardedRetriever(BaseRetriever):
     nested filters are kept: nested under the AND where the store supports it, else (the store
     refuses, like ``SimpleVectorStore``) the fetch runs with the caller's filters only.
 
-    The inner retriever runs without its own instrumentation and callbacks: its
-    ``RetrievalEndEvent``, span result and ``RETRIEVE`` payload would carry every node it found,
-    denied ones included. This retriever's own events carry the allowed nodes only. (A custom
+    The inner retriever runs without its own instrumentation, callbacks and log records: its
+    ``RetrievalEndEvent``, span result, ``RETRIEVE`` payload and DEBUG candidate list would carry
+    every node it found, denied ones included (the log is silenced for this request's context
+    only, by a filter on the loggers of the retriever's modules; work it hands to other threads
+    still logs). This retriever's own events carry the allowed nodes only. (A custom
     retriever that calls other retrievers itself still reports what those return.)
 
     Access is, in order: the innermost ``guard_access(...)`` block (``{}`` or ``NO_ACCESS``:

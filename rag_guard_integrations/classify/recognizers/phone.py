@@ -15,7 +15,7 @@ from typing import Any
 
 from rag_guard_integrations.classify.recognizers.recognizer import Recognizer
 from rag_guard_integrations.classify.recognizers.validators import digits, phone_number
-from rag_guard_integrations.core.patterns import compile_pattern
+from rag_guard_integrations.core.patterns import compile_pattern, first_span
 
 DEFAULT_REGIONS = ("US", "GB", "IN", "CA", "AU", "FR")
 """Regions whose national numbers count without a phone word (written with separators).
@@ -49,9 +49,10 @@ _SEPARATED = compile_pattern(r"\d[ .\-()]+\d|^\(")
 def plausible_phone(text: str) -> bool:
     """A phone-sized digit run that is not money, a unit or house number, or a year range."""
     # Most digit runs in prose ("Section 8.3", "30 days") are short: count before any regex.
-    if sum(c.isdigit() for c in text) < _MIN_DIGITS:
+    if sum(map(str.isdigit, text)) < _MIN_DIGITS:
         return False
-    return _NOT_A_NUMBER.search(text) is None and phone_number(text)
+    # phone_number first: it rejects card-length runs by counting, without a regex.
+    return phone_number(text) and first_span(_NOT_A_NUMBER, text) is None
 
 
 @lru_cache(maxsize=4096)
@@ -63,11 +64,11 @@ def unambiguous_phone(text: str) -> bool:
         return _international(number[1:])
     # Without a "+", only a number written in groups is told apart from an id or an account
     # number ("004417723" is one).
-    if _SEPARATED.search(number) is None:
+    if first_span(_SEPARATED, number) is None:
         return False
-    prefix = _INTERNATIONAL_PREFIX.search(number)
+    prefix = first_span(_INTERNATIONAL_PREFIX, number)
     if prefix is not None:
-        return _international(number[prefix.end() :])
+        return _international(number[prefix[1] :])
     return any(_valid_national(number, region) for region in DEFAULT_REGIONS)
 
 
