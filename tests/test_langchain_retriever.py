@@ -156,7 +156,8 @@ def test_debugging_opt_in_runs_the_inner_retriever_as_a_child(
     ("default", "configured_types", "kwarg", "expected"),
     [
         ({"contract_type": ["MSA"]}, None, None, {"MSA"}),
-        (None, ["SOW"], {"contract_type": ["NDA"]}, {"NDA"}),
+        ({"contract_type": ["MSA"]}, ["SOW"], None, {"SOW"}),
+        ({"contract_type": ["MSA"]}, ["SOW"], {"contract_type": ["NDA"]}, {"NDA"}),
         (None, ["DPA"], None, {"DPA"}),
         (None, None, AccessContext(contract_type={"CHANNEL"}), {"CHANNEL"}),
         (None, None, None, set()),
@@ -165,7 +166,7 @@ def test_debugging_opt_in_runs_the_inner_retriever_as_a_child(
 def test_access_precedence(
     store: Any, default: Any, configured_types: Any, kwarg: Any, expected: set[str]
 ) -> None:
-    """access= beats configurable, else the fixed access serves; with none, nothing passes."""
+    """access= beats configurable, which beats the default; with none at all, nothing passes."""
     retriever = GuardedRetriever(
         retriever=store.as_retriever(), guard=Guard.from_policy("contracts"), access=default
     )

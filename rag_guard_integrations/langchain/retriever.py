@@ -3,7 +3,6 @@ before it can reach the LLM, and keeps what it has not checked out of every call
 
 from __future__ import annotations
 
-import logging
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -17,7 +16,6 @@ from typing_extensions import override
 # Runtime imports: pydantic resolves these field annotations when the class is built.
 from rag_guard_integrations.core.access import AccessContext
 from rag_guard_integrations.core.arguments import positive_int
-from rag_guard_integrations.core.errors import ArgumentError
 from rag_guard_integrations.engine.guard import Guard, fetch_size
 from rag_guard_integrations.langchain.audit import (
     CheckCall,
@@ -32,8 +30,6 @@ from rag_guard_integrations.langchain.result import report, with_result
 from rag_guard_integrations.langchain.unobserved import unobserved
 
 if TYPE_CHECKING:
-    from uuid import UUID
-
     from langchain_core.callbacks import (
         AsyncCallbackManagerForRetrieverRun,
         CallbackManagerForRetrieverRun,
@@ -45,7 +41,6 @@ if TYPE_CHECKING:
     from rag_guard_integrations.core.decisions import GuardResult
 
 DEFAULT_K = 4
-logger = logging.getLogger("rag_guard_integrations")
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,9 +81,7 @@ class GuardedRetriever(KnownFieldsOnly, BaseRetriever):
         guard: Guard
             The guard to apply, e.g. ``Guard.from_policy("contracts")``.
         access: AccessContext | Mapping | None
-            The access of every call, for a retriever that serves one caller; a call that
-            brings its own access is then refused (``ArgumentError``). None (the default): each
-            call brings its access, and a call without one is denied access-controlled chunks.
+            Default access for calls that bring none; None denies access-controlled chunks.
         k: int | None
             Documents to return; default the inner retriever's own ``k``
             (``search_kwargs["k"]``, or a ``k`` field), else 4. An invoke-time ``k`` wins.
@@ -108,15 +101,8 @@ class GuardedRetriever(KnownFieldsOnly, BaseRetriever):
             run, so every handler and trace receives the unchecked candidates (what the guard
             withheld included). Default False.
 
-    Access is the ``access=`` invoke argument, else ``config["configurable"]["access"]``
-    (declared in ``config_specs``), else the ``access`` field, never two of them: a fixed
-    ``access`` cannot silently answer for a request whose own access got lost on the way.
-    LangChain hands ``configurable`` to a child run through the surrounding chain only: inside
-    an LCEL chain (``build_rag_chain``, any ``|`` pipe) a ``MultiQueryRetriever`` or
-    ``ContextualCompressionRetriever`` over this retriever passes the request's access on,
-    but invoked on its own it calls this retriever with its callbacks alone, so the call has
-    no access (denied, and logged as a warning). Invoke such wrappers inside a chain, or put
-    this retriever around them. A rejected query (domain guard)
+    Access is, in order: the ``access=`` invoke argument, ``config["configurable"]["access"]``
+    (declared in ``config_specs``), then the ``access`` field. A rejected query (domain guard)
     returns no documents; the run outputs carry the refusal. Errors of the inner retriever or
     the guard propagate: nothing is returned unchecked. Unknown constructor arguments are
     refused.
@@ -206,7 +192,7 @@ class GuardedRetriever(KnownFieldsOnly, BaseRetriever):
     def _get_relevant_documents(
         self, query: str, *, run_manager: CallbackManagerForRetrieverRun, **kwargs: Any
     ) -> list[Document]:
-        request = self._request(query, kwargs, run_manager.parent_run_id)
+        request = self._request(query, kwargs)
         documents: list[Document] = []
         if not request.skip_fetch and self.expose_unchecked_documents_to_callbacks:
             documents = request.inner.invoke(
@@ -224,7 +210,7 @@ class GuardedRetriever(KnownFieldsOnly, BaseRetriever):
     async def _aget_relevant_documents(
         self, query: str, *, run_manager: AsyncCallbackManagerForRetrieverRun, **kwargs: Any
     ) -> list[Document]:
-        request = self._request(query, kwargs, run_manager.parent_run_id)
+        request = self._request(query, kwargs)
         documents: list[Document] = []
         if not request.skip_fetch and self.expose_unchecked_documents_to_callbacks:
             documents = await request.inner.ainvoke(
@@ -244,9 +230,10 @@ class GuardedRetriever(KnownFieldsOnly, BaseRetriever):
         reject_if_asked(result, self.raise_on_reject)
         return kept
 
-    def _request(self, query: str, kwargs: dict[str, Any], parent: UUID | None) -> _Request:
+    def _request(self, query: str, kwargs: dict[str, Any]) -> _Request:
         options = dict(kwargs)
-        access = self._access(options.pop("access", None), parent)
+        given = options.pop("access", None)
+        access = AccessContext.coerce(self.access if given is None else given)
         asked = options.pop("k", None)
         k = positive_int("k", self._default_k() if asked is None else asked)
         fetch = fetch_size(k, self.fetch_k)
@@ -269,22 +256,6 @@ class GuardedRetriever(KnownFieldsOnly, BaseRetriever):
         if not plan.admits_nothing:
             options.update(plan.search_kwargs)
         return _Request(access, k, inner, options, plan.admits_nothing, audit)
-
-    def _access(self, given: Any, parent: UUID | None) -> AccessContext | None:
-        """The call's access: ``given`` or the fixed ``access`` field, never both."""
-        if given is not None and self.access is not None:
-            raise ArgumentError(
-                f"GuardedRetriever has a fixed access= and the call brought its own ({given!r}); "
-                "build it without access= to take each request's access"
-            )
-        lost = given is None and self.access is None and parent is not None
-        if lost and self.guard.policy.access.attributes:
-            logger.warning(
-                "GuardedRetriever was called by another run without the request's access "
-                "(a MultiQueryRetriever or ContextualCompressionRetriever invoked outside a "
-                "chain passes none); access-controlled chunks are denied"
-            )
-        return AccessContext.coerce(self.access if given is None else given)
 
     def _default_k(self) -> int:
         if self.k is not None:

@@ -84,10 +84,10 @@ def create_guarded_retriever_tool(
         >>> middleware = [GuardMiddleware(guard)]  # doctest: +SKIP
         >>> agent = create_agent(model, [tool], middleware=middleware)  # doctest: +SKIP
     """
-    default = AccessContext.coerce(access)
     guarded = GuardedRetriever(
         retriever=retriever,
         guard=guard,
+        access=access,
         k=k,
         fetch_k=fetch_k,
         document_prompt=document_prompt,
@@ -103,10 +103,10 @@ def create_guarded_retriever_tool(
         return text, CheckedDocuments(documents, result)
 
     def run(query: str, config: RunnableConfig) -> tuple[str, CheckedDocuments]:
-        return content(retrieve.invoke(query, _with_request_access(config, default)))
+        return content(retrieve.invoke(query, _with_request_access(config)))
 
     async def arun(query: str, config: RunnableConfig) -> tuple[str, CheckedDocuments]:
-        return content(await retrieve.ainvoke(query, _with_request_access(config, default)))
+        return content(await retrieve.ainvoke(query, _with_request_access(config)))
 
     return StructuredTool.from_function(
         func=run,
@@ -118,9 +118,10 @@ def create_guarded_retriever_tool(
     )
 
 
-def _with_request_access(config: RunnableConfig, default: AccessContext | None) -> RunnableConfig:
-    configured = (config.get("configurable") or {}).get("access")
-    access = REQUEST_ACCESS.get() or AccessContext.coerce(configured) or default
+def _with_request_access(config: RunnableConfig) -> RunnableConfig:
+    access = REQUEST_ACCESS.get()
+    if access is None:
+        return config
     return {**config, "configurable": {**(config.get("configurable") or {}), "access": access}}
 
 
