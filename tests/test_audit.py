@@ -175,6 +175,23 @@ def test_classifier_errors_quoting_chunks_stay_out(classifier: Classifier) -> No
     validate(result.audit())
 
 
+@pytest.mark.parametrize(
+    "value", [f"Project {CANARY} acquisition", [f"{CANARY} group", "hr"]], ids=["text", "list"]
+)
+def test_metadata_values_a_reason_names_stay_out(contracts: Guard, value: object) -> None:
+    """A denied chunk's access value is in its reason but not in the no-text records."""
+    chunk = Chunk("Either party may terminate on notice.", {"contract_type": value})
+    result = contracts.check(QUERY, [MSA, chunk], access={"contract_type": ["MSA"]})
+    assert CANARY in result.decisions[1].reason  # the caller still learns why
+    for record in (result.audit(), result.to_dict(include_text=False)):
+        assert CANARY not in json.dumps(record)
+    reason = result.audit()["chunks"][1]["reason"]
+    assert reason.startswith("contract_type=")
+    assert "<value withheld>" in reason
+    assert reason.endswith("is not in the caller's allowlist")
+    validate(result.audit())
+
+
 def test_reason_quoting_the_chunk_is_withheld() -> None:
     """Whatever the stage, a reason that repeats the chunk's words is not put in the record."""
     chunk = Chunk(f"an unusual sentence with the {CANARY} inside it")

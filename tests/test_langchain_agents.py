@@ -8,15 +8,24 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import pytest
 from langchain.agents import create_agent
+from langchain_core.documents import Document
 from langchain_core.messages import ToolMessage
+from langchain_core.prompts import PromptTemplate
 from langchain_core.tools import InjectedToolCallId, create_retriever_tool, tool
-from langchain_support import CONTRACT_TYPES, QUERY, contract_documents, contract_store
+from langchain_support import (
+    CONTRACT_TYPES,
+    QUERY,
+    ListRetriever,
+    contract_documents,
+    contract_store,
+)
 from langgraph.types import Command
 
 from rag_guard_integrations import Guard, parse_policy
 from rag_guard_integrations.core.errors import ArgumentError
 from rag_guard_integrations.langchain import (
     CheckedDocuments,
+    GuardedRetriever,
     GuardMiddleware,
     create_guarded_retriever_tool,
 )
@@ -166,20 +175,33 @@ async def test_concurrent_users_stay_apart_in_abatch(guard: Guard) -> None:
         assert [tool_result(o).content for o in outs] == [clause_of(t) for t in CONTRACT_TYPES]
 
 
-def test_a_tool_result_with_unchecked_documents_is_withheld(guard: Guard) -> None:
-    """A plain retriever tool's Documents never reach the model: the refusal replaces them."""
+@pytest.mark.parametrize("response_format", ["content", "content_and_artifact"])
+@pytest.mark.parametrize("use_async", [False, True])
+async def test_a_plain_retriever_tool_is_withheld(
+    guard: Guard, response_format: Any, use_async: bool
+) -> None:
+    """A plain retriever tool's Documents never reach the model or a handler: refusal instead."""
     plain = create_retriever_tool(
         contract_store().as_retriever(),
         "contracts",
         "Contract clauses.",
-        response_format="content_and_artifact",
+        response_format=response_format,
     )
     agent, model = agent_with(guard, plain)
-    out = agent.invoke(QUESTION, context=Caller(access={"contract_type": ["MSA"]}))
+    handler = RecordingHandler()
+    config: Any = {"callbacks": [handler]}
+    context = Caller(access={"contract_type": ["MSA"]})
+    if use_async:
+        out = await agent.ainvoke(QUESTION, config=config, context=context)
+    else:
+        out = agent.invoke(QUESTION, config=config, context=context)
     message = tool_result(out)
     assert (message.content, message.status, message.artifact) == (REFUSAL, "error", None)
     texts = [str(m.content) for call in model.received for m in call]
     assert not any(clause_of(t) in text for t in CONTRACT_TYPES for text in texts)
+    seen = "\n".join(handler.payloads)
+    assert not any(clause_of(t) in seen for t in CONTRACT_TYPES)
+    assert not any(p.startswith("on_retriever_start") for p in handler.payloads)
 
 
 def test_agent_callbacks_carry_no_denied_clause(guard: Guard) -> None:
@@ -266,3 +288,33 @@ def test_a_command_carrying_unchecked_documents_is_withheld(guard: Guard) -> Non
     assert (tool_result(out).content, tool_result(out).status) == (REFUSAL, "error")
     texts = [str(m.content) for call in model.received for m in call]
     assert not any(clause_of(t) in text for t in CONTRACT_TYPES for text in texts)
+
+
+@pytest.mark.parametrize("use_async", [False, True])
+async def test_a_document_prompt_shows_the_model_only_what_the_guard_judged(
+    use_async: bool,
+) -> None:
+    """Metadata a ``document_prompt`` renders is judged as text: a password there stays out."""
+    documents = [
+        Document("Public note about widgets.", metadata={"note": "password: hunter2x99"}, id="p1"),
+        Document("Public note about gadgets.", metadata={"note": "reviewed"}, id="p2"),
+    ]
+    tool = create_guarded_retriever_tool(
+        ListRetriever(documents=documents),
+        Guard.from_policy("default"),
+        name="notes",
+        description="Notes.",
+        document_prompt=PromptTemplate.from_template("{page_content} [{note}]"),
+    )
+    call = {"type": "tool_call", "id": "1", "name": "notes", "args": {"query": "widgets"}}
+    message = await tool.ainvoke(call) if use_async else tool.invoke(call)
+    assert message.content == "Public note about gadgets. [reviewed]"
+    assert [d.id for d in message.artifact] == ["p2"]
+
+
+def test_a_retriever_tool_over_a_guarded_retriever_reaches_the_model(guard: Guard) -> None:
+    """``create_retriever_tool`` over a GuardedRetriever, content only, passes the allowed text."""
+    guarded = GuardedRetriever(retriever=contract_store().as_retriever(), guard=guard)
+    agent, _ = agent_with(guard, create_retriever_tool(guarded, "contracts", "Contract clauses."))
+    config: Any = {"configurable": {"access": {"contract_type": ["MSA"]}}}
+    assert tool_result(agent.invoke(QUESTION, config=config)).content == clause_of("MSA")

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 from langchain_core.callbacks import CallbackManager
+from langchain_core.documents import Document
 from langchain_core.tracers.context import tracing_v2_callback_var
 from langchain_core.tracers.langchain import LangChainTracer
 from langchain_support import QUERY, ListRetriever, contract_documents, contract_store
@@ -192,3 +193,24 @@ def test_compression_retriever_exposes_its_base_fetch_and_the_guarded_form_does_
     )
     assert [d.metadata["contract_type"] for d in kept] == ["MSA"]
     assert [text for text in denied if text in "\n".join(handler.payloads)] == []
+
+
+@pytest.mark.parametrize("use_async", [False, True])
+async def test_a_withheld_chunks_metadata_value_reaches_no_handler(
+    guard: Guard, use_async: bool
+) -> None:
+    """A denied chunk's access value reaches no callback handler and no tracer."""
+    secret = "Project Lantern acquisition, do not disclose"
+    documents = [
+        *contract_documents()[:2],
+        Document("A clause.", metadata={"contract_type": secret}),
+    ]
+    retriever = GuardedRetriever(retriever=ListRetriever(documents=documents), guard=guard)
+    handler, tracer = RecordingHandler(), RecordingTracer()
+    config: RunnableConfig = {"callbacks": [handler, tracer], "configurable": {"access": MSA}}
+    if use_async:
+        await retriever.ainvoke(QUERY, config=config)
+    else:
+        retriever.invoke(QUERY, config=config)
+    assert any(CHECK_RUN in p for p in handler.payloads)
+    assert "Lantern" not in seen(handler, tracer, [])

@@ -1,9 +1,9 @@
 """Audit record v1: who asked, under which policy, and what was decided per chunk, without text.
 
 The record's JSON schema ships with the package (``schemas/audit-v1.json``, see
-:func:`audit_schema`). It never holds chunk text, and a reason that could quote one (an
-exception message, a classifier's error) is cut down to its fixed part; the query text is
-included only when asked for.
+:func:`audit_schema`). It never holds chunk text or metadata values: a reason that could quote
+one (an exception message, a classifier's error) is cut down to its fixed part, and a metadata
+value a reason names (``tenant='b'``) is withheld; the query text is included only when asked.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ import json
 import os
 import re
 import time
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from importlib import resources
@@ -22,8 +23,6 @@ from typing import TYPE_CHECKING, Any
 from rag_guard_integrations.core.records import slot_filler
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
-
     from rag_guard_integrations.core.access import AccessContext
     from rag_guard_integrations.core.decisions import ChunkDecision, GuardResult, Violation
 
@@ -35,6 +34,11 @@ NO_POLICY = "<none>"
 _QUOTE_WINDOW = 24
 _MESSAGE_WINDOW = 10
 _FAILURE = re.compile(r"(?s)^(.*? check failed \([\w.]+)(: .*)(\); denied \(fail closed\))$")
+# A metadata value a reason names is replaced by this; a non-text value shorter than this many
+# characters is left alone (it would match unrelated digits).
+VALUE_WITHHELD = "<value withheld>"
+_SHORTEST_VALUE = 4
+_VALUE_DEPTH = 4  # nesting levels of a metadata value searched for items a reason names
 _CLASSIFIER_NOTE = re.compile(r"(?s)classifier: .*?(?=; labels unknown, denied|\)$|$)")
 
 
@@ -178,7 +182,13 @@ def _chunk_entry(
         "enforced": enforced,
         "stage": shown.stage,
         "rule": shown.rule,
-        "reason": text_free_reason(shown.stage, shown.reason, original, keep_query=include_query),
+        "reason": text_free_reason(
+            shown.stage,
+            shown.reason,
+            original,
+            keep_query=include_query,
+            metadata=None if shown.allowed else recorded.source.metadata,
+        ),
         "labels": sorted(shown.labels),
         "redactions": [
             {"label": r.label, "start": r.start, "end": r.end, "recognizer": r.recognizer}
@@ -216,11 +226,19 @@ def _rules(result: GuardResult, evaluated: GuardResult) -> list[dict[str, Any]]:
     return out
 
 
-def text_free_reason(stage: str, reason: str, text: str, *, keep_query: bool = False) -> str:
+def text_free_reason(
+    stage: str,
+    reason: str,
+    text: str,
+    *,
+    keep_query: bool = False,
+    metadata: Mapping[str, object] | None = None,
+) -> str:
     """``reason`` without anything that could carry chunk (or, unless ``keep_query``, query)
     text: a classifier's error (it may echo the chunk) becomes ``classifier failed``, an
     exception message that repeats part of the chunk is cut to the exception's type, a domain
-    rejection keeps no query words, and a reason that still quotes ``text`` is withheld.
+    rejection keeps no query words, each value of ``metadata`` it names becomes
+    ``<value withheld>``, and a reason that still quotes ``text`` is withheld.
 
     Example:
         >>> text_free_reason("labels", "labels check failed (ValueError: 'top secret "
@@ -235,9 +253,45 @@ def text_free_reason(stage: str, reason: str, text: str, *, keep_query: bool = F
     failure = _FAILURE.match(cleaned) if "check failed (" in cleaned else None
     if failure is not None and _quotes(failure[2], text, _MESSAGE_WINDOW):
         cleaned = failure[1] + failure[3]
+    if metadata:
+        cleaned = _without_values(cleaned, metadata)
     if _quotes(cleaned, text, _QUOTE_WINDOW):
         return f"{stage}: reason withheld (it quotes the chunk text)"
     return cleaned
+
+
+def _without_values(reason: str, metadata: Mapping[str, object]) -> str:
+    """``reason`` with every value of ``metadata`` it names (as written or as its repr; the
+    items of lists and mappings too, to a bounded depth) replaced by :data:`VALUE_WITHHELD`,
+    the longest first, so a container's repr keeps its brackets and loses its values."""
+    forms: set[str] = set()
+    _named_values(reason, metadata.values(), 0, forms)
+    for form in sorted(forms, key=len, reverse=True):
+        reason = reason.replace(form, VALUE_WITHHELD)
+    return reason
+
+
+def _named_values(reason: str, values: Iterable[object], depth: int, forms: set[str]) -> None:
+    """Add to ``forms`` each of ``values`` (and their items) that ``reason`` names."""
+    for item in values:
+        if isinstance(item, str):  # the common case first: an ABC check costs more
+            # Its repr differs from the text only where it escapes a character.
+            if item not in reason and item.isprintable() and "\\" not in item:
+                continue
+            shown = item
+        elif isinstance(item, list | tuple | set | frozenset | dict | Mapping):
+            if depth < _VALUE_DEPTH:
+                items = item.values() if isinstance(item, Mapping) else item
+                _named_values(reason, items, depth + 1, forms)
+            continue
+        else:
+            shown = str(item)
+            if len(shown) < _SHORTEST_VALUE:
+                continue
+        if (quoted := repr(item)) in reason:
+            forms.add(quoted)
+        if len(shown) >= _SHORTEST_VALUE and shown in reason:
+            forms.add(shown)
 
 
 def _quotes(reason: str, text: str, window: int) -> bool:

@@ -52,7 +52,13 @@ class ChunkDecision:
         reason = (
             self.reason
             if include_text
-            else text_free_reason(self.stage, self.reason, self.source.text, keep_query=True)
+            else text_free_reason(
+                self.stage,
+                self.reason,
+                self.source.text,
+                keep_query=True,
+                metadata=self.source.metadata,
+            )
         )
         out: dict[str, Any] = {
             "index": self.index,

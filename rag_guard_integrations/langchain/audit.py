@@ -100,7 +100,7 @@ def conclude(result: GuardResult, call: CheckCall) -> tuple[list[Document], dict
     documents = call.documents
     masked = result.redacted
     kept = [
-        _with_text(documents[i], masked[i]) if i in masked else documents[i]
+        with_text(documents[i], masked[i]) if i in masked else documents[i]
         for i in result.allowed_indices
     ]
     returned = kept if call.limit is None else kept[: call.limit]
@@ -166,7 +166,7 @@ def _manager(
     return manager if manager.handlers else None
 
 
-def _with_text(document: Document, text: str) -> Document:
+def with_text(document: Document, text: str) -> Document:
     """A copy of ``document`` holding the masked ``text`` (the caller's object is untouched)."""
     return document.model_copy(update={"page_content": text, "metadata": dict(document.metadata)})
 

@@ -39,8 +39,11 @@ class GuardCompressor(KnownFieldsOnly, BaseDocumentCompressor):
     guarded form instead: ``GuardedRetriever(retriever=ContextualCompressionRetriever(
     base_compressor=other_compressor, base_retriever=base), guard=guard)`` keeps everything
     the compression retriever does inside the guard and checks the compressed text, which is
-    what the LLM will see. The check is the ``rag_guard.check`` child run (decision summary,
-    no chunk text).
+    what the LLM will see. An LLM compressor inside that form still reads the unchecked
+    candidates, and a handler attached to its model object sees them: to keep them from it,
+    compress after the guard (``base_retriever=GuardedRetriever(...)``, run inside a chain so
+    the request's access reaches it). The check is the ``rag_guard.check`` child run
+    (decision summary, no chunk text).
 
     Setup:
         ```bash

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from langchain_core.prompts import BasePromptTemplate, aformat_document, format_document
 from langchain_core.retrievers import BaseRetriever
 from langchain_core.runnables import ensure_config
 from langchain_core.vectorstores import VectorStoreRetriever
@@ -16,7 +17,13 @@ from typing_extensions import override
 from rag_guard_integrations.core.access import AccessContext
 from rag_guard_integrations.core.arguments import positive_int
 from rag_guard_integrations.engine.guard import Guard, fetch_size
-from rag_guard_integrations.langchain.audit import CheckCall, achecked, checked, reject_if_asked
+from rag_guard_integrations.langchain.audit import (
+    CheckCall,
+    achecked,
+    checked,
+    reject_if_asked,
+    with_text,
+)
 from rag_guard_integrations.langchain.fields import ACCESS_SPEC, AccessInput, KnownFieldsOnly
 from rag_guard_integrations.langchain.pushdown import plan_pushdown
 from rag_guard_integrations.langchain.result import report, with_result
@@ -53,13 +60,15 @@ class GuardedRetriever(KnownFieldsOnly, BaseRetriever):
 
     The inner retriever is asked for ``fetch_k`` candidates, the guard checks them, and at most
     ``k`` allowed ones come back: the inner retriever's own Document objects, unmodified, in
-    retrieval order. Over a store with pushdown (in-memory, FAISS, Chroma, Qdrant, PGVector,
-    Milvus, LanceDB) the caller's access allowlists are also pushed into the store's filter.
+    retrieval order (with a ``document_prompt``, copies holding its rendering). Over a store
+    with pushdown (in-memory, FAISS, Chroma, Qdrant, PGVector, Milvus, LanceDB) the caller's
+    access allowlists are also pushed into the store's filter.
 
     The inner retriever runs out of sight: no callback handler, ``astream_events`` consumer,
     tracer or LangSmith run sees the candidates it returns, since those are what the guard has
     not checked yet. The check itself is the ``rag_guard.check`` child run, whose outputs are
-    the counts and ``result.audit()`` (chunk ids, stage, rule, reason; never chunk text).
+    the counts and ``result.audit()`` (chunk ids, stage, rule, reason; never chunk text or a
+    metadata value).
 
     Setup:
         ```bash
@@ -80,6 +89,10 @@ class GuardedRetriever(KnownFieldsOnly, BaseRetriever):
             Candidates to ask the inner retriever for (never fewer than ``k``); default ``4 * k``.
             A ``VectorStoreRetriever`` gets it as ``k``, a retriever with a ``k`` field as a copy
             with that ``k``; any other retriever returns what it returns.
+        document_prompt: BasePromptTemplate | None
+            Judge each candidate as this prompt renders it (``{page_content} [{source}]``): the
+            guard reads the rendering, and what comes back holds it as ``page_content``, so
+            metadata the prompt shows is checked like text. Default: the text as it is.
         raise_on_reject: bool
             Raise ``QueryRejected`` when the domain guard refuses the query (default: return
             no documents).
@@ -138,6 +151,7 @@ class GuardedRetriever(KnownFieldsOnly, BaseRetriever):
     access: AccessInput = None
     k: int | None = Field(default=None, ge=1)
     fetch_k: int | None = Field(default=None, ge=1)
+    document_prompt: BasePromptTemplate[str] | None = None
     raise_on_reject: bool = False
     expose_unchecked_documents_to_callbacks: bool = False
 
@@ -187,6 +201,8 @@ class GuardedRetriever(KnownFieldsOnly, BaseRetriever):
         elif not request.skip_fetch:
             with unobserved():
                 documents = request.inner.invoke(query, **request.inner_kwargs)
+        if (prompt := self.document_prompt) is not None:
+            documents = [with_text(d, format_document(d, prompt)) for d in documents]
         call = CheckCall(self.guard, query, documents, request.access, request.k, request.audit)
         result, kept = checked(call, run_manager.get_child())
         return self._settle(result, kept)
@@ -203,6 +219,8 @@ class GuardedRetriever(KnownFieldsOnly, BaseRetriever):
         elif not request.skip_fetch:
             with unobserved():
                 documents = await request.inner.ainvoke(query, **request.inner_kwargs)
+        if (prompt := self.document_prompt) is not None:
+            documents = [with_text(d, await aformat_document(d, prompt)) for d in documents]
         call = CheckCall(self.guard, query, documents, request.access, request.k, request.audit)
         result, kept = await achecked(call, run_manager.get_child())
         return self._settle(result, kept)

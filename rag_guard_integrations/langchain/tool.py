@@ -8,7 +8,6 @@ from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any
 
 from langchain_core.documents import Document
-from langchain_core.prompts import PromptTemplate, aformat_document, format_document
 from langchain_core.runnables import RunnableConfig  # noqa: TC002 - the tool reads its annotation
 from langchain_core.tools import StructuredTool
 from pydantic import BaseModel, Field
@@ -68,6 +67,11 @@ def create_guarded_retriever_tool(
     (default ``{page_content}``), or the guard's refusal when nothing may pass (a rejected
     query gets the domain refusal). Artifact: the allowed Documents as :class:`CheckedDocuments`.
 
+    The guard judges each document as ``document_prompt`` renders it, so a metadata value the
+    prompt shows (``{page_content} [{source}]``) is checked like the text: the model reads only
+    what the guard judged. With a prompt, the artifact's Documents hold that rendering (masked
+    where a redact rule fired) as ``page_content``, their metadata unchanged.
+
     Access per call, in order: what ``GuardMiddleware`` resolved (``runtime.context`` or
     ``configurable["access"]``), ``config["configurable"]["access"]`` (a LangGraph
     ``ToolNode`` passes the graph's config), then ``access``. The model never chooses access:
@@ -81,27 +85,28 @@ def create_guarded_retriever_tool(
         >>> agent = create_agent(model, [tool], middleware=middleware)  # doctest: +SKIP
     """
     guarded = GuardedRetriever(
-        retriever=retriever, guard=guard, access=access, k=k, fetch_k=fetch_k
+        retriever=retriever,
+        guard=guard,
+        access=access,
+        k=k,
+        fetch_k=fetch_k,
+        document_prompt=document_prompt,
     )
     retrieve = guarded.with_result()
-    prompt = document_prompt or PromptTemplate.from_template("{page_content}")
 
-    def content(documents: list[Document], result: CheckedResult, texts: list[str]) -> str:
+    def content(out: dict[str, Any]) -> tuple[str, CheckedDocuments]:
+        documents, result = out["documents"], out["result"]
         if result.refusal is not None or not documents:
-            return result.refusal or guard.policy.no_context_refusal
-        return document_separator.join(texts)
+            text = result.refusal or guard.policy.no_context_refusal
+        else:
+            text = document_separator.join(d.page_content for d in documents)
+        return text, CheckedDocuments(documents, result)
 
     def run(query: str, config: RunnableConfig) -> tuple[str, CheckedDocuments]:
-        out = retrieve.invoke(query, _with_request_access(config))
-        documents, result = out["documents"], out["result"]
-        texts = [format_document(d, prompt) for d in documents]
-        return content(documents, result, texts), CheckedDocuments(documents, result)
+        return content(retrieve.invoke(query, _with_request_access(config)))
 
     async def arun(query: str, config: RunnableConfig) -> tuple[str, CheckedDocuments]:
-        out = await retrieve.ainvoke(query, _with_request_access(config))
-        documents, result = out["documents"], out["result"]
-        texts = [await aformat_document(d, prompt) for d in documents]
-        return content(documents, result, texts), CheckedDocuments(documents, result)
+        return content(await retrieve.ainvoke(query, _with_request_access(config)))
 
     return StructuredTool.from_function(
         func=run,
