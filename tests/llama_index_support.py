@@ -9,17 +9,26 @@ from typing import TYPE_CHECKING, Any
 from llama_index.core import VectorStoreIndex
 from llama_index.core.instrumentation import get_dispatcher  # type: ignore[attr-defined]
 from llama_index.core.instrumentation.event_handlers import BaseEventHandler
+from llama_index.core.postprocessor import MetadataReplacementPostProcessor
 from llama_index.core.schema import TextNode
 from pydantic import Field
 
 from rag_guard_integrations.data import load_corpus
-from rag_guard_integrations.llama_index import GuardDecisionEvent, MiniLMEmbedding, testing
+from rag_guard_integrations.llama_index import (
+    GuardDecisionEvent,
+    GuardedQueryEngine,
+    GuardPostprocessor,
+    MiniLMEmbedding,
+    testing,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
+    from llama_index.core.base.base_retriever import BaseRetriever
     from llama_index.core.instrumentation.events import BaseEvent
 
+    from rag_guard_integrations import Guard
     from rag_guard_integrations.embeddings import MiniLMEmbedder
 
 QUERY = "What is the termination notice period?"
@@ -28,6 +37,17 @@ SOW_CLAUSE = "45 days' written notice"
 REFUSAL = "No authorized matching clause found."
 MSA = {"contract_type": ["MSA"]}
 SOW = {"contract_type": ["SOW"]}
+REDACT_POLICY = """
+version: 1
+name: pii
+labels: {contact_details: {}}
+classifiers: {builtin: {email: contact_details}}
+rules:
+  - name: no_contacts
+    action: redact
+    trigger: {all_present: [contact_details]}
+"""
+"""A policy that masks email addresses instead of withholding their chunks."""
 
 
 class RecordingLLM(testing.RecordingLLM):
@@ -48,6 +68,18 @@ class DecisionRecorder(BaseEventHandler):
     def handle(self, event: BaseEvent, **kwargs: Any) -> None:
         if isinstance(event, GuardDecisionEvent):
             self.events.append(event)
+
+
+def window_engine(retriever: BaseRetriever, llm: Any, guard: Guard) -> GuardedQueryEngine:
+    """The README's sentence-window engine: the guard, then the window swapped in."""
+    return GuardedQueryEngine.from_args(
+        retriever,
+        llm=llm,
+        node_postprocessors=[
+            GuardPostprocessor(guard=guard),
+            MetadataReplacementPostProcessor(target_metadata_key="window"),
+        ],
+    )
 
 
 def contracts_nodes() -> list[TextNode]:

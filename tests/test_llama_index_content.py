@@ -10,6 +10,7 @@ from llama_index.core import Document, VectorStoreIndex
 from llama_index.core.node_parser import SentenceWindowNodeParser
 from llama_index.core.postprocessor import MetadataReplacementPostProcessor
 from llama_index.core.schema import ImageNode, MediaResource, Node, NodeWithScore, TextNode
+from llama_index_support import window_engine
 
 from rag_guard_integrations import Guard
 from rag_guard_integrations.llama_index import (
@@ -135,14 +136,7 @@ def test_a_window_swapped_in_after_the_guard_is_judged_again(
     """GuardedQueryEngine re-checks the window MetadataReplacementPostProcessor puts in place of
     the sentence: the window carries the credential, so nothing reaches the LLM."""
     llm = RecordingLLM()
-    engine = GuardedQueryEngine.from_args(
-        window_index.as_retriever(similarity_top_k=2),
-        llm=llm,
-        node_postprocessors=[
-            GuardPostprocessor(guard=guard),
-            MetadataReplacementPostProcessor(target_metadata_key="window"),
-        ],
-    )
+    engine = window_engine(window_index.as_retriever(similarity_top_k=2), llm, guard)
     response = query_with_access(engine, QUERY, MSA)
     assert str(response) == guard.policy.no_context_refusal
     assert all(SECRET not in p for p in llm.prompts)
@@ -217,14 +211,7 @@ def test_a_window_engine_shows_instrumentation_no_withheld_window(
     ``MetadataReplacementPostProcessor`` or the synthesizer holds the credential."""
     index = VectorStoreIndex(narrow_window_nodes, embed_model=MiniLMEmbedding(embedder))
     llm = RecordingLLM()
-    engine = GuardedQueryEngine.from_args(
-        index.as_retriever(similarity_top_k=4),
-        llm=llm,
-        node_postprocessors=[
-            GuardPostprocessor(guard=guard),
-            MetadataReplacementPostProcessor(target_metadata_key="window"),
-        ],
-    )
+    engine = window_engine(index.as_retriever(similarity_top_k=4), llm, guard)
     with InstrumentationRecorder() as seen:
         response = query_with_access(engine, QUERY, MSA)
     assert [n.node.node_id for n in response.source_nodes] == [narrow_window_nodes[0].node_id]

@@ -9,12 +9,11 @@ from typing import TYPE_CHECKING
 import pytest
 from llama_index.core import Document, VectorStoreIndex
 from llama_index.core.node_parser import SentenceWindowNodeParser
-from llama_index.core.postprocessor import MetadataReplacementPostProcessor
 from llama_index.core.schema import MediaResource, MetadataMode, Node, NodeWithScore, TextNode
+from llama_index_support import REDACT_POLICY, window_engine
 
 from rag_guard_integrations import Guard, parse_policy
 from rag_guard_integrations.llama_index import (
-    GuardedQueryEngine,
     GuardPostprocessor,
     MiniLMEmbedding,
     guarded_query_engine,
@@ -26,16 +25,6 @@ if TYPE_CHECKING:
 
     from rag_guard_integrations.embeddings import MiniLMEmbedder
 
-POLICY = """
-version: 1
-name: pii
-labels: {contact_details: {}}
-classifiers: {builtin: {email: contact_details}}
-rules:
-  - name: no_contacts
-    action: redact
-    trigger: {all_present: [contact_details]}
-"""
 EMAIL = "canary.leak@example.com"
 MASK = "[CONTACT_DETAILS]"
 QUERY = "Who should I write to?"
@@ -43,7 +32,7 @@ QUERY = "Who should I write to?"
 
 @pytest.fixture(scope="module")
 def guard() -> Guard:
-    return Guard(parse_policy(POLICY))
+    return Guard(parse_policy(REDACT_POLICY))
 
 
 def llm_view(node: BaseNode) -> str:
@@ -130,14 +119,7 @@ def test_an_email_in_a_sentence_window_is_masked_in_the_window(
     )
     index = VectorStoreIndex(nodes, embed_model=MiniLMEmbedding(embedder))
     llm = RecordingLLM()
-    engine = GuardedQueryEngine.from_args(
-        index.as_retriever(similarity_top_k=3),
-        llm=llm,
-        node_postprocessors=[
-            GuardPostprocessor(guard=guard),
-            MetadataReplacementPostProcessor(target_metadata_key="window"),
-        ],
-    )
+    engine = window_engine(index.as_retriever(similarity_top_k=3), llm, guard)
     with InstrumentationRecorder() as seen:
         response = engine.query("When are invoices paid?")
     assert len(response.source_nodes) == 3

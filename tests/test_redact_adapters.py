@@ -7,28 +7,19 @@ import copy
 import pytest
 from langchain_core.documents import Document
 from llama_index.core.schema import MetadataMode, NodeWithScore, TextNode
+from llama_index_support import REDACT_POLICY
 
 from rag_guard_integrations import Guard, parse_policy
 from rag_guard_integrations.langchain import GuardCompressor
 from rag_guard_integrations.llama_index import GuardPostprocessor
 
-POLICY = """
-version: 1
-name: pii
-labels: {contact_details: {}}
-classifiers: {builtin: {email: contact_details}}
-rules:
-  - name: no_contacts
-    action: redact
-    trigger: {all_present: [contact_details]}
-"""
 EMAIL = "bob.stone@example.com"
 MASKED = "Write to [CONTACT_DETAILS] today."
 
 
 @pytest.fixture(scope="module")
 def guard() -> Guard:
-    return Guard(parse_policy(POLICY))
+    return Guard(parse_policy(REDACT_POLICY))
 
 
 async def test_langchain_compressor_returns_a_masked_copy(guard: Guard) -> None:
