@@ -37,6 +37,8 @@ _NOTHING = Classification(frozenset())
 _new_finding = slot_filler(Finding)
 _new_classification = slot_filler(Classification)
 _SPACE_RUN = re.compile(r"  +")
+# A digit followed by a digit: where dropped characters may have joined two digit groups.
+_DIGIT_PAIR = re.compile(r"\d(?=\d)")
 # What _fold makes of ASCII white space: line breaks stay line breaks, the rest is a space.
 _ASCII_MATCH_BYTES = bytes.maketrans(b"\t\x1f\n\r\v\f\x1c\x1d\x1e", b"  \n\n\n\n\n\n\n")
 
@@ -167,10 +169,8 @@ def _keep_digit_groups(text: str, folded: str, offsets: list[int]) -> tuple[str,
     not as one bare run of digits that needs a context word."""
     splits = [
         index
-        for index in range(1, len(folded))
+        for index in (match.end() for match in _DIGIT_PAIR.finditer(folded))
         if offsets[index] - offsets[index - 1] > 1
-        and folded[index - 1].isdigit()
-        and folded[index].isdigit()
         and all(
             unicodedata.category(char) == "Cf"
             for char in text[offsets[index - 1] + 1 : offsets[index]]

@@ -50,7 +50,13 @@ def key_values(metadata: Mapping[str, Any], key: str) -> tuple[str, ...]:
     values = link_values(value) if value is not None else ()
     wanted = key.casefold()
     for other, more in metadata.items():
-        if other != key and isinstance(other, str) and other.casefold() == wanted:
+        # Case folding never shortens a key, so only keys no longer than ``key`` can match.
+        if (
+            isinstance(other, str)
+            and len(other) <= len(key)
+            and other != key
+            and other.casefold() == wanted
+        ):
             values += link_values(more)
     return values
 
