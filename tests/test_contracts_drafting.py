@@ -53,7 +53,7 @@ CHANGE_OF_CONTROL_CONVENTIONS = [
     ("purchase-of-substantially-all", "Should a third party purchase substantially all of the Seller's product lines, the Buyer may terminate."),  # noqa: E501
     ("whole-or-part-of-business", "Any conveyance of the whole or part of its business to a third party requires the Licensor's consent."),  # noqa: E501
     ("substantial-part-of-undertaking", "If the Agent transfers the whole or a substantial part of the Agent's undertaking, the Principal may terminate."),  # noqa: E501
-    ("business-is-sold", "If the Distributor's business is sold to another firm, this Agreement ends."),
+    ("business-is-sold", "If the Distributor's business is sold to another firm, this Agreement ends."),  # noqa: E501
     ("divestment", "If the Vendor divests the division that supplies the Services, the Customer may terminate."),  # noqa: E501
     ("succession-to-business", "An entity that succeeds to all or substantially all of the Reseller's operations is bound hereby."),  # noqa: E501
     ("interest-in-the-entity", "The Franchisee shall not sell or pledge any ownership interest in the Franchisee without approval."),  # noqa: E501
@@ -63,7 +63,7 @@ CHANGE_OF_CONTROL_CONVENTIONS = [
     ("fraction", "Should any person come to own more than one half of the issued share capital of the Contractor, the Client may terminate."),  # noqa: E501
     ("majority-of-voting-power", "Any person acquiring a majority of the voting power of the Licensee must assume these obligations."),  # noqa: E501
     ("voting-capital", "A transfer of voting capital of the Agent requires consent."),
-    ("beneficially-owns", "Any entity that beneficially owns the Licensee's units must sign this Agreement."),
+    ("beneficially-owns", "Any entity that beneficially owns the Licensee's units must sign this Agreement."),  # noqa: E501
     ("majority-owned", "The Supplier shall remain majority-owned by its current parent."),
     ("controlling-interest", "The acquisition of a controlling interest in the Reseller requires the Supplier's consent."),  # noqa: E501
     ("direct-or-indirect-holding", "If a competitor holds, directly or indirectly, over half of the units of the Distributor, the Supplier may terminate."),  # noqa: E501
@@ -75,12 +75,12 @@ CHANGE_OF_CONTROL_CONVENTIONS = [
     ("change-of-parent", "A change in the ultimate parent company of the Supplier entitles the Buyer to terminate."),  # noqa: E501
     ("incumbent-board", "The Supplier shall notify the Buyer whenever the Incumbent Board no longer approves its nominees."),  # noqa: E501
     ("chief-executive-leaves", "If Jane Roe ceases to be the Chief Executive Officer of the Supplier, the Customer may terminate."),  # noqa: E501
-    ("ceases-to-control", "If the Parent no longer controls the Licensee, the licence granted here ends."),
+    ("ceases-to-control", "If the Parent no longer controls the Licensee, the licence granted here ends."),  # noqa: E501
     ("ceasing-to-own", "Upon the Guarantor ceasing to own the Borrower, the guarantee lapses."),
     ("transfer-of-control", "Any transfer of effective control of the Operator requires the Owner's prior written consent."),  # noqa: E501
     ("control-transferred", "If control of the Reseller is transferred to a third party, the Manufacturer may end this Agreement."),  # noqa: E501
     ("ownership-passes", "Where ownership of the company passes to a new holder, the Lender's approval is required."),  # noqa: E501
-    ("takes-control", "Should a competitor take control of the Licensee, the Licensor may terminate."),
+    ("takes-control", "Should a competitor take control of the Licensee, the Licensor may terminate."),  # noqa: E501
     ("actual-controller", "Party B shall inform Party A before its actual controller is replaced."),
     ("joins-a-group", "If the Customer becomes part of a group that competes with the Provider, the Provider may terminate."),  # noqa: E501
     ("new-parent", "Any new parent company of the Reseller must accept these terms."),
@@ -110,13 +110,13 @@ NOT_CHANGE_OF_CONTROL = [
     # A plain anti-assignment clause, goods and their control passing, notices of other changes,
     # a change in law, a volume rebate, an affiliate definition and an IP assignment are not
     # a change of control.
-    "Neither party may assign this Agreement without the prior written consent of the other party.",  # noqa: E501
+    "Neither party may assign this Agreement without the prior written consent of the other party.",
     "Neither party may assign or transfer this Agreement or any interest in it without consent.",
     "Risk of loss and control of the goods pass to the Buyer on delivery.",
     "The Distributor shall notify the Supplier of any change in its address or bank details.",
     "Any change in circumstances affecting delivery shall be notified to the Buyer.",
     "If a change in law makes performance unlawful, either party may terminate this Agreement.",
-    "If the Customer purchases fifteen percent (15%) or more above the forecast, a rebate applies.",  # noqa: E501
+    "If the Customer purchases fifteen percent (15%) or more above the forecast, a rebate applies.",
     "The Consultant no longer holds any Confidential Information once it is returned.",
     "The Licensee shall be deemed to have accepted the Deliverables after ten days.",
     "'Affiliate' means any entity that directly or indirectly controls, is controlled by or is under common control with a party.",  # noqa: E501
