@@ -58,6 +58,7 @@ CHANGE_OF_CONTROL_CONVENTIONS = [
     ("succession-to-business", "An entity that succeeds to all or substantially all of the Reseller's operations is bound hereby."),  # noqa: E501
     ("interest-in-the-entity", "The Franchisee shall not sell or pledge any ownership interest in the Franchisee without approval."),  # noqa: E501
     ("stake-in", "Should the Founder sell his stake in the Company, the Investor may terminate."),
+    ("shares-sold", "The Founders shall not sell or pledge their shares without the Investor's approval."),  # noqa: E501
     ("percent-words-and-numerals", "If any person becomes the beneficial owner of fifty-one percent (51%) of the Supplier's shares, the Customer may terminate."),  # noqa: E501
     ("smaller-holding-or-more", "If a competitor comes to hold fifteen percent (15%) or more of the Company's common stock, the Partner may terminate."),  # noqa: E501
     ("fraction", "Should any person come to own more than one half of the issued share capital of the Contractor, the Client may terminate."),  # noqa: E501
@@ -90,6 +91,7 @@ CHANGE_OF_CONTROL_CONVENTIONS = [
     ("person-or-group", "Any person or group that comes to hold the power to elect the directors must be disclosed."),  # noqa: E501
     ("holders-immediately-before", "The right lapses unless the shareholders of the Licensee immediately before the event keep their holdings."),  # noqa: E501
     ("defined-transaction", "Upon a Fundamental Transaction, the holder may require the Company to redeem the Note."),  # noqa: E501
+    ("defined-control-event", "The Licensee shall give notice of any Control Event within ten days."),  # noqa: E501
     ("termination-upon-change-of-control", "This Agreement terminates automatically upon a Change of Control of the Distributor."),  # noqa: E501
     ("termination-upon-change-of-status", "In the event of any change in the Buyer's legal status, the Seller may terminate this Agreement."),  # noqa: E501
     ("notice-of-change-of-constitution", "The Licensee shall notify the Licensor promptly of any change in its constitution."),  # noqa: E501
@@ -122,6 +124,7 @@ NOT_CHANGE_OF_CONTROL = [
     "'Affiliate' means any entity that directly or indirectly controls, is controlled by or is under common control with a party.",  # noqa: E501
     "Neither party acquires any interest in the other party's intellectual property.",
     "Shareholders of record immediately after the record date receive the dividend.",
+    "After termination the Distributor may sell its remaining stock of the Products.",
 ]  # fmt: skip
 
 WARRANTY = [
