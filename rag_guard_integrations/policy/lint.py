@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from rag_guard_integrations.core.errors import PolicyError
+from rag_guard_integrations.core.errors import PolicyError, PolicyNotFoundError
 from rag_guard_integrations.core.labels import UNCLASSIFIED, clean_label
 from rag_guard_integrations.policy.loader import load_policy, parse_policy
 from rag_guard_integrations.policy.producible import unproducible_label_problems
@@ -18,7 +18,12 @@ if TYPE_CHECKING:
 
 
 def lint(ref: str | Path) -> tuple[Policy | None, list[str]]:
-    """Load ``ref`` and return ``(policy, problems)``; the policy is None when it cannot load."""
+    """Load ``ref`` and return ``(policy, problems)``; the policy is None when it cannot load.
+
+    Raises:
+        PolicyNotFoundError: ``ref`` names no file and no built-in policy: there is nothing
+            to lint.
+    """
     return _lint(lambda: load_policy(ref), str(ref))
 
 
@@ -30,6 +35,8 @@ def lint_text(text: str, source: str = "<string>") -> tuple[Policy | None, list[
 def _lint(load: Callable[[], Policy], source: str) -> tuple[Policy | None, list[str]]:
     try:
         policy = load()
+    except PolicyNotFoundError:
+        raise
     except PolicyError as error:
         return None, list(error.problems)
     return policy, consistency_problems(policy, source)
