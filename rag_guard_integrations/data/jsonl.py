@@ -68,7 +68,7 @@ def parse_line(line: bytes | str, source: str | Path, number: int) -> dict[str, 
 def _not_json(constant: str) -> None:
     # Python's json reads NaN and Infinity, which JSON has not: a record holding one could not
     # be written back as JSON that other tools read.
-    raise ValueError(f"{constant} is not a JSON number; write null or a string")
+    raise DataError(f"{constant} is not a JSON number; write null or a string")
 
 
 def _deeper_than(value: Any, limit: int) -> bool:
