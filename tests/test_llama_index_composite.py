@@ -5,6 +5,7 @@ instrumentation events, spans and callbacks, in this request only, sync and asyn
 from __future__ import annotations
 
 import asyncio
+import logging
 import threading
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -27,6 +28,7 @@ from rag_guard_integrations.llama_index import (
     MiniLMEmbedding,
     guard_access,
     guarded_chat_engine,
+    quiet,
 )
 from rag_guard_integrations.llama_index.errors import AdapterConfigError
 from rag_guard_integrations.llama_index.testing import (
@@ -97,6 +99,10 @@ def recursive(sub: BaseRetriever, embed: MiniLMEmbedding) -> BaseRetriever:
 
 
 COMPOSITES = {"fusion": fusion, "router": router, "recursive": recursive}
+
+
+# The start of the SOW clause, as the candidate log shortens it.
+SOW_LOGGED = "terminate this Statement of Work for convenience"
 
 
 @dataclass
@@ -252,3 +258,28 @@ def test_a_recursive_retriever_running_a_query_engine_is_refused(
     with guard_access(MSA), pytest.raises(AdapterConfigError, match="query engine"):
         GuardedRetriever(inner, guard).retrieve(QUERY)
     assert llm.prompts == []
+
+
+@pytest.mark.parametrize("name", sorted(COMPOSITES))
+def test_the_sub_retrievers_debug_log_is_silent_for_a_guarded_fetch(
+    composites: Composites, guard: Guard, caplog: pytest.LogCaptureFixture, name: str
+) -> None:
+    """The sub-retriever's DEBUG candidate list holds the SOW clause unguarded, and not while
+    a GuardedRetriever fetches through the composite."""
+    caplog.set_level(logging.DEBUG)
+    with guard_access(MSA):
+        GuardedRetriever(composites.build(name), guard).retrieve(QUERY)
+    assert SOW_LOGGED not in caplog.text
+    composites.build(name).retrieve(QUERY)
+    assert SOW_LOGGED in caplog.text
+
+
+def test_a_llama_index_without_a_gate_point_refuses_the_fetch(
+    composites: Composites, guard: Guard, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Where the installed llama-index lacks a method every report goes through, the guarded
+    fetch is refused rather than run unsilenced."""
+    monkeypatch.setattr(quiet, "_INSTALLED", [])
+    monkeypatch.setattr(quiet, "_DISPATCHER_METHODS", ("event", "span_leave"))
+    with guard_access(MSA), pytest.raises(AdapterConfigError, match=r"Dispatcher\.span_leave"):
+        GuardedRetriever(composites.build("fusion"), guard).retrieve(QUERY)

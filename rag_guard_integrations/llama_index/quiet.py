@@ -11,8 +11,9 @@ on, except inside :func:`silenced` in the same context (a ``ContextVar``, so oth
 concurrent requests keep their instrumentation; asyncio tasks and LlamaIndex's own worker
 threads copy the context, so work the fetch hands them stays silent too).
 
-A fetch that starts a query engine (``QueryStartEvent``: a ``RecursiveRetriever`` or an
-``IndexNode`` following a query engine) would send unchecked nodes to an LLM: it is refused.
+A fetch that starts a query engine or a response synthesizer (``QueryStartEvent``,
+``SynthesizeStartEvent``: a ``RecursiveRetriever`` or an ``IndexNode`` following a query
+engine) would send unchecked nodes to an LLM: it is refused.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 from llama_index.core.callbacks import CallbackManager
 from llama_index.core.instrumentation.events.query import QueryStartEvent
+from llama_index.core.instrumentation.events.synthesis import SynthesizeStartEvent
 from llama_index_instrumentation.dispatcher import Dispatcher
 
 from rag_guard_integrations.llama_index.errors import AdapterConfigError
@@ -41,11 +43,6 @@ _DISPATCHER_METHODS = ("event", "aevent", "span_enter", "span_exit", "span_drop"
 _CALLBACK_METHODS = ("on_event_start", "on_event_end", "start_trace", "end_trace")
 _LOCK = threading.Lock()
 _INSTALLED: list[bool] = []
-
-
-def is_silenced() -> bool:
-    """True inside :func:`silenced` in this thread or task."""
-    return _QUIET.get()
 
 
 @contextmanager
@@ -75,15 +72,26 @@ class _QuietInContext(logging.Filter):
 
 
 _FILTER = _QuietInContext()
+_FILTERED: set[str] = set()
+_LOGGERS_SEEN = [0]
 
 
 def _quiet_loggers(modules: tuple[str, ...]) -> None:
-    # A logger's filters see only the records logged at that logger, so each one needs it.
-    names = [n for n in logging.root.manager.loggerDict if n.startswith("llama_index")]
-    for name in (*names, *modules):
+    # A logger's filters see only the records logged at that logger, so each one needs it;
+    # the logger registry is rescanned only when it has grown.
+    registry = logging.root.manager.loggerDict
+    if len(registry) != _LOGGERS_SEEN[0]:
+        _LOGGERS_SEEN[0] = len(registry)
+        _filter([n for n in list(registry) if n.startswith("llama_index")])
+    _filter([m for m in modules if m not in _FILTERED])
+
+
+def _filter(names: list[str]) -> None:
+    for name in names:
         logger = logging.getLogger(name)
         if _FILTER not in logger.filters:
             logger.addFilter(_FILTER)
+        _FILTERED.add(name)
 
 
 def _install() -> None:
@@ -134,9 +142,9 @@ def _gate(name: str, method: Callable[..., Any]) -> Callable[..., Any]:
 
 def _refuse_query(args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
     event = args[0] if args else kwargs.get("event")
-    if isinstance(event, QueryStartEvent):
+    if isinstance(event, QueryStartEvent | SynthesizeStartEvent):
         raise AdapterConfigError(
-            "GuardedRetriever's inner retriever ran a query engine on nodes the guard has not "
-            "checked (RecursiveRetriever with query engines, or an IndexNode pointing to one); "
-            "guard that query engine's retriever instead"
+            f"GuardedRetriever's inner retriever ran a query engine ({type(event).__name__}) on "
+            "nodes the guard has not checked (a RecursiveRetriever with query engines, or an "
+            "IndexNode pointing to one); guard that query engine's retriever instead"
         )
