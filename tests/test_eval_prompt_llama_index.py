@@ -43,8 +43,9 @@ def test_llama_index_paths_at_a_small_size(capsys: pytest.CaptureFixture[str]) -
 
 
 def test_a_guarded_fusion_retriever_leaks_nothing(capsys: pytest.CaptureFixture[str]) -> None:
-    """Through a QueryFusionRetriever nothing leaks and every case refuses; with no pushdown
-    into its sub-retriever, recall is the unguarded top k's."""
+    """Through a QueryFusionRetriever nothing leaks and every case refuses; fetching more
+    through the composite and keeping ``k``, every authorised chunk reaches the model (the
+    unguarded top k misses some)."""
     paths = "llamaindex_fusion,llamaindex_naive"
     assert main(["eval", "prompt", "--cases", "8", "--json", "--paths", paths]) == 0
     report = json.loads(capsys.readouterr().out)["paths"]
@@ -52,4 +53,5 @@ def test_a_guarded_fusion_retriever_leaks_nothing(capsys: pytest.CaptureFixture[
     leaks = (rates["prompt_leak_rate"], rates["event_leak_rate"], rates["log_leak_rate"])
     assert leaks == (0.0, 0.0, 0.0)
     assert rates["refusal_rate"] == 1.0
-    assert rates["authorised_recall"] == report["llamaindex_naive"]["authorised_recall"]
+    assert rates["authorised_recall"] == 1.0
+    assert report["llamaindex_naive"]["authorised_recall"] < 1.0

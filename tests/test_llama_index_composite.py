@@ -22,7 +22,8 @@ from llama_index.core.schema import IndexNode, NodeWithScore
 from llama_index.core.tools import RetrieverTool
 from llama_index_support import MSA, MSA_CLAUSE, QUERY, SOW_CLAUSE, contracts_index
 
-from rag_guard_integrations import Guard
+from rag_guard_integrations import Guard, parse_policy
+from rag_guard_integrations.core.errors import ArgumentError
 from rag_guard_integrations.llama_index import (
     GuardedRetriever,
     MiniLMEmbedding,
@@ -283,3 +284,25 @@ def test_a_llama_index_without_a_gate_point_refuses_the_fetch(
     monkeypatch.setattr(quiet, "_DISPATCHER_METHODS", ("event", "span_leave"))
     with guard_access(MSA), pytest.raises(AdapterConfigError, match=r"Dispatcher\.span_leave"):
         GuardedRetriever(composites.build("fusion"), guard).retrieve(QUERY)
+
+
+def test_k_caps_what_a_composite_returns(composites: Composites) -> None:
+    """Over a composite that fetches eight candidates, ``k`` bounds the allowed nodes returned
+    (without it, the composite's own ``similarity_top_k`` does), the best first."""
+    access_only = Guard(
+        parse_policy("version: 1\nname: msa\naccess: {attributes: [contract_type]}")
+    )
+    with guard_access(MSA):
+        every = GuardedRetriever(composites.build("fusion"), access_only).retrieve(QUERY)
+        capped = GuardedRetriever(composites.build("fusion"), access_only, k=1).retrieve(QUERY)
+    assert len(every) > 1
+    assert [n.node.node_id for n in capped] == [every[0].node.node_id]
+
+
+@pytest.mark.parametrize("k", [0, -1, True, 1.5])
+def test_a_k_that_is_no_positive_int_is_refused(
+    composites: Composites, guard: Guard, k: Any
+) -> None:
+    """``k`` must be a positive int; the error names it."""
+    with pytest.raises(ArgumentError, match=r"^k must be a positive int"):
+        GuardedRetriever(composites.build("fusion"), guard, k=k)

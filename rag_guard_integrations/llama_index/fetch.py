@@ -26,9 +26,10 @@ if TYPE_CHECKING:
 
 
 def plan(
-    inner: BaseRetriever, constraints: Constraints, fetch_k: int | None
+    inner: BaseRetriever, constraints: Constraints, fetch_k: int | None, k: int | None = None
 ) -> tuple[BaseRetriever, BaseRetriever | None]:
-    """The retriever to fetch from, and a fallback without the guard's filters (or None).
+    """The retriever to fetch from, and a fallback without the guard's filters (or None);
+    ``k`` (default the inner retriever's ``similarity_top_k``) sizes the over-fetch.
 
     Over a ``VectorIndexRetriever`` the guard's constraints are ANDed with the retriever's own
     filters. Where that needs nesting (the caller's filters use OR, or are nested), some stores
@@ -37,7 +38,7 @@ def plan(
     """
     if not isinstance(inner, VectorIndexRetriever):
         return inner, None
-    size = fetch_size(inner.similarity_top_k, fetch_k)
+    size = fetch_size(inner.similarity_top_k if k is None else k, fetch_k)
     guard_filters = constraint_filters(constraints, inner._index.vector_store)
     pushed = fetching_retriever(inner, size, guard_filters)
     merged = merge_filters(inner._filters, guard_filters)

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 class GuardedRetriever(BaseRetriever):
     """Retriever that returns only the nodes a ``Guard`` allows for this caller.
 
-    It has no ``k`` of its own: ``k`` is the inner retriever's ``similarity_top_k``. Over a
+    At most ``k`` nodes come back: by default the inner retriever's ``similarity_top_k``. Over a
     ``VectorIndexRetriever`` each request fetches ``fetch_k`` candidates (default ``4 * k``)
     through a fresh retriever over the same index, with the caller's allowlists pushed into its
     ``MetadataFilters`` in the operators the index's store honours (``IN``; ``ANY`` for a
@@ -66,6 +66,11 @@ class GuardedRetriever(BaseRetriever):
             The guard to apply, e.g. ``Guard.from_policy("contracts")``.
         access: AccessContext | Mapping | None
             Default access for requests that bring none.
+        k: int | None
+            At most this many nodes come back; default the inner retriever's
+            ``similarity_top_k``. Give it over a composite retriever (which gets no over-fetch)
+            whose sub-retrievers and own ``similarity_top_k`` fetch more, so that ``k`` allowed
+            nodes can remain.
         fetch_k: int | None
             Candidates to fetch from a ``VectorIndexRetriever``; default ``4 * k``, never less
             than ``k``.
@@ -96,6 +101,7 @@ class GuardedRetriever(BaseRetriever):
         guard: Guard,
         access: AccessContext | Any = None,
         *,
+        k: int | None = None,
         fetch_k: int | None = None,
         callback_manager: CallbackManager | None = None,
         verbose: bool = False,
@@ -110,9 +116,12 @@ class GuardedRetriever(BaseRetriever):
                 f"guard must be a Guard, got {type(guard).__name__}; "
                 "pass Guard.from_policy('contracts') or similar"
             )
+        if k is not None:
+            positive_int("k", k, fix="or None for the inner retriever's similarity_top_k")
         if fetch_k is not None:
             positive_int("fetch_k", fetch_k, fix="or None for 4 x k")
         self.retriever = retriever
+        self._k = k
         self.guard = guard
         self.access = AccessContext.coerce(access)
         self.fetch_k = fetch_k
@@ -122,8 +131,9 @@ class GuardedRetriever(BaseRetriever):
 
     @property
     def k(self) -> int | None:
-        """At most this many nodes come back: the inner retriever's ``similarity_top_k``."""
-        k = getattr(self.retriever, "similarity_top_k", None)
+        """At most this many nodes come back: ``k`` as given, else the inner retriever's
+        ``similarity_top_k``."""
+        k = self._k if self._k is not None else getattr(self.retriever, "similarity_top_k", None)
         return k if isinstance(k, int) and not isinstance(k, bool) else None
 
     def guarded_retrieve(self, query: QueryType) -> GuardedNodes:
@@ -176,7 +186,7 @@ class GuardedRetriever(BaseRetriever):
         constraints = self.guard.prefilter(query, access)
         if constraints is None:
             return None
-        return plan(self.retriever, constraints, self.fetch_k)
+        return plan(self.retriever, constraints, self.fetch_k, self.k)
 
     def _cap(self, checked: GuardedNodes) -> GuardedNodes:
         k = self.k

@@ -31,6 +31,9 @@ OFF_TOPIC = (
     "Recommend a movie for tonight.",
     "What will the weather be tomorrow?",
 )
+# Without pushdown the candidates mix every caller's chunks: over-fetch enough that a caller
+# who may see one contract type in six still finds theirs (4 x k misses about one in eight).
+UNFILTERED_FETCH = 32
 
 
 @dataclass(frozen=True, slots=True)

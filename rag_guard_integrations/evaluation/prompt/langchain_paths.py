@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from langchain_core.output_parsers import StrOutputParser
 from langchain_core.runnables import RunnableLambda, RunnablePassthrough
 
+from rag_guard_integrations.evaluation.prompt.corpus import UNFILTERED_FETCH
 from rag_guard_integrations.evaluation.prompt.harness import register_path
 from rag_guard_integrations.evaluation.prompt.langchain_runner import (
     App,
@@ -31,9 +32,6 @@ if TYPE_CHECKING:
     from rag_guard_integrations.evaluation.prompt.harness import Observation
 
 TOOL = "contract_clauses"
-# Without pushdown the candidates mix every caller's chunks: over-fetch enough that a caller
-# who may see one contract type in six still finds theirs (4 x k misses about one in eight).
-UNFILTERED_FETCH = 32
 
 
 def _access(case: PromptCase) -> RunnableConfig:

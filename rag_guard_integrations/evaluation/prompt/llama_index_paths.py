@@ -16,6 +16,7 @@ from llama_index.core.retrievers import QueryFusionRetriever
 from llama_index.core.schema import TextNode
 from llama_index.core.tools import QueryEngineTool
 
+from rag_guard_integrations.evaluation.prompt.corpus import UNFILTERED_FETCH
 from rag_guard_integrations.evaluation.prompt.harness import Observation, register_path
 from rag_guard_integrations.evaluation.prompt.recording import canaries_in, capture_logs
 from rag_guard_integrations.llama_index import (
@@ -206,12 +207,15 @@ def query_engine(
 @register_path("llamaindex_fusion")
 def fusion(corpus: PromptCorpus, cases: Sequence[PromptCase], use_async: bool) -> list[Observation]:
     """A ``GuardedQueryEngine`` over a ``GuardedRetriever`` around a ``QueryFusionRetriever``:
-    the sub-retriever's own events and callbacks must not show what the guard withholds."""
-    sub = index_of(corpus, clause_nodes(corpus)).as_retriever(similarity_top_k=corpus.k)
+    the sub-retriever's own events and callbacks must not show what the guard withholds. A
+    composite gets no pushdown, so it over-fetches and the guard keeps ``k``."""
+    fetched = UNFILTERED_FETCH * corpus.k
+    sub = index_of(corpus, clause_nodes(corpus)).as_retriever(similarity_top_k=fetched)
 
     def build(llm: RecordingLLM) -> GuardedQueryEngine:
-        fused = QueryFusionRetriever([sub], llm=llm, num_queries=1, similarity_top_k=corpus.k)
-        engine = GuardedQueryEngine.from_args(GuardedRetriever(fused, corpus.guard), llm=llm)
+        fused = QueryFusionRetriever([sub], llm=llm, num_queries=1, similarity_top_k=fetched)
+        guarded = GuardedRetriever(fused, corpus.guard, k=corpus.k)
+        engine = GuardedQueryEngine.from_args(guarded, llm=llm)
         return cast("GuardedQueryEngine", engine)
 
     return ask_each(corpus, cases, use_async, build)
