@@ -43,6 +43,7 @@ DATE_OF_BIRTH = Recognizer(
     # Any date alone is not personal; next to these words it is someone's birth date.
     context=(
         "born",
+        "birth",
         "dob",
         "d.o.b",
         "date of birth",

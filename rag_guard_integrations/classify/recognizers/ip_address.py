@@ -26,10 +26,10 @@ _IPV4 = r"\d{1,3}(?:\.\d{1,3}){3}(?:\.\d+)*"
 # a lettered level or sub-item glued to it ("a.1.2.3.4", "1.2.3.4(b)"), or a cross-reference
 # word after it. They are part of the match, so that the validator sees and rejects them.
 _REFERENCE_WORD = (
-    r"(?:sub-?)?(?:section|clause|article|paragraph|para|schedule|exhibit|annex|annexure"
-    r"|appendix|appendices|attachment|table|figure|fig|chart|chapter|part|item|rule"
-    r"|regulation|point|step|page|version|ver|rev|revision|release|build|ref|reference"
-    r"|doc|document|standard|spec|specification)(?:e?s)?\.?"
+    r"(?:sub-?)?(?:section|sec|clause|cl|article|art|paragraph|para|schedule|sch|exhibit"
+    r"|annex|annexure|appendix|appendices|attachment|table|figure|fig|chart|chapter|ch|part|pt"
+    r"|item|rule|regulation|reg|point|step|page|version|ver|v|rev|revision|release|build|ref"
+    r"|reference|doc|document|standard|spec|specification)(?:e?s)?\.?"
 )
 _LABEL = r"(?:\d+[a-z]?|[a-z]|[ivx]+)(?:\.\d+)*(?:\([a-z0-9]{1,4}\))*"
 _LIST = rf"(?:{_LABEL}(?: ?[,;:&-] ?| (?:and|or|to|through) ))*"

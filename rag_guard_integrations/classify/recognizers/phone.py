@@ -53,8 +53,9 @@ _ID = (
 )
 _YEAR_RANGE = r"^(?:19|20)\d{2} ?[-/] ?(?:19|20)\d{2}$"
 _NOT_A_NUMBER = compile_pattern(rf"^(?:{_CURRENCY}|{_UNIT}|{_ID})|(?:{_STREET})$|{_YEAR_RANGE}")
-# A year, a hyphen and a serial ("2024-118822"): a document number unless a phone word is near.
-_YEAR_SERIAL = compile_pattern(r"^(?:19|20)\d{2}-\d{5,}$")
+# A year, then a serial ("2024-118822", "2024 118822"): a document number unless a phone word
+# is near (a US number that starts "202" is grouped 3-3-4, not 4-6).
+_YEAR_SERIAL = compile_pattern(r"^(?:19|20)\d{2}[- ]\d{5,}$")
 _INTERNATIONAL_PREFIX = compile_pattern(r"^(?:\+|00|011)")
 _SEPARATED = compile_pattern(r"\d[ .\-()]+\d|^\(")
 
