@@ -200,12 +200,11 @@ def test_context_words_are_normalised_like_the_text() -> None:
         ("почта: ivan@почта.рф, спасибо", "ivan@почта.рф"),
         ("「sato@mail.例え.jp」までご連絡ください", "sato@mail.例え.jp"),
         ("write to ops@xn--mnchen-3ya.xn--p1ai now", "ops@xn--mnchen-3ya.xn--p1ai"),
-        ('Reply to "ann lee"@example.net today.', '"ann lee"@example.net'),
         ("Send bounces to postmaster@[198.51.100.7].", "postmaster@[198.51.100.7]"),
     ],
 )
-def test_international_quoted_and_literal_emails_are_found(text: str, span: str) -> None:
-    """Internationalised and punycode domains, quoted local parts and address literals."""
+def test_international_and_literal_emails_are_found(text: str, span: str) -> None:
+    """Internationalised and punycode domains, and address literals, are email domains."""
     assert found(text, "email") == [span]
 
 
