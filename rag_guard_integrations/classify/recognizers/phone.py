@@ -4,8 +4,9 @@ A run of digit groups is a phone number when a phone word is near it (the contex
 with no such word, when it is unambiguous: written in international form with a possible
 length for its country code, or a valid number of one of :data:`DEFAULT_REGIONS` written with
 phone-style separators. Validity comes from ``phonenumbers`` (Google's libphonenumber), loaded
-only when a digit run needs it. Unit and house numbers ("Suite 400 2100 Main Street"), money
-and year ranges are never phone numbers.
+only when a digit run needs it. Unit and house numbers ("Suite 400 2100 Main Street"), money,
+year ranges and document ids ("INV-2024-000123", "order no. 2024-118822") are never phone
+numbers.
 """
 
 from __future__ import annotations
@@ -41,14 +42,14 @@ _STREET = (
     r"| (?:rue|via|viale|calle|avenida|av|rua|chemin|allee|strasse|piazza|plaza|carrer|ul)\b"
 )
 # A document id: a code glued to the digits by a hyphen ("INV-2024-000123"), or an id word
-# before them ("order no. 2024-118822"). Taken only before a digit, so that "ref +44 20 ..."
-# still reads the international number after the word.
+# before them ("order no. 2024-118822"; a plural names a desk: "Reservations: 020 7946 0958").
+# Taken only before a digit, so that "ref +44 20 ..." still reads the international number.
 _ID = (
     r"\b[a-z][a-z0-9]*-"
     r"|\b(?:order|invoice|inv|po|p\.o|purchase order|ref|reference|ticket|case|claim|contract"
     r"|policy|serial|batch|lot|item|part|sku|model|tracking|shipment|consignment|booking"
     r"|reservation|confirmation|transaction|txn|receipt|voucher|quote|quotation|project|job"
-    r"|file|application|registration|licen[cs]e|permit|patent|certificate|account)s?\.?"
+    r"|file|application|registration|licen[cs]e|permit|patent|certificate|account)\.?"
     r"(?: ?(?:no|nr|num|number|id|#)\.?)? ?[:#]? ?"
 )
 _YEAR_RANGE = r"^(?:19|20)\d{2} ?[-/] ?(?:19|20)\d{2}$"
