@@ -82,6 +82,8 @@ def test_grouped_ssn_still_needs_no_word() -> None:
         "Doc. ref. 5.5.2.1 issue 3",
         "sub-clause 1.4.2.2 takes priority",
         "the rule in 14.2.2.1(c) applies",
+        "as required by 8.4.1.2 of this Agreement",
+        "see 3.3.2.1 et seq. for the exceptions",
         "as set out in 6.3.2.1 above",
         "per A.2.3.1.4 of the annex",
         "Section 2.3.1.1.5 governs.",

@@ -34,7 +34,10 @@ _REFERENCE_WORD = (
 _LABEL = r"(?:\d+[a-z]?|[a-z]|[ivx]+)(?:\.\d+)*(?:\([a-z0-9]{1,4}\))*"
 _LIST = rf"(?:{_LABEL}(?: ?[,;:&-] ?| (?:and|or|to|through) ))*"
 _NUMBERED = rf"\b(?:{_REFERENCE_WORD}) ?(?:(?:no|nos|nr)\.? ?)?(?:§+ ?)?{_LIST}"
-_CROSS_REFERENCE = r"\([a-z0-9]{1,4}\)| (?:above|below|hereof|herein|hereunder|hereto)\b"
+_CROSS_REFERENCE = (
+    r"\([a-z0-9]{1,4}\)| (?:above|below|hereof|herein|hereunder|hereto|et seq)\b"
+    r"| of (?:this|the) (?:agreement|contract|schedule|annex|appendix|exhibit|policy|standard)"
+)
 _SECTION_NUMBER = rf"(?:{_NUMBERED}|§+ ?{_LIST}|\b[a-z]\.){_IPV4}|\b{_IPV4}(?:{_CROSS_REFERENCE})"
 
 IP_ADDRESS = Recognizer(
