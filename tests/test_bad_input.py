@@ -308,6 +308,8 @@ GOOD = json.dumps({"text": TEXT, "meta": {"contract_type": "MSA"}})
         ([GOOD, "3"], (), "chunks.jsonl line 2: expected a JSON object, got int"),
         ([json.dumps({"text": 3})], (), "chunk 0 text is a int, not str"),
         ([GOOD], ("--policy", "no_such_pack"), "'no_such_pack' is not a built-in policy"),
+        (['{"text": "a", "meta": {"a": NaN}}'], (), "line 1: not valid JSON (NaN is not"),
+        (['{"text": "a", "score": -Infinity}'], (), "line 1: not valid JSON (-Infinity is not"),
     ],
     ids=[
         "bad_jsonl",
@@ -317,6 +319,8 @@ GOOD = json.dumps({"text": TEXT, "meta": {"contract_type": "MSA"}})
         "not_object",
         "text_not_str",
         "unknown_policy",
+        "nan",
+        "infinity",
     ],
 )
 def test_cli_check_bad_input_exits_2_with_one_line(

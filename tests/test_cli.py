@@ -131,6 +131,19 @@ def test_lint_reports_every_problem_and_exit_codes(
     assert "unknown recogniser 'emial'" in out
 
 
+@pytest.mark.parametrize("name", ["missing.yaml", "folder"])
+def test_lint_of_a_path_that_is_no_policy_file_is_an_input_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str
+) -> None:
+    """Nothing to lint is a usage error: exit 2, one line on stderr, nothing on stdout."""
+    (tmp_path / "folder").mkdir()
+    assert main(["lint", str(tmp_path / name)]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err.count("\n") == 1
+    assert name in captured.err
+
+
 def test_bench_reports_latency_cells(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """bench on a small grid prints one cell per (k, rules) and writes the plot."""
     png = tmp_path / "bench.png"

@@ -41,6 +41,63 @@ CHANGE_OF_CONTROL = [
     "Any stock sale that brings in a new owner requires notice.",
 ]  # fmt: skip
 
+# One sentence per drafting convention of a change-of-control clause (id: the convention).
+CHANGE_OF_CONTROL_CONVENTIONS = [
+    ("merger", "If the Licensee merges with or into another corporation, the Licensor may terminate this Licence."),  # noqa: E501
+    ("merger-passive-negated", "The Supplier shall not be merged into any other entity without the Buyer's written approval."),  # noqa: E501
+    ("merger-negated", "The Company shall not merge or consolidate with any other entity."),
+    ("consolidation", "Any consolidation of the Distributor with a third party requires thirty days' notice."),  # noqa: E501
+    ("reorganisation", "A reorganisation of the Contractor's group does not release it from its obligations."),  # noqa: E501
+    ("substantially-all-assets", "If the Vendor sells or otherwise disposes of all or substantially all of its assets, the Customer may end this Agreement."),  # noqa: E501
+    ("sale-of-the-company", "Upon the sale of the Company, this Agreement shall continue with the purchaser."),  # noqa: E501
+    ("purchase-of-substantially-all", "Should a third party purchase substantially all of the Seller's product lines, the Buyer may terminate."),  # noqa: E501
+    ("whole-or-part-of-business", "Any conveyance of the whole or part of its business to a third party requires the Licensor's consent."),  # noqa: E501
+    ("substantial-part-of-undertaking", "If the Agent transfers the whole or a substantial part of the Agent's undertaking, the Principal may terminate."),  # noqa: E501
+    ("business-is-sold", "If the Distributor's business is sold to another firm, this Agreement ends."),  # noqa: E501
+    ("divestment", "If the Vendor divests the division that supplies the Services, the Customer may terminate."),  # noqa: E501
+    ("succession-to-business", "An entity that succeeds to all or substantially all of the Reseller's operations is bound hereby."),  # noqa: E501
+    ("interest-in-the-entity", "The Franchisee shall not sell or pledge any ownership interest in the Franchisee without approval."),  # noqa: E501
+    ("stake-in", "Should the Founder sell his stake in the Company, the Investor may terminate."),
+    ("shares-sold", "The Founders shall not sell or pledge their shares without the Investor's approval."),  # noqa: E501
+    ("percent-words-and-numerals", "If any person becomes the beneficial owner of fifty-one percent (51%) of the Supplier's shares, the Customer may terminate."),  # noqa: E501
+    ("smaller-holding-or-more", "If a competitor comes to hold fifteen percent (15%) or more of the Company's common stock, the Partner may terminate."),  # noqa: E501
+    ("fraction", "Should any person come to own more than one half of the issued share capital of the Contractor, the Client may terminate."),  # noqa: E501
+    ("majority-of-voting-power", "Any person acquiring a majority of the voting power of the Licensee must assume these obligations."),  # noqa: E501
+    ("voting-capital", "A transfer of voting capital of the Agent requires consent."),
+    ("beneficially-owns", "Any entity that beneficially owns the Licensee's units must sign this Agreement."),  # noqa: E501
+    ("majority-owned", "The Supplier shall remain majority-owned by its current parent."),
+    ("controlling-interest", "The acquisition of a controlling interest in the Reseller requires the Supplier's consent."),  # noqa: E501
+    ("direct-or-indirect-holding", "If a competitor holds, directly or indirectly, over half of the units of the Distributor, the Supplier may terminate."),  # noqa: E501
+    ("direct-or-indirect-change", "Any direct or indirect change in the ownership of the Agent must be notified to the Principal."),  # noqa: E501
+    ("change-in-control", "The Licensee shall not undergo a change in control without the Licensor's prior written consent."),  # noqa: E501
+    ("change-in-management", "A change in the management of the Contractor entitles the Client to terminate."),  # noqa: E501
+    ("change-in-partners", "Any change in the partners of the Consultant firm must be notified to the Client within ten days."),  # noqa: E501
+    ("change-of-board", "A change of the board of directors of the Agent entitles the Principal to review this Agreement."),  # noqa: E501
+    ("change-of-parent", "A change in the ultimate parent company of the Supplier entitles the Buyer to terminate."),  # noqa: E501
+    ("incumbent-board", "The Supplier shall notify the Buyer whenever the Incumbent Board no longer approves its nominees."),  # noqa: E501
+    ("chief-executive-leaves", "If Jane Roe ceases to be the Chief Executive Officer of the Supplier, the Customer may terminate."),  # noqa: E501
+    ("ceases-to-control", "If the Parent no longer controls the Licensee, the licence granted here ends."),  # noqa: E501
+    ("ceasing-to-own", "Upon the Guarantor ceasing to own the Borrower, the guarantee lapses."),
+    ("transfer-of-control", "Any transfer of effective control of the Operator requires the Owner's prior written consent."),  # noqa: E501
+    ("control-transferred", "If control of the Reseller is transferred to a third party, the Manufacturer may end this Agreement."),  # noqa: E501
+    ("ownership-passes", "Where ownership of the company passes to a new holder, the Lender's approval is required."),  # noqa: E501
+    ("takes-control", "Should a competitor take control of the Licensee, the Licensor may terminate."),  # noqa: E501
+    ("actual-controller", "Party B shall inform Party A before its actual controller is replaced."),
+    ("joins-a-group", "If the Customer becomes part of a group that competes with the Provider, the Provider may terminate."),  # noqa: E501
+    ("new-parent", "Any new parent company of the Reseller must accept these terms."),
+    ("deemed-assignment", "Any reverse triangular transaction involving the Licensee shall be treated as an assignment of this Licence."),  # noqa: E501
+    ("operation-of-law", "An assignment by operation of law in a merger is an assignment for the purposes of this clause."),  # noqa: E501
+    ("series-of-transactions", "The threshold applies whether reached in a single transaction or a series of related transactions."),  # noqa: E501
+    ("person-or-group", "Any person or group that comes to hold the power to elect the directors must be disclosed."),  # noqa: E501
+    ("holders-immediately-before", "The right lapses unless the shareholders of the Licensee immediately before the event keep their holdings."),  # noqa: E501
+    ("defined-transaction", "Upon a Fundamental Transaction, the holder may require the Company to redeem the Note."),  # noqa: E501
+    ("defined-control-event", "The Licensee shall give notice of any Control Event within ten days."),  # noqa: E501
+    ("termination-upon-change-of-control", "This Agreement terminates automatically upon a Change of Control of the Distributor."),  # noqa: E501
+    ("termination-upon-change-of-status", "In the event of any change in the Buyer's legal status, the Seller may terminate this Agreement."),  # noqa: E501
+    ("notice-of-change-of-constitution", "The Licensee shall notify the Licensor promptly of any change in its constitution."),  # noqa: E501
+    ("termination-upon-change-in-circumstances", "Upon any material change in circumstances of the Buyer, the Seller may terminate deliveries."),  # noqa: E501
+]  # fmt: skip
+
 NOT_CHANGE_OF_CONTROL = [
     # The passive-investment carve-out of a non-compete: a small holding is no control.
     "The Supplier shall not, directly or indirectly, hold more than five percent (5%) of the shares of a competitor.",  # noqa: E501
@@ -52,6 +109,22 @@ NOT_CHANGE_OF_CONTROL = [
     "The Consultant shall report to the management of the Company.",
     "This Agreement binds the parties and their successors and permitted assigns.",
     "The buyer of the Products shall inspect them on delivery.",
+    # A plain anti-assignment clause, goods and their control passing, notices of other changes,
+    # a change in law, a volume rebate, an affiliate definition and an IP assignment are not
+    # a change of control.
+    "Neither party may assign this Agreement without the prior written consent of the other party.",
+    "Neither party may assign or transfer this Agreement or any interest in it without consent.",
+    "Risk of loss and control of the goods pass to the Buyer on delivery.",
+    "The Distributor shall notify the Supplier of any change in its address or bank details.",
+    "Any change in circumstances affecting delivery shall be notified to the Buyer.",
+    "If a change in law makes performance unlawful, either party may terminate this Agreement.",
+    "If the Customer purchases fifteen percent (15%) or more above the forecast, a rebate applies.",
+    "The Consultant no longer holds any Confidential Information once it is returned.",
+    "The Licensee shall be deemed to have accepted the Deliverables after ten days.",
+    "'Affiliate' means any entity that directly or indirectly controls, is controlled by or is under common control with a party.",  # noqa: E501
+    "Neither party acquires any interest in the other party's intellectual property.",
+    "Shareholders of record immediately after the record date receive the dividend.",
+    "After termination the Distributor may sell its remaining stock of the Products.",
 ]  # fmt: skip
 
 WARRANTY = [
@@ -90,9 +163,19 @@ def test_change_of_control_forms_match(text: str) -> None:
     assert matches("CHANGE_OF_CONTROL", text)
 
 
+@pytest.mark.parametrize(
+    "text",
+    [text for _, text in CHANGE_OF_CONTROL_CONVENTIONS],
+    ids=[convention for convention, _ in CHANGE_OF_CONTROL_CONVENTIONS],
+)
+def test_change_of_control_conventions_match(text: str) -> None:
+    """Each drafting convention of a change-of-control clause is recognised."""
+    assert matches("CHANGE_OF_CONTROL", text)
+
+
 @pytest.mark.parametrize("text", NOT_CHANGE_OF_CONTROL)
 def test_near_misses_are_no_change_of_control(text: str) -> None:
-    """Small holdings, sold goods, fee percentages and successors-and-assigns are not the clause."""
+    """Small holdings, sold goods, plain anti-assignment and other changes are not the clause."""
     assert not matches("CHANGE_OF_CONTROL", text)
 
 

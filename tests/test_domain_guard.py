@@ -254,6 +254,14 @@ def test_root_forms_next_to_context_are_found(
     assert guard.signals(query, scored("IS 14543")).root == (root, context)
 
 
+@pytest.mark.parametrize("query", ["set top box registration", "settop box registration"])
+def test_a_hyphenated_root_matches_when_written_with_a_space_or_joined(query: str) -> None:
+    """A root listed as ``set-top box`` is found as ``set top box`` and ``settop box`` too."""
+    spec = DomainSpec(roots=["set-top box"], root_context=["registration"])
+    signals = DomainGuard(spec).signals(query, scored("IS 616", score=0.9))
+    assert signals.root == ("set-top box", "registration")
+
+
 def test_root_beyond_the_window_needs_the_dense_tier(guard: DomainGuard) -> None:
     """A context word more than root_window words away does not make tier 3 fire."""
     far = "standard answers for every single question about cement"
@@ -504,7 +512,7 @@ def test_standard_identifiers_still_decide_at_tier_two(
     assert decision.tier == "identifier"
 
 
-@pytest.mark.parametrize("query", ["VLTD for commercial vehicles", "RCCB ratings for a house"])
+@pytest.mark.parametrize("query", ["VLTD for commercial vehicles", "RCCB for a new house"])
 def test_signature_term_counts_without_a_regulatory_word(guard: DomainGuard, query: str) -> None:
     """A term only this domain uses decides tier 3 on its own, above the similarity floor."""
     decision = guard.decide(query, scored("AIS 140", score=0.3))

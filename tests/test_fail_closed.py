@@ -89,7 +89,7 @@ def break_check(monkeypatch: pytest.MonkeyPatch, check: type) -> None:
 def break_label_reading(monkeypatch: pytest.MonkeyPatch) -> None:
     # The engine reads labels in one batch, and chunk by chunk when the batch fails.
     for name in ("labels_many", "metadata_labels"):
-        monkeypatch.setattr(f"rag_guard_integrations.engine.guard.{name}", boom)
+        monkeypatch.setattr(f"rag_guard_integrations.engine.labelling.{name}", boom)
 
 
 # (stage injected, how, stage recorded on the chunks): query stages reject the whole query.

@@ -8,6 +8,7 @@ import pytest
 
 from rag_guard_integrations import AccessContext, Chunk, Guard, parse_policy
 from rag_guard_integrations.classify import EmbeddingClassifier
+from rag_guard_integrations.policy.lint import lint_text
 from rag_guard_integrations.policy.loader import builtin_names
 
 QUERY = "What is the termination notice period?"
@@ -89,6 +90,21 @@ def test_rule_label_nothing_produces_warns_once_and_notes_every_result(
     assert notice.endswith("did you mean 'financial'?")
     assert second.notices == first.notices
     assert messages(caplog) == [notice]
+
+
+def test_lint_reports_an_unproducible_rule_label_as_the_guard_notices_it() -> None:
+    """Lint's problem for a misspelt rule label is the guard's notice, after the source."""
+    _, problems = lint_text(TYPO_RULE, "typo.yaml")
+    (notice,) = Guard(parse_policy(TYPO_RULE)).check("q", [Chunk("text")]).notices
+    assert f"typo.yaml: {notice}" in problems
+
+
+def test_an_unproducible_label_with_no_near_spelling_names_the_fix() -> None:
+    """Without a close declared label, the notice says to declare it or add a recogniser."""
+    text = TYPO_RULE.replace("finanical", "zzz")
+    (notice,) = Guard(parse_policy(text)).check("q", [Chunk("text")]).notices
+    assert "'zzz'" in notice
+    assert notice.endswith("; declare the label or add a recogniser")
 
 
 def test_model_classifier_can_produce_any_vocabulary_label(embedder: object) -> None:

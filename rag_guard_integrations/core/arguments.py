@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
+import difflib
+from typing import TYPE_CHECKING
+
 from rag_guard_integrations.core.errors import ArgumentError
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
 
 
 def positive_int(name: str, value: object, fix: str = "") -> int:
@@ -24,3 +30,21 @@ def positive_int(name: str, value: object, fix: str = "") -> int:
             f"{name} must be a positive int, got {value!r}; {fix or f'pass e.g. {name}=4'}"
         )
     return value
+
+
+def did_you_mean(name: str, known: Iterable[str]) -> str:
+    """``"; did you mean 'x'?"`` for the one of ``known`` that ``name`` most likely meant (the
+    same but for case, else a close spelling), or ``""`` when none is close.
+
+    Example:
+        >>> did_you_mean("Contract_Type", ["contract_type"])
+        "; did you mean 'contract_type'?"
+        >>> did_you_mean("region", ["contract_type"])
+        ''
+    """
+    options = sorted(known)
+    folded = {option.casefold(): option for option in options}
+    match = folded.get(name.casefold()) or next(
+        iter(difflib.get_close_matches(name, options, n=1, cutoff=0.75)), None
+    )
+    return f"; did you mean {match!r}?" if match else ""

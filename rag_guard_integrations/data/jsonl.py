@@ -21,7 +21,7 @@ def read_jsonl(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
 
     Raises:
         DataError: the file cannot be read, or a line is not one JSON object (the message
-            names the file and the line).
+            names the file and the line); NaN and Infinity are not JSON.
 
     Example:
         >>> from rag_guard_integrations.data import DATA_DIR
@@ -44,7 +44,7 @@ def parse_line(line: bytes | str, source: str | Path, number: int) -> dict[str, 
     ``source`` and the line ``number``."""
     where = f"{source} line {number}"
     try:
-        record = json.loads(line)
+        record = json.loads(line, parse_constant=_not_json)
     except RecursionError:
         record = None
         too_deep = True
@@ -63,6 +63,12 @@ def parse_line(line: bytes | str, source: str | Path, number: int) -> dict[str, 
             "write one object per line"
         )
     return record
+
+
+def _not_json(constant: str) -> None:
+    # Python's json reads NaN and Infinity, which JSON has not: a record holding one could not
+    # be written back as JSON that other tools read.
+    raise DataError(f"{constant} is not a JSON number; write null or a string")
 
 
 def _deeper_than(value: Any, limit: int) -> bool:

@@ -7,15 +7,13 @@ Each becomes a WARNING on the ``rag_guard_integrations`` logger and a line in
 
 from __future__ import annotations
 
-import difflib
 import logging
 from typing import TYPE_CHECKING
 
-from rag_guard_integrations.policy.lint import producible_labels, unproducible_labels
+from rag_guard_integrations.core.arguments import did_you_mean
+from rag_guard_integrations.policy.producible import unproducible_label_problems
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable
-
     from rag_guard_integrations.classify.base import Classifier
     from rag_guard_integrations.core.access import AccessContext
     from rag_guard_integrations.policy.schema import Policy
@@ -29,16 +27,7 @@ def policy_notices(policy: Policy, classifier: Classifier | None) -> tuple[str, 
     recognizers = getattr(classifier, "recognizers", None)
     if classifier is not None and recognizers is None:
         return ()  # a model classifier answers with any vocabulary label, declared or not
-    found = recognizers or ()
-    producible = producible_labels(policy, found)
-    return _warn(
-        [
-            f"rule {rule!r} triggers on {label!r}, which no label declaration, recogniser "
-            f"or classifier produces, so it fires only on chunks tagged {label!r} in metadata"
-            f"{_suggest(label, producible)}"
-            for rule, label in unproducible_labels(policy, found)
-        ]
-    )
+    return _warn(unproducible_label_problems(policy, recognizers or ()))
 
 
 def request_notices(policy: Policy, access: AccessContext | None) -> tuple[str, ...]:
@@ -59,19 +48,10 @@ def request_notices(policy: Policy, access: AccessContext | None) -> tuple[str, 
         if name not in declared:
             known = ", ".join(declared) if declared else "none"
             notices.append(
-                f"access names {name!r}, which policy {policy.name!r} does not declare "
-                f"(it declares {known}), so that allowlist has no effect{_suggest(name, declared)}"
+                f"access names {name!r}, which policy {policy.name!r} does not declare (it "
+                f"declares {known}), so that allowlist has no effect{did_you_mean(name, declared)}"
             )
     return _warn(notices)
-
-
-def _suggest(name: str, known: Iterable[str]) -> str:
-    options = sorted(known)
-    folded = {option.casefold(): option for option in options}
-    match = folded.get(name.casefold()) or next(
-        iter(difflib.get_close_matches(name, options, n=1, cutoff=0.75)), None
-    )
-    return f"; did you mean {match!r}?" if match else ""
 
 
 def _warn(notices: list[str]) -> tuple[str, ...]:

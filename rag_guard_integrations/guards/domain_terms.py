@@ -37,8 +37,9 @@ def _key(text: str) -> str:
 
 
 def _form_pattern(form: str) -> str:
-    """A form as a regex: words escaped, joined by optional spaces or hyphens."""
-    return r"[\s\-]*".join(re.escape(word) for word in form.split())
+    """A form as a regex: words escaped, joined by optional spaces or hyphens (``set-top box``
+    also reads as ``set top box`` and ``settop box``)."""
+    return r"[\s\-]*".join(re.escape(word) for word in _JOINERS.split(form) if word)
 
 
 class TermMatcher:

@@ -137,15 +137,28 @@ def link_groups(
 
 def connecting_links(links: Sequence[Link], keep: Iterable[int]) -> tuple[Link, ...]:
     """The links of a group's spanning tree that connect the chunks in ``keep`` (leaves that
-    are not kept are pruned repeatedly), in their original order."""
+    are not kept are pruned repeatedly), in their original order.
+
+    Each link is pruned at most once, from a queue of leaves: linear in the links, also for a
+    long chain that one kept chunk ends.
+    """
     wanted = set(keep)
-    remaining = list(links)
-    while True:
-        degree: dict[int, int] = {}
-        for link in remaining:
-            degree[link.a] = degree.get(link.a, 0) + 1
-            degree[link.b] = degree.get(link.b, 0) + 1
-        leaves = {n for n, d in degree.items() if d == 1 and n not in wanted}
-        if not leaves:
-            return tuple(remaining)
-        remaining = [lk for lk in remaining if lk.a not in leaves and lk.b not in leaves]
+    touching: dict[int, list[int]] = {}
+    for index, link in enumerate(links):
+        touching.setdefault(link.a, []).append(index)
+        touching.setdefault(link.b, []).append(index)
+    degree = {node: len(indices) for node, indices in touching.items()}
+    pruned = [False] * len(links)
+    leaves = [node for node, count in degree.items() if count == 1 and node not in wanted]
+    while leaves:
+        node = leaves.pop()
+        for index in touching[node]:
+            if pruned[index]:
+                continue
+            pruned[index] = True
+            link = links[index]
+            for end in (link.a, link.b):
+                degree[end] -= 1
+                if end != node and degree[end] == 1 and end not in wanted:
+                    leaves.append(end)
+    return tuple(link for index, link in enumerate(links) if not pruned[index])

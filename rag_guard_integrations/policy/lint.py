@@ -4,20 +4,26 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from rag_guard_integrations.core.errors import PolicyError
+from rag_guard_integrations.core.errors import PolicyError, PolicyNotFoundError
 from rag_guard_integrations.core.labels import UNCLASSIFIED, clean_label
 from rag_guard_integrations.policy.loader import load_policy, parse_policy
+from rag_guard_integrations.policy.producible import unproducible_label_problems
 from rag_guard_integrations.policy.schema import CHECKING_SECTIONS
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable
+    from collections.abc import Callable
     from pathlib import Path
 
     from rag_guard_integrations.policy.schema import Policy
 
 
 def lint(ref: str | Path) -> tuple[Policy | None, list[str]]:
-    """Load ``ref`` and return ``(policy, problems)``; the policy is None when it cannot load."""
+    """Load ``ref`` and return ``(policy, problems)``; the policy is None when it cannot load.
+
+    Raises:
+        PolicyNotFoundError: ``ref`` names no file and no built-in policy: there is nothing
+            to lint.
+    """
     return _lint(lambda: load_policy(ref), str(ref))
 
 
@@ -29,6 +35,8 @@ def lint_text(text: str, source: str = "<string>") -> tuple[Policy | None, list[
 def _lint(load: Callable[[], Policy], source: str) -> tuple[Policy | None, list[str]]:
     try:
         policy = load()
+    except PolicyNotFoundError:
+        raise
     except PolicyError as error:
         return None, list(error.problems)
     return policy, consistency_problems(policy, source)
@@ -48,11 +56,7 @@ def consistency_problems(policy: Policy, source: str) -> list[str]:
             for label in rule.trigger.all_present
             if label not in declared
         )
-    problems.extend(
-        f"{source}: rule {rule!r} triggers on label {label!r}, which no recogniser or declared "
-        "label produces (only chunk metadata can carry it); declare the label or add a recogniser"
-        for rule, label in unproducible_labels(policy)
-    )
+    problems.extend(f"{source}: {problem}" for problem in unproducible_label_problems(policy))
     known = ", ".join(sorted(BUILTIN_RECOGNIZERS))
     for name, label in policy.classifiers.builtin.items():
         if name not in BUILTIN_RECOGNIZERS:
@@ -80,30 +84,6 @@ def consistency_problems(policy: Policy, source: str) -> list[str]:
             f"{source}: the policy checks nothing; add one of {', '.join(CHECKING_SECTIONS)}"
         )
     return problems
-
-
-def producible_labels(policy: Policy, recognizers: Iterable[object] = ()) -> set[str]:
-    """Every label something can put on a chunk: the declared labels (a model classifier may
-    answer them), the policy's recognisers, ``recognizers`` given besides, and ``unclassified``."""
-    producible = {clean_label(name) for name in policy.labels} | {UNCLASSIFIED}
-    producible.update(clean_label(spec.label) for spec in policy.classifiers.patterns)
-    producible.update(clean_label(label) for label in policy.classifiers.builtin.values())
-    producible.update(clean_label(getattr(r, "label", "")) for r in recognizers)
-    return producible
-
-
-def unproducible_labels(
-    policy: Policy, recognizers: Iterable[object] = ()
-) -> list[tuple[str, str]]:
-    """``(rule, label)`` for each trigger label outside :func:`producible_labels`: such a rule
-    fires only on what chunk metadata claims about itself, which is usually a misspelt label."""
-    producible = producible_labels(policy, recognizers)
-    return [
-        (rule.name, label)
-        for rule in policy.rules
-        for label in rule.trigger.all_present
-        if label not in producible
-    ]
 
 
 def _configured(policy: Policy, section: str) -> bool:
