@@ -23,7 +23,7 @@ GUARDED = {
 
 def test_the_llama_index_paths_are_registered() -> None:
     """Every LlamaIndex path named in the design, and the naive baseline, is available."""
-    assert set(load_paths()) >= {*GUARDED, "llamaindex_naive"}
+    assert set(load_paths()) >= {*GUARDED, "llamaindex_naive", "llamaindex_fusion"}
 
 
 def test_llama_index_paths_at_a_small_size(capsys: pytest.CaptureFixture[str]) -> None:
@@ -40,3 +40,16 @@ def test_llama_index_paths_at_a_small_size(capsys: pytest.CaptureFixture[str]) -
         assert leaks == (0.0, 0.0, 0.0), name
         assert rates["authorised_recall"] == 1.0, name
         assert rates["refusal_rate"] == 1.0, name
+
+
+def test_a_guarded_fusion_retriever_leaks_nothing(capsys: pytest.CaptureFixture[str]) -> None:
+    """Through a QueryFusionRetriever nothing leaks and every case refuses; with no pushdown
+    into its sub-retriever, recall is the unguarded top k's."""
+    paths = "llamaindex_fusion,llamaindex_naive"
+    assert main(["eval", "prompt", "--cases", "8", "--json", "--paths", paths]) == 0
+    report = json.loads(capsys.readouterr().out)["paths"]
+    rates = report["llamaindex_fusion"]
+    leaks = (rates["prompt_leak_rate"], rates["event_leak_rate"], rates["log_leak_rate"])
+    assert leaks == (0.0, 0.0, 0.0)
+    assert rates["refusal_rate"] == 1.0
+    assert rates["authorised_recall"] == report["llamaindex_naive"]["authorised_recall"]

@@ -143,6 +143,46 @@ def test_a_guarded_retriever_can_be_given(index: VectorStoreIndex, guard: Guard)
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [
+        ({"access": {"contract_type": ["SOW"]}}, "access=.*differs"),
+        ({"access": {"contract_type": ["MSA", "SOW"]}}, "access=.*differs"),
+        ({"fetch_k": 40}, r"fetch_k=40 differs .*\(None\)"),
+    ],
+)
+def test_settings_a_given_guarded_retriever_would_ignore_are_refused(
+    index: VectorStoreIndex, guard: Guard, kwargs: dict[str, object], message: str
+) -> None:
+    """An ``access`` or ``fetch_k`` other than the given GuardedRetriever's own is an error
+    naming it, not silently dropped (a wider access would otherwise reach the prompt)."""
+    retriever = GuardedRetriever(index.as_retriever(), guard, access={"contract_type": ["MSA"]})
+    with pytest.raises(AdapterConfigError, match=message):
+        guarded_chat_engine(retriever, guard, "context", llm=RecordingLLM(), **kwargs)  # type: ignore[arg-type]
+
+
+def test_a_guard_other_than_the_given_retrievers_is_refused(
+    index: VectorStoreIndex, guard: Guard
+) -> None:
+    """A GuardedRetriever built with another guard cannot be chatted over with this one."""
+    lax = GuardedRetriever(index.as_retriever(), Guard.from_policy("base"))
+    with pytest.raises(AdapterConfigError, match="guard differs"):
+        guarded_chat_engine(lax, guard, "context", llm=RecordingLLM())
+
+
+def test_the_given_retrievers_own_settings_may_be_repeated(
+    index: VectorStoreIndex, guard: Guard
+) -> None:
+    """Repeating the retriever's own access and fetch_k is accepted and changes nothing."""
+    msa = {"contract_type": ["MSA"]}
+    retriever = GuardedRetriever(index.as_retriever(), guard, access=msa, fetch_k=12)
+    chat = guarded_chat_engine(
+        retriever, guard, "context", llm=RecordingLLM(), access=msa, fetch_k=12
+    )
+    response = chat.chat(QUERY)
+    assert {n.node.metadata["contract_type"] for n in response.source_nodes} == {"MSA"}
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
         ({"chat_mode": "react"}, "chat_mode 'react'"),
         ({"memory": object()}, "memory="),
         ({"sytem_prompt": "x"}, "did you mean 'system_prompt'"),

@@ -178,6 +178,29 @@ def test_guard_runs_before_other_postprocessors(index: VectorStoreIndex, guard: 
     assert seen.seen == [["msa-termination-notice"]]
 
 
+def test_a_guard_postprocessor_beside_a_guarded_retriever_narrows_the_context(
+    index: VectorStoreIndex, guard: Guard
+) -> None:
+    """Both guards apply: the retriever's wider access lets the SOW clause through, the
+    postprocessor's narrower one keeps it from the LLM."""
+    llm = RecordingLLM()
+    both = {"contract_type": ["MSA", "SOW"]}
+    wide = GuardedRetriever(index.as_retriever(similarity_top_k=5), guard, both)
+    assert {n.node.metadata["contract_type"] for n in wide.retrieve(QUERY)} == {"MSA", "SOW"}
+    engine = GuardedQueryEngine.from_args(
+        wide, llm=llm, node_postprocessors=[GuardPostprocessor(guard=guard, access=MSA)]
+    )
+    sources = engine.query(QUERY).source_nodes
+    assert [n.node.metadata["contract_type"] for n in sources] == ["MSA"]
+    assert all(SOW_CLAUSE not in p for p in llm.prompts)
+
+
+def test_guarded_query_engine_refuses_a_retriever(index: VectorStoreIndex, guard: Guard) -> None:
+    """A retriever where an index belongs is a one-line error pointing to GuardedQueryEngine."""
+    with pytest.raises(ValueError, match="needs a LlamaIndex index, got GuardedRetriever"):
+        guarded_query_engine(GuardedRetriever(index.as_retriever(), guard), guard)  # type: ignore[arg-type]
+
+
 def test_engine_needs_a_guard(index: VectorStoreIndex) -> None:
     """An engine with neither a GuardedRetriever nor a GuardPostprocessor is refused."""
     with pytest.raises(ValueError, match="needs a guard"):

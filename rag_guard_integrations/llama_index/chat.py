@@ -17,6 +17,7 @@ from llama_index.core.indices.base import BaseIndex
 from llama_index.core.llms import MessageRole
 from llama_index.core.schema import QueryBundle
 
+from rag_guard_integrations.core.access import AccessContext
 from rag_guard_integrations.llama_index.access import current_access
 from rag_guard_integrations.llama_index.errors import AdapterConfigError, refuse_unknown
 from rag_guard_integrations.llama_index.query_engine import (
@@ -37,7 +38,6 @@ if TYPE_CHECKING:
     from llama_index.core.postprocessor.types import BaseNodePostprocessor
     from llama_index.core.schema import NodeWithScore
 
-    from rag_guard_integrations.core.access import AccessContext
     from rag_guard_integrations.engine.guard import Guard
     from rag_guard_integrations.llama_index.check import GuardedNodes
 
@@ -203,7 +203,10 @@ def guarded_chat_engine(
     is the refusal and no LLM writes it. ``node_postprocessors`` run after the guard and the
     guard judges their result again. Other ``kwargs`` (``system_prompt``, ``context_prompt``,
     ...) go to the LlamaIndex engine's ``from_defaults``; ``memory`` and ``chat_history`` are
-    refused, since a memory passed in would be shared by every caller.
+    refused, since a memory passed in would be shared by every caller. Given a
+    ``GuardedRetriever``, its own guard, ``access`` and ``fetch_k`` decide: ``guard`` must be
+    that retriever's guard, and an ``access`` or ``fetch_k`` other than its own is refused
+    rather than ignored (pass the plain inner retriever to set them here).
 
     Example:
         ```python
@@ -226,11 +229,11 @@ def guarded_chat_engine(
     known = set(inspect.signature(engine_class.from_defaults).parameters) - {"kwargs", "cls"}  # type: ignore[attr-defined]
     refuse_unknown("guarded_chat_engine", kwargs, known - {"memory", "chat_history", "retriever"})
     retriever = _retriever(index_or_retriever, similarity_top_k)
-    guarded = (
-        retriever
-        if isinstance(retriever, GuardedRetriever)
-        else GuardedRetriever(retriever, guard, access, fetch_k=fetch_k)
-    )
+    if isinstance(retriever, GuardedRetriever):
+        _same_settings(retriever, guard, access, fetch_k)
+        guarded = retriever
+    else:
+        guarded = GuardedRetriever(retriever, guard, access, fetch_k=fetch_k)
     after_guard = list(node_postprocessors or [])
 
     def build() -> BaseChatEngine:
@@ -240,6 +243,27 @@ def guarded_chat_engine(
         return engine  # type: ignore[no-any-return]
 
     return GuardedChatEngine(build, guarded)
+
+
+def _same_settings(
+    guarded: GuardedRetriever, guard: Guard, access: AccessContext | Any, fetch_k: int | None
+) -> None:
+    """Refuse a ``guard``, ``access`` or ``fetch_k`` that a given GuardedRetriever would ignore."""
+    fix = "pass the plain inner retriever, or leave it out to use the GuardedRetriever's own"
+    if guard is not guarded.guard:
+        raise AdapterConfigError(
+            "guard differs from the given GuardedRetriever's guard; pass that same guard, or "
+            "the plain inner retriever to guard it with this one"
+        )
+    if access is not None and AccessContext.coerce(access) != guarded.access:
+        raise AdapterConfigError(
+            f"access={access!r} differs from the given GuardedRetriever's access; {fix}"
+        )
+    if fetch_k is not None and fetch_k != guarded.fetch_k:
+        raise AdapterConfigError(
+            f"fetch_k={fetch_k!r} differs from the given GuardedRetriever's fetch_k "
+            f"({guarded.fetch_k!r}); {fix}"
+        )
 
 
 def _retriever(source: BaseIndex[Any] | BaseRetriever, top_k: int | None) -> BaseRetriever:

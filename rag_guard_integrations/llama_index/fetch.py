@@ -5,10 +5,7 @@ caller's own filters."""
 
 from __future__ import annotations
 
-import logging
-from contextlib import contextmanager
-from contextvars import ContextVar
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from llama_index.core.indices.vector_store.retrievers import VectorIndexRetriever
 from llama_index.core.vector_stores.types import MetadataFilters
@@ -19,31 +16,13 @@ from rag_guard_integrations.llama_index.pushdown import (
     fetching_retriever,
     merge_filters,
 )
+from rag_guard_integrations.llama_index.quiet import silenced
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterator
-
     from llama_index.core.base.base_retriever import BaseRetriever
     from llama_index.core.schema import NodeWithScore, QueryBundle
 
     from rag_guard_integrations.guards.access import Constraints
-
-# Set by LlamaIndex's ``dispatcher.span`` on the function it wraps.
-_SPAN_MARK = "__dispatcher_span_decorated__"
-# Where ``VectorIndexRetriever`` logs the text of every candidate it found.
-_RESULT_LOGGER = "llama_index.core.indices.utils"
-_QUIET: ContextVar[bool] = ContextVar("rag_guard_quiet_retrieval", default=False)
-
-
-class _QuietInContext(logging.Filter):
-    """Drops a logger's records while the current context runs an inner retrieval (other
-    threads and requests log as usual: no logger level changes)."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        return not _QUIET.get()
-
-
-_FILTER = _QuietInContext()
 
 
 def plan(
@@ -92,38 +71,21 @@ async def afetch(
 
 
 def quiet_retrieve(retriever: BaseRetriever, bundle: QueryBundle) -> list[NodeWithScore]:
-    """``retriever.retrieve(bundle)`` without its own instrumentation events, callbacks and
-    log records."""
-    with _silenced(retriever):
-        nodes = _unwrapped(type(retriever)._retrieve)(retriever, bundle)
-        return retriever._handle_recursive_retrieval(bundle, nodes)
+    """``retriever.retrieve(bundle)`` reporting nothing: none of its own events, spans, callbacks
+    and log records, nor those of any retriever it calls (see :mod:`.quiet`)."""
+    with silenced(*_modules(retriever)):
+        return retriever.retrieve(bundle)
 
 
 async def aquiet_retrieve(retriever: BaseRetriever, bundle: QueryBundle) -> list[NodeWithScore]:
     """Async twin of :func:`quiet_retrieve`."""
-    with _silenced(retriever):
-        nodes = await _unwrapped(type(retriever)._aretrieve)(retriever, bundle)
-        return await retriever._ahandle_recursive_retrieval(bundle, nodes)
+    with silenced(*_modules(retriever)):
+        return await retriever.aretrieve(bundle)
 
 
-@contextmanager
-def _silenced(retriever: BaseRetriever) -> Iterator[None]:
-    """Drop, in this context only, the records of the loggers of ``retriever``'s class modules
-    and of LlamaIndex's query-result logger (work the retriever hands to other threads still
-    logs)."""
-    modules = {c.__module__ for c in type(retriever).__mro__ if c is not object}
-    for name in (_RESULT_LOGGER, *sorted(modules)):
-        logging.getLogger(name).addFilter(_FILTER)
-    token = _QUIET.set(True)
-    try:
-        yield
-    finally:
-        _QUIET.reset(token)
-
-
-def _unwrapped(method: Callable[..., Any]) -> Callable[..., Any]:
-    inner = getattr(method, "__wrapped__", None)
-    return inner if callable(inner) and getattr(inner, _SPAN_MARK, False) else method
+def _modules(retriever: BaseRetriever) -> list[str]:
+    """The modules of ``retriever``'s classes (a custom retriever logs under its own name)."""
+    return sorted({c.__module__ for c in type(retriever).__mro__ if c is not object})
 
 
 def _nested(filters: MetadataFilters) -> bool:

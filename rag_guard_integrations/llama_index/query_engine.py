@@ -7,6 +7,7 @@ import inspect
 from typing import TYPE_CHECKING, Any, cast
 
 from llama_index.core.callbacks.schema import CBEventType, EventPayload
+from llama_index.core.indices.base import BaseIndex
 from llama_index.core.indices.vector_store import VectorStoreIndex
 from llama_index.core.indices.vector_store.retrievers import VectorIndexRetriever
 from llama_index.core.instrumentation import get_dispatcher  # type: ignore[attr-defined]
@@ -25,7 +26,6 @@ if TYPE_CHECKING:
     from llama_index.core.base.base_retriever import BaseRetriever
     from llama_index.core.base.response.schema import RESPONSE_TYPE
     from llama_index.core.callbacks import CallbackManager
-    from llama_index.core.indices.base import BaseIndex
     from llama_index.core.llms import LLM
     from llama_index.core.postprocessor.types import BaseNodePostprocessor
     from llama_index.core.response_synthesizers import BaseSynthesizer
@@ -207,6 +207,11 @@ def guarded_query_engine(
         answer = query_with_access(engine, "termination notice period?", {"contract_type": "MSA"})
         ```
     """
+    if not isinstance(index, BaseIndex):
+        raise AdapterConfigError(
+            f"guarded_query_engine needs a LlamaIndex index, got {type(index).__name__}; for a "
+            "retriever use GuardedQueryEngine.from_args(GuardedRetriever(retriever, guard))"
+        )
     engine_names = _parameters(RetrieverQueryEngine.from_args) - {"retriever", "llm"}
     engine_kwargs = {k: v for k, v in kwargs.items() if k in engine_names}
     retriever_kwargs = {k: v for k, v in kwargs.items() if k not in engine_names}

@@ -38,12 +38,14 @@ class GuardedRetriever(BaseRetriever):
     nested filters are kept: nested under the AND where the store supports it, else (the store
     refuses, like ``SimpleVectorStore``) the fetch runs with the caller's filters only.
 
-    The inner retriever runs without its own instrumentation, callbacks and log records: its
-    ``RetrievalEndEvent``, span result, ``RETRIEVE`` payload and DEBUG candidate list would carry
-    every node it found, denied ones included (the log is silenced for this request's context
-    only, by a filter on the loggers of the retriever's modules; work it hands to other threads
-    still logs). This retriever's own events carry the allowed nodes only. (A custom
-    retriever that calls other retrievers itself still reports what those return.)
+    The inner retriever, and every retriever it calls (``QueryFusionRetriever``,
+    ``RouterRetriever``, ``RecursiveRetriever``, ``AutoMergingRetriever``, ...), runs without
+    instrumentation events, spans, callbacks and log records: a ``RetrievalEndEvent``, span
+    result, ``RETRIEVE`` payload or DEBUG candidate list would carry every node found, denied
+    ones included. This is silenced for this request's thread or task only (other requests keep
+    their traces); this retriever's own events carry the allowed nodes only. An inner retriever
+    that runs a query engine (a ``RecursiveRetriever`` with ``query_engine_dict``) would send
+    unchecked nodes to an LLM and is refused with ``AdapterConfigError``.
 
     Access is, in order: the innermost ``guard_access(...)`` block (``{}`` or ``NO_ACCESS``:
     no access), then ``access``; with neither, access-controlled nodes are denied. A request

@@ -185,10 +185,20 @@ class _Spans(BaseSpanHandler[SimpleSpan]):
         return self.open_spans.get(id_)
 
 
-class _Callbacks(BaseCallbackHandler):
-    def __init__(self, texts: list[str]) -> None:
+class CallbackRecorder(BaseCallbackHandler):
+    """A legacy callback handler that keeps every event's type and payload ``repr`` in ``texts``
+    (for a component's own ``CallbackManager([CallbackRecorder()])``).
+
+    Example:
+        ```python
+        own = CallbackRecorder()
+        retriever = VectorIndexRetriever(index, callback_manager=CallbackManager([own]))
+        ```
+    """
+
+    def __init__(self) -> None:
         super().__init__(event_starts_to_ignore=[], event_ends_to_ignore=[])
-        self.texts = texts
+        self.texts: list[str] = []
 
     def on_event_start(
         self,
@@ -227,7 +237,7 @@ class InstrumentationRecorder:
     def __init__(self) -> None:
         self._events = _Events()
         self._spans = _Spans()
-        self._callbacks = _Callbacks([])
+        self._callbacks = CallbackRecorder()
 
     @property
     def texts(self) -> list[str]:

@@ -6,12 +6,13 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from llama_index.core import Document, VectorStoreIndex
 from llama_index.core.agent.workflow import FunctionAgent
 from llama_index.core.node_parser import SentenceWindowNodeParser
 from llama_index.core.postprocessor import MetadataReplacementPostProcessor
+from llama_index.core.retrievers import QueryFusionRetriever
 from llama_index.core.schema import TextNode
 from llama_index.core.tools import QueryEngineTool
 
@@ -19,6 +20,7 @@ from rag_guard_integrations.evaluation.prompt.harness import Observation, regist
 from rag_guard_integrations.evaluation.prompt.recording import canaries_in, capture_logs
 from rag_guard_integrations.llama_index import (
     GuardedQueryEngine,
+    GuardedRetriever,
     GuardPostprocessor,
     MiniLMEmbedding,
     guard_access,
@@ -199,6 +201,20 @@ def query_engine(
         use_async,
         lambda llm: guarded_query_engine(index, corpus.guard, llm=llm, similarity_top_k=corpus.k),
     )
+
+
+@register_path("llamaindex_fusion")
+def fusion(corpus: PromptCorpus, cases: Sequence[PromptCase], use_async: bool) -> list[Observation]:
+    """A ``GuardedQueryEngine`` over a ``GuardedRetriever`` around a ``QueryFusionRetriever``:
+    the sub-retriever's own events and callbacks must not show what the guard withholds."""
+    sub = index_of(corpus, clause_nodes(corpus)).as_retriever(similarity_top_k=corpus.k)
+
+    def build(llm: RecordingLLM) -> GuardedQueryEngine:
+        fused = QueryFusionRetriever([sub], llm=llm, num_queries=1, similarity_top_k=corpus.k)
+        engine = GuardedQueryEngine.from_args(GuardedRetriever(fused, corpus.guard), llm=llm)
+        return cast("GuardedQueryEngine", engine)
+
+    return ask_each(corpus, cases, use_async, build)
 
 
 @register_path("llamaindex_sentence_window")
