@@ -91,3 +91,56 @@ def test_standalone_needs_its_regex() -> None:
     """A recogniser with a standalone validator and no standalone_regex is a definition error."""
     with pytest.raises(ValueError, match="standalone and standalone_regex together"):
         Recognizer("x", "pii", r"\d+", standalone=bool)
+
+
+@pytest.mark.parametrize(
+    ("text", "span"),
+    [
+        ("Ruf: 0171 1234567", "0171 1234567"),
+        ("Rufnummer 089 4455667 (Zentrale)", "089 4455667"),
+        ("Telefon: 040 3344556", "040 3344556"),
+        ("Handy 0152 9988776", "0152 9988776"),
+        ("Mobil: 0176 55443322", "0176 55443322"),
+        ("Téléphone : 04 72 11 22 33", "04 72 11 22 33"),
+        ("portable 07 61 22 33 44", "07 61 22 33 44"),
+        ("Teléfono 915 44 33 22", "915 44 33 22"),
+        ("móvil: 655 443 322", "655 443 322"),
+        ("celular (21) 98877-6655", "(21) 98877-6655"),
+        ("Phone no. 0161 496 0321", "0161 496 0321"),
+    ],
+)
+def test_phone_words_in_other_languages_boost_a_number(text: str, span: str) -> None:
+    """German, French, Spanish and Portuguese phone words work as context like English ones."""
+    assert phones(text) == [span]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Credit note CN-2025-004417 was issued.",
+        "Raise PO-2022-118734 before delivery.",
+        "Purchase order no. 2023-774411 is approved.",
+        "Invoice #2024-0005519 is overdue.",
+        "Claim ref: 2025 448812 closed.",
+        "Ticket 2023-555-0142 reopened.",
+        "Document 2024-339911 was filed.",  # a year and a serial
+    ],
+)
+def test_document_ids_are_not_phone_numbers(text: str) -> None:
+    """Year-prefixed ids glued to a code or after an id word are not phone numbers."""
+    assert phones(text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "span"),
+    [
+        ("Order desk: +44 161 496 0321", "+44 161 496 0321"),
+        ("Invoice queries: call 0161 496 0321", "0161 496 0321"),
+        ("Ref: +1 202 555 0188", "+1 202 555 0188"),
+        ("Reservations: 0161 496 0321", "0161 496 0321"),  # a plural names a desk
+        ("Call 2024-118822 for the desk.", "2024-118822"),  # a phone word is near
+    ],
+)
+def test_id_words_leave_international_and_called_numbers_alone(text: str, span: str) -> None:
+    """A number in international form after an id word, or next to a phone word, is found."""
+    assert phones(text) == [span]

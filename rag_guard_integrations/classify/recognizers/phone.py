@@ -4,8 +4,9 @@ A run of digit groups is a phone number when a phone word is near it (the contex
 with no such word, when it is unambiguous: written in international form with a possible
 length for its country code, or a valid number of one of :data:`DEFAULT_REGIONS` written with
 phone-style separators. Validity comes from ``phonenumbers`` (Google's libphonenumber), loaded
-only when a digit run needs it. Unit and house numbers ("Suite 400 2100 Main Street"), money
-and year ranges are never phone numbers.
+only when a digit run needs it. Unit and house numbers ("Suite 400 2100 Main Street"), money,
+year ranges and document ids ("INV-2024-000123", "order no. 2024-118822") are never phone
+numbers.
 """
 
 from __future__ import annotations
@@ -40,8 +41,22 @@ _STREET = (
     # Street words that come first: "12 rue de la gare", "48 via roma", "7 calle mayor".
     r"| (?:rue|via|viale|calle|avenida|av|rua|chemin|allee|strasse|piazza|plaza|carrer|ul)\b"
 )
+# A document id: a code glued to the digits by a hyphen ("INV-2024-000123"), or an id word
+# before them ("order no. 2024-118822"; a plural names a desk: "Reservations: 020 7946 0958").
+# Taken only before a digit, so that "ref +44 20 ..." still reads the international number.
+_ID = (
+    r"\b[a-z][a-z0-9]*-"
+    r"|\b(?:order|invoice|inv|po|p\.o|purchase order|ref|reference|ticket|case|claim|contract"
+    r"|policy|serial|batch|lot|item|part|sku|model|tracking|shipment|consignment|booking"
+    r"|reservation|confirmation|transaction|txn|receipt|voucher|quote|quotation|project|job"
+    r"|file|application|registration|licen[cs]e|permit|patent|certificate|account)\.?"
+    r"(?: ?(?:no|nr|num|number|id|#)\.?)? ?[:#]? ?"
+)
 _YEAR_RANGE = r"^(?:19|20)\d{2} ?[-/] ?(?:19|20)\d{2}$"
-_NOT_A_NUMBER = compile_pattern(rf"^(?:{_CURRENCY}|{_UNIT})|(?:{_STREET})$|{_YEAR_RANGE}")
+_NOT_A_NUMBER = compile_pattern(rf"^(?:{_CURRENCY}|{_UNIT}|{_ID})|(?:{_STREET})$|{_YEAR_RANGE}")
+# A year, then a serial ("2024-118822", "2024 118822"): a document number unless a phone word
+# is near (a US number that starts "202" is grouped 3-3-4, not 4-6).
+_YEAR_SERIAL = compile_pattern(r"^(?:19|20)\d{2}[- ]\d{5,}$")
 _INTERNATIONAL_PREFIX = compile_pattern(r"^(?:\+|00|011)")
 _SEPARATED = compile_pattern(r"\d[ .\-()]+\d|^\(")
 
@@ -64,7 +79,7 @@ def unambiguous_phone(text: str) -> bool:
         return _international(number[1:])
     # Without a "+", only a number written in groups is told apart from an id or an account
     # number ("004417723" is one).
-    if first_span(_SEPARATED, number) is None:
+    if first_span(_SEPARATED, number) is None or first_span(_YEAR_SERIAL, number) is not None:
         return False
     prefix = first_span(_INTERNATIONAL_PREFIX, number)
     if prefix is not None:
@@ -109,7 +124,10 @@ PHONE = Recognizer(
     label="pii",
     # Matches the whole run of digit groups; the validator then counts its digits, so a
     # 16-digit card number is one rejected run rather than a phone-sized piece of it.
-    regex=rf"(?:{_CURRENCY}|{_UNIT})?{_FIRST}{_NEXT}{{1,7}}{_EXTENSION}?\b(?:{_STREET})?",
+    regex=(
+        rf"(?:(?:{_CURRENCY}|{_UNIT})?{_FIRST}|(?:{_ID})\d{{1,4}})"
+        rf"{_NEXT}{{1,7}}{_EXTENSION}?\b(?:{_STREET})?"
+    ),
     validator=plausible_phone,
     standalone=unambiguous_phone,
     # Seven digits with at most short separators between them: the least a phone number has.
@@ -146,6 +164,23 @@ PHONE = Recognizer(
         "direct",
         "ext",
         "extension",
+        # French, German, Spanish, Italian and Portuguese ("téléphone" reads as "telephone").
+        "telefon",
+        "telefonnummer",
+        "ruf",
+        "rufnummer",
+        "handy",
+        "handynummer",
+        "mobil",
+        "mobilnummer",
+        "festnetz",
+        "portable",
+        "telefono",
+        "movil",
+        "celular",
+        "cellulare",
+        "tfno",
+        "tlf",
     ),
 )
 """``+1-202-555-0173`` anywhere; ``(020) 7946 0958``, ``555.123.4567 x12`` after "call", ..."""

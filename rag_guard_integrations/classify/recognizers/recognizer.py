@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from rag_guard_integrations.core.errors import ArgumentError
 from rag_guard_integrations.core.labels import clean_label
+from rag_guard_integrations.core.normalize import normalize
 from rag_guard_integrations.core.patterns import compile_pattern
 
 Validator = Callable[[str], bool]
@@ -23,7 +24,8 @@ class Recognizer:
     a value can be at all (cheap to test: text without it is not scanned for one).
 
     Patterns run on normalised text (case-folded, zero-width characters removed, full-width
-    digits folded), so write them in lower case.
+    digits folded), so write them in lower case. Context words are normalised the same way:
+    ``"né le"`` matches the text's ``né le`` (which the matcher reads as ``ne le``).
 
     Example:
         >>> badge = Recognizer("badge", "pii", r"\\bbdg-\\d{6}\\b", context=("badge",))
@@ -75,7 +77,7 @@ class Recognizer:
 def _words(words: Iterable[str]) -> tuple[str, ...]:
     if isinstance(words, str):
         words = [words]
-    return tuple(dict.fromkeys(" ".join(w.casefold().split()) for w in words if w.strip()))
+    return tuple(dict.fromkeys(normalize(w) for w in words if w.strip()))
 
 
 def _escape(word: str) -> str:

@@ -101,15 +101,16 @@ def ipv4(text: str) -> bool:
 
 
 def ip_address(text: str) -> bool:
-    """An IPv4 address, or an IPv6 address with at least two groups written out."""
+    """An IPv4 address, or an IPv6 address with at least two groups written out (or the
+    loopback ``::1``)."""
     if "." in text and ":" not in text:
         return ipv4(text)
     try:
         ipaddress.IPv6Address(text)
     except ValueError:
         return False
-    # A bare "::" or "::1" is also what C++ scopes and similar notations look like.
-    return sum(1 for group in text.split(":") if group) >= 2
+    # A bare "::" or "::a" is also what C++ scopes and similar notations look like.
+    return text == "::1" or sum(1 for group in text.split(":") if group) >= 2
 
 
 def phone_number(text: str) -> bool:
