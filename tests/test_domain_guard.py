@@ -520,3 +520,23 @@ def test_signature_term_counts_without_a_regulatory_word(guard: DomainGuard, que
     assert decision.evidence["root"] == decision.evidence["context"]
     assert "a term only this domain uses" in decision.reason
     assert guard.decide(query, scored("AIS 140", score=0.1)).tier == "below_threshold"
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "What is the credit rating of the big steel companies?",
+        "Is it legal to carry a battery pack on a plane?",
+        "Best quality water bottle for a hiking trip",
+        "Which code editor runs well on an old laptop?",
+        "Are pets allowed in the car on the ferry?",
+        "What does the label on my phone box mean for recycling?",
+        "Rules for the water polo league this season",
+    ],
+)
+def test_everyday_words_beside_a_catalogue_noun_are_not_regulatory_context(
+    guard: DomainGuard, query: str
+) -> None:
+    """Ratings, rules, codes, quality, labels and what is allowed are everyday words: beside a
+    product noun they do not make tier 3 fire (the dense tier decides)."""
+    assert guard.signals(query, scored("IS 1786")).root is None
