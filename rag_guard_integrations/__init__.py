@@ -18,6 +18,7 @@ from rag_guard_integrations.core.errors import (
     PolicyNotFoundError,
     QueryRejected,
     RagGuardError,
+    RetrievalError,
 )
 from rag_guard_integrations.engine.guard import Guard
 from rag_guard_integrations.policy.loader import load_policy, parse_policy
@@ -38,6 +39,7 @@ __all__ = [
     "QueryDecision",
     "QueryRejected",
     "RagGuardError",
+    "RetrievalError",
     "Violation",
     "load_policy",
     "parse_policy",

@@ -24,6 +24,7 @@ EXPORTS = {
         "QueryDecision",
         "QueryRejected",
         "RagGuardError",
+        "RetrievalError",
         "Violation",
         "load_policy",
         "parse_policy",

@@ -8,11 +8,12 @@ from typing import TYPE_CHECKING, Any
 import pytest
 from langchain_core.callbacks import CallbackManager
 from langchain_core.documents import Document
+from langchain_core.retrievers import BaseRetriever
 from langchain_core.tracers.context import tracing_v2_callback_var
 from langchain_core.tracers.langchain import LangChainTracer
 from langchain_support import QUERY, ListRetriever, contract_documents, contract_store
 
-from rag_guard_integrations import Guard
+from rag_guard_integrations import Guard, RetrievalError
 from rag_guard_integrations.langchain import GuardCompressor, GuardedRetriever, build_rag_chain
 from rag_guard_integrations.langchain.audit import CHECK_RUN
 from rag_guard_integrations.langchain.testing import (
@@ -214,3 +215,41 @@ async def test_a_withheld_chunks_metadata_value_reaches_no_handler(
         retriever.invoke(QUERY, config=config)
     assert any(CHECK_RUN in p for p in handler.payloads)
     assert "Lantern" not in seen(handler, tracer, [])
+
+
+class FailingRetriever(BaseRetriever):
+    """A retriever whose error quotes the document it choked on, as some store errors do."""
+
+    secret: str
+
+    def _get_relevant_documents(self, query: str, **kwargs: Any) -> list[Document]:
+        raise ValueError(f"cannot parse document: {self.secret}")
+
+
+async def test_an_inner_retrievers_error_reaches_no_handler_with_its_text(guard: Guard) -> None:
+    """The inner retriever's exception becomes a RetrievalError naming only its type, sync and
+    async: ``on_retriever_error``, the tracer's error runs, the event stream and the caller
+    never see the document text its message quoted."""
+    secret = "CANARY-inner-error-7f3a"
+    retriever = GuardedRetriever(retriever=FailingRetriever(secret=secret), guard=guard)
+    handler, tracer = RecordingHandler(), RecordingTracer()
+    config: RunnableConfig = {"configurable": {"access": MSA}, "callbacks": [handler, tracer]}
+    with pytest.raises(RetrievalError) as raised:
+        retriever.invoke(QUERY, config=config)
+    with pytest.raises(RetrievalError) as araised:
+        await retriever.ainvoke(QUERY, config=config)
+    events: list[str] = []
+
+    async def stream() -> None:
+        events.extend(
+            [repr(e) async for e in retriever.astream_events(QUERY, config, version="v2")]
+        )
+
+    with pytest.raises(RetrievalError):
+        await stream()
+    for error in (raised.value, araised.value):
+        assert "raised ValueError" in str(error)
+        assert error.__context__ is None
+    observed = seen(handler, tracer, events)
+    assert "RetrievalError" in observed
+    assert secret not in observed

@@ -22,7 +22,7 @@ from llama_index.core.schema import IndexNode, NodeWithScore
 from llama_index.core.tools import RetrieverTool
 from llama_index_support import MSA, MSA_CLAUSE, QUERY, SOW_CLAUSE, contracts_index
 
-from rag_guard_integrations import Guard, parse_policy
+from rag_guard_integrations import Guard, RetrievalError, parse_policy
 from rag_guard_integrations.core.errors import ArgumentError
 from rag_guard_integrations.llama_index import (
     GuardedRetriever,
@@ -306,3 +306,60 @@ def test_a_k_that_is_no_positive_int_is_refused(
     """``k`` must be a positive int; the error names it."""
     with pytest.raises(ArgumentError, match=r"^k must be a positive int"):
         GuardedRetriever(composites.build("fusion"), guard, k=k)
+
+
+class Failing(BaseRetriever):
+    """A retriever whose error quotes the node it choked on, as some store errors do."""
+
+    def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
+        raise ValueError(f"cannot decode node: {SOW_CLAUSE}")
+
+
+async def test_an_inner_retrievers_error_reaches_no_handler_with_its_text(
+    guard: Guard, seen: InstrumentationRecorder
+) -> None:
+    """The inner retriever's exception becomes a RetrievalError naming only its type, sync and
+    async: no span or event (the GuardedRetriever's own dropped span included) and not the
+    caller see the node text its message quoted, and nothing is returned."""
+    guarded = GuardedRetriever(Failing(), guard)
+    with guard_access(MSA), pytest.raises(RetrievalError) as raised:
+        guarded.retrieve(QUERY)
+    async with guard_access(MSA):
+        with pytest.raises(RetrievalError) as araised:
+            await guarded.aretrieve(QUERY)
+    for error in (raised.value, araised.value):
+        assert "raised ValueError" in str(error)
+        assert error.__context__ is None
+        assert error.__cause__ is None
+    text = "\n".join(seen.texts)
+    assert "RetrievalError" in text
+    assert SOW_CLAUSE not in text
+
+
+class Chatty(BaseRetriever):
+    """A retriever that logs each node it found through the application's own logger."""
+
+    def __init__(self, inner: BaseRetriever) -> None:
+        super().__init__()
+        self.inner = inner
+
+    def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
+        nodes = self.inner.retrieve(query_bundle)
+        for node in nodes:
+            logging.getLogger("app.search.hits").info("hit: %s", node.node.get_content())
+        return nodes
+
+
+def test_an_application_logger_inside_the_fetch_is_silent(
+    composites: Composites, guard: Guard, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Records of a logger the package knows nothing of, propagating to the root, are dropped
+    while the fetch runs, and heard again after it."""
+    chatty = Chatty(composites.build("fusion"))
+    with caplog.at_level(logging.INFO), guard_access(MSA):
+        kept = GuardedRetriever(chatty, guard).retrieve(QUERY)
+    assert kept
+    assert SOW_CLAUSE not in caplog.text
+    with caplog.at_level(logging.INFO):
+        chatty.retrieve(QUERY)
+    assert SOW_CLAUSE in caplog.text

@@ -85,6 +85,19 @@ class EmbedderUnavailableError(MissingExtraError):
     """The optional embedding extra is not installed."""
 
 
+class RetrievalError(RagGuardError, RuntimeError):
+    """The retriever a guard wraps raised while fetching candidates. The message names only the
+    original exception's type: its text could quote nodes the guard has not checked, and it
+    would reach traces, event handlers and logs. Nothing is returned (fail closed)."""
+
+    def __init__(self, source: str, failed: str) -> None:
+        self.failed = failed
+        super().__init__(
+            f"{source}: the inner retriever raised {failed}; its message is withheld because "
+            "it may quote unchecked nodes (call the inner retriever directly to debug it)"
+        )
+
+
 class QueryRejected(RagGuardError):  # noqa: N818 - the name states the outcome, as in the design
     """The domain guard rejected the query; ``decision.refusal`` is the text to show."""
 

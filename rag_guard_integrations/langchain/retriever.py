@@ -27,7 +27,7 @@ from rag_guard_integrations.langchain.audit import (
 from rag_guard_integrations.langchain.fields import ACCESS_SPEC, AccessInput, KnownFieldsOnly
 from rag_guard_integrations.langchain.pushdown import plan_pushdown
 from rag_guard_integrations.langchain.result import report, with_result
-from rag_guard_integrations.langchain.unobserved import unobserved
+from rag_guard_integrations.langchain.unobserved import afetch_unobserved, fetch_unobserved
 
 if TYPE_CHECKING:
     from langchain_core.callbacks import (
@@ -199,8 +199,8 @@ class GuardedRetriever(KnownFieldsOnly, BaseRetriever):
                 query, config={"callbacks": run_manager.get_child()}, **request.inner_kwargs
             )
         elif not request.skip_fetch:
-            with unobserved():
-                documents = request.inner.invoke(query, **request.inner_kwargs)
+            inner, inner_kwargs = request.inner, request.inner_kwargs
+            documents = fetch_unobserved(lambda: inner.invoke(query, **inner_kwargs))
         if (prompt := self.document_prompt) is not None:
             documents = [with_text(d, format_document(d, prompt)) for d in documents]
         call = CheckCall(self.guard, query, documents, request.access, request.k, request.audit)
@@ -217,8 +217,8 @@ class GuardedRetriever(KnownFieldsOnly, BaseRetriever):
                 query, config={"callbacks": run_manager.get_child()}, **request.inner_kwargs
             )
         elif not request.skip_fetch:
-            with unobserved():
-                documents = await request.inner.ainvoke(query, **request.inner_kwargs)
+            inner, inner_kwargs = request.inner, request.inner_kwargs
+            documents = await afetch_unobserved(lambda: inner.ainvoke(query, **inner_kwargs))
         if (prompt := self.document_prompt) is not None:
             documents = [with_text(d, await aformat_document(d, prompt)) for d in documents]
         call = CheckCall(self.guard, query, documents, request.access, request.k, request.audit)

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from llama_index.core.indices.vector_store.retrievers import VectorIndexRetriever
 from llama_index.core.vector_stores.types import MetadataFilters
 
+from rag_guard_integrations.core.errors import RagGuardError, RetrievalError
 from rag_guard_integrations.engine.guard import fetch_size
 from rag_guard_integrations.llama_index.pushdown import (
     constraint_filters,
@@ -50,38 +51,48 @@ def plan(
 def fetch(
     primary: BaseRetriever, fallback: BaseRetriever | None, bundle: QueryBundle
 ) -> list[NodeWithScore]:
-    """Nodes from ``primary``, or from ``fallback`` when the store refuses ``primary``'s filters."""
-    if fallback is None:
-        return quiet_retrieve(primary, bundle)
-    try:
-        return quiet_retrieve(primary, bundle)
-    except (ValueError, NotImplementedError):
-        return quiet_retrieve(fallback, bundle)
+    """Nodes from ``primary``, or from ``fallback`` when the store refuses ``primary``'s filters,
+    fetched reporting nothing (none of their events, spans, callbacks and log records, nor
+    those of any retriever they call: see :mod:`.quiet`).
+
+    Raises:
+        RetrievalError: the retriever raised; its message, which may quote unchecked nodes,
+            stays out of the error and so out of every trace and handler.
+    """
+    failed = ""
+    with silenced(*_modules(primary)):
+        try:
+            try:
+                return primary.retrieve(bundle)
+            except (ValueError, NotImplementedError):
+                if fallback is None:
+                    raise
+                return fallback.retrieve(bundle)
+        except RagGuardError:
+            raise  # the package's own errors quote no node
+        except Exception as error:  # re-raised below without its text
+            failed = type(error).__name__
+    raise RetrievalError("GuardedRetriever", failed)
 
 
 async def afetch(
     primary: BaseRetriever, fallback: BaseRetriever | None, bundle: QueryBundle
 ) -> list[NodeWithScore]:
     """Async twin of :func:`fetch`."""
-    if fallback is None:
-        return await aquiet_retrieve(primary, bundle)
-    try:
-        return await aquiet_retrieve(primary, bundle)
-    except (ValueError, NotImplementedError):
-        return await aquiet_retrieve(fallback, bundle)
-
-
-def quiet_retrieve(retriever: BaseRetriever, bundle: QueryBundle) -> list[NodeWithScore]:
-    """``retriever.retrieve(bundle)`` reporting nothing: none of its own events, spans, callbacks
-    and log records, nor those of any retriever it calls (see :mod:`.quiet`)."""
-    with silenced(*_modules(retriever)):
-        return retriever.retrieve(bundle)
-
-
-async def aquiet_retrieve(retriever: BaseRetriever, bundle: QueryBundle) -> list[NodeWithScore]:
-    """Async twin of :func:`quiet_retrieve`."""
-    with silenced(*_modules(retriever)):
-        return await retriever.aretrieve(bundle)
+    failed = ""
+    with silenced(*_modules(primary)):
+        try:
+            try:
+                return await primary.aretrieve(bundle)
+            except (ValueError, NotImplementedError):
+                if fallback is None:
+                    raise
+                return await fallback.aretrieve(bundle)
+        except RagGuardError:
+            raise  # the package's own errors quote no node
+        except Exception as error:  # re-raised below without its text
+            failed = type(error).__name__
+    raise RetrievalError("GuardedRetriever", failed)
 
 
 def _modules(retriever: BaseRetriever) -> list[str]:

@@ -2,6 +2,11 @@
 component fetches unchecked candidates: instrumentation events and spans, legacy callbacks and
 DEBUG log records (each would carry every node fetched, denied ones too).
 
+Not reachable from here: records of a logger that does not propagate to the root and is neither
+a ``llama_index`` logger nor one of the retriever's class modules, ``print``, and work the inner
+retriever hands to a thread or executor that does not copy the context (``threading.Thread``,
+``ThreadPoolExecutor.submit``; ``asyncio.to_thread`` and LlamaIndex's own helpers copy it).
+
 LlamaIndex has no switch for this, so the public entry points every report goes through are
 gated once, on first use: ``Dispatcher.event``/``aevent``/``span_enter``/``span_exit``/
 ``span_drop`` (every event handler and span handler of every dispatcher) and
@@ -78,12 +83,18 @@ _LOGGERS_SEEN = [0]
 
 def _quiet_loggers(modules: tuple[str, ...]) -> None:
     # A logger's filters see only the records logged at that logger, so each one needs it;
-    # the logger registry is rescanned only when it has grown.
+    # the logger registry is rescanned only when it has grown. The root logger's handlers get
+    # it too (checked on every fetch: handlers come and go): they see every record that
+    # propagates, from the application's own loggers, child loggers and loggers first created
+    # during the fetch.
     registry = logging.root.manager.loggerDict
     if len(registry) != _LOGGERS_SEEN[0]:
         _LOGGERS_SEEN[0] = len(registry)
         _filter([n for n in list(registry) if n.startswith("llama_index")])
     _filter([m for m in modules if m not in _FILTERED])
+    for handler in logging.root.handlers:
+        if _FILTER not in handler.filters:
+            handler.addFilter(_FILTER)
 
 
 def _filter(names: list[str]) -> None:
