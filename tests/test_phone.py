@@ -144,3 +144,40 @@ def test_document_ids_are_not_phone_numbers(text: str) -> None:
 def test_id_words_leave_international_and_called_numbers_alone(text: str, span: str) -> None:
     """A number in international form after an id word, or next to a phone word, is found."""
     assert phones(text) == [span]
+
+
+@pytest.mark.parametrize(
+    ("text", "span"),
+    [
+        ("Tel-202-456-1111", "202-456-1111"),
+        ("Account: 202-456-1111", "202-456-1111"),
+        ("account 617-253-1000", "617-253-1000"),
+        ("Reservation: 202-456-1111", "202-456-1111"),
+        ("Booking: 020 7946 0958", "020 7946 0958"),
+        ("Confirmation (212) 736-5000", "(212) 736-5000"),
+        ("Order 5512 202-456-1111 call back please", "202-456-1111"),
+        ("Booking ref 22 (212) 736-5000", "(212) 736-5000"),
+        ("Item 4 020 7946 0958", "020 7946 0958"),
+        ("Ticket 2023-555 617-253-1000", "617-253-1000"),
+    ],
+)
+def test_a_phone_after_an_id_or_a_desk_word_is_found(text: str, span: str) -> None:
+    """A phone word glued by a hyphen, a desk word, or an id with its own digits before a
+    separated phone number leaves the phone number to be read on its own."""
+    assert phones(text) == [span]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "INV-2024-000123 was paid.",
+        "Raise PO-2023-004512 today.",
+        "Order no. 2024-118822 shipped.",
+        "Booking 2024-118822 confirmed.",  # no longer an id word; a year and a serial
+        "Call about INV-2024-000123 today.",  # a code glued to a year: an id beside "call"
+    ],
+)
+def test_year_prefixed_ids_are_not_phones_without_an_id_word(text: str) -> None:
+    """A year and a serial after any word, or glued to a code even beside a phone word, are
+    not phone numbers."""
+    assert phones(text) == []

@@ -40,22 +40,19 @@ DATE_OF_BIRTH = Recognizer(
     name="date_of_birth",
     label="pii",
     regex=r"\b(?:" + "|".join(_FORMS) + r")\b",
-    # Any date alone is not personal; next to these words it is someone's birth date.
+    # Any date alone is not personal; next to these words it is someone's birth date. Not
+    # "birth" alone ("the birth of the child"), "né le" (read as "ne le", a French negation)
+    # or "geb." (also "Gebäude", "Gebühr").
     context=(
         "born",
-        "birth",
         "dob",
         "d.o.b",
         "date of birth",
         "birth date",
         "birthdate",
         "birthday",
-        "né le",
-        "née le",
-        "né(e) le",
         "naissance",
         "geboren",
-        "geb",
         "geburtsdatum",
         "geburtstag",
         "nacido el",

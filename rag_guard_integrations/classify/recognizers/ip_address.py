@@ -21,21 +21,21 @@ _ZONE = r"(?:%[0-9a-z_]+\b)?"
 # A dotted run longer than four numbers (a version string, a dotted phone number) is taken
 # whole and rejected by the validator rather than split into an address-shaped piece.
 _IPV4 = r"\d{1,3}(?:\.\d{1,3}){3}(?:\.\d+)*"
-# What makes a dotted quad a section, table or version number in a document: a word naming
-# it before ("clause 3.2.1.4", "§ 4.1.1.2", "sections 2.1 and 2.3.1.1", "table 3: 1.2.3.4"),
-# a lettered level or sub-item glued to it ("a.1.2.3.4", "1.2.3.4(b)"), or a cross-reference
-# word after it. They are part of the match, so that the validator sees and rejects them.
+# What makes a dotted quad a section or table number in a document: a document-structure
+# word naming it before ("clause 3.2.1.4", "§ 4.1.1.2", "sections 2.1 and 2.3.1.1", "table 3:
+# 1.2.3.4"), a lettered level glued to it ("a.1.2.3.4"), or a cross-reference after it
+# ("1.2.3.4 hereof", "of this Agreement"). They are part of the match, so that the validator
+# sees and rejects them. Words that also label hosts in tickets ("step 3: 10.0.0.12", "ref",
+# "build", "vs") are left out: a version written as a valid dotted quad stays ambiguous.
 _REFERENCE_WORD = (
     r"(?:sub-?)?(?:section|sec|clause|cl|article|art|paragraph|para|schedule|sch|exhibit"
-    r"|annex|annexure|appendix|appendices|attachment|table|figure|fig|chart|chapter|ch|part|pt"
-    r"|item|rule|regulation|reg|point|step|page|version|ver|v|rev|revision|release|build|ref"
-    r"|reference|doc|document|standard|spec|specification)(?:e?s)?\.?"
+    r"|annex|annexure|appendix|appendices|attachment|table|figure|fig|chapter)(?:e?s)?\.?"
 )
 _LABEL = r"(?:\d+[a-z]?|[a-z]|[ivx]+)(?:\.\d+)*(?:\([a-z0-9]{1,4}\))*"
 _LIST = rf"(?:{_LABEL}(?: ?[,;:&-] ?| (?:and|or|to|through) ))*"
 _NUMBERED = rf"\b(?:{_REFERENCE_WORD}) ?(?:(?:no|nos|nr)\.? ?)?(?:§+ ?)?{_LIST}"
 _CROSS_REFERENCE = (
-    r"\([a-z0-9]{1,4}\)| (?:above|below|hereof|herein|hereunder|hereto|et seq)\b"
+    r" (?:hereof|herein|hereunder|hereto|et seq)\b"
     r"| of (?:this|the) (?:agreement|contract|schedule|annex|appendix|exhibit|policy|standard)"
 )
 _SECTION_NUMBER = rf"(?:{_NUMBERED}|§+ ?{_LIST}|\b[a-z]\.){_IPV4}|\b{_IPV4}(?:{_CROSS_REFERENCE})"

@@ -41,19 +41,25 @@ _STREET = (
     # Street words that come first: "12 rue de la gare", "48 via roma", "7 calle mayor".
     r"| (?:rue|via|viale|calle|avenida|av|rua|chemin|allee|strasse|piazza|plaza|carrer|ul)\b"
 )
-# A document id: a code glued to the digits by a hyphen ("INV-2024-000123"), or an id word
-# before them ("order no. 2024-118822"; a plural names a desk: "Reservations: 020 7946 0958").
+# An id word and the id's own digits ("order no. 2024-118822", "ticket 2023-555-0142"): taken
+# whole, so that a phone number after them ("order 5512 202-456-1111") is read on its own.
 # Taken only before a digit, so that "ref +44 20 ..." still reads the international number.
+# Words that also label a phone line ("Reservation: ...", "Account: ...") are not id words,
+# nor is a plural ("Reservations: 020 7946 0958"). A code glued to a year and a serial
+# ("INV-2024-000123") is an id even beside a phone word; glued to other digits it may be one
+# ("Tel-202-456-1111").
 _ID = (
-    r"\b[a-z][a-z0-9]*-"
-    r"|\b(?:order|invoice|inv|po|p\.o|purchase order|ref|reference|ticket|case|claim|contract"
-    r"|policy|serial|batch|lot|item|part|sku|model|tracking|shipment|consignment|booking"
-    r"|reservation|confirmation|transaction|txn|receipt|voucher|quote|quotation|project|job"
-    r"|file|application|registration|licen[cs]e|permit|patent|certificate|account)\.?"
-    r"(?: ?(?:no|nr|num|number|id|#)\.?)? ?[:#]? ?"
+    r"\b(?:order|invoice|inv|po|p\.o|purchase order|ref|reference|ticket|case|claim|contract"
+    r"|policy|serial|batch|lot|item|part|sku|model|tracking|shipment|consignment|transaction"
+    r"|txn|receipt|voucher|quote|quotation|project|job|file|application|registration"
+    r"|licen[cs]e|permit|patent|certificate)\.?(?: ?(?:no|nr|num|number|id|#)\.?)? ?[:#]? ?"
 )
+_ID_DIGITS = r"\d+(?:[-/.]\d+)*\b"
+_CODE = r"\b[a-z][a-z0-9]*-(?:19|20)\d{2}-"
 _YEAR_RANGE = r"^(?:19|20)\d{2} ?[-/] ?(?:19|20)\d{2}$"
-_NOT_A_NUMBER = compile_pattern(rf"^(?:{_CURRENCY}|{_UNIT}|{_ID})|(?:{_STREET})$|{_YEAR_RANGE}")
+_NOT_A_NUMBER = compile_pattern(
+    rf"^(?:{_CURRENCY}|{_UNIT}|{_ID}|{_CODE})|(?:{_STREET})$|{_YEAR_RANGE}"
+)
 # A year, then a serial ("2024-118822", "2024 118822"): a document number unless a phone word
 # is near (a US number that starts "202" is grouped 3-3-4, not 4-6).
 _YEAR_SERIAL = compile_pattern(r"^(?:19|20)\d{2}[- ]\d{5,}$")
@@ -125,8 +131,8 @@ PHONE = Recognizer(
     # Matches the whole run of digit groups; the validator then counts its digits, so a
     # 16-digit card number is one rejected run rather than a phone-sized piece of it.
     regex=(
-        rf"(?:(?:{_CURRENCY}|{_UNIT})?{_FIRST}|(?:{_ID})\d{{1,4}})"
-        rf"{_NEXT}{{1,7}}{_EXTENSION}?\b(?:{_STREET})?"
+        rf"(?:{_ID}){_ID_DIGITS}|{_CODE}\d+\b"
+        rf"|(?:{_CURRENCY}|{_UNIT})?{_FIRST}{_NEXT}{{1,7}}{_EXTENSION}?\b(?:{_STREET})?"
     ),
     validator=plausible_phone,
     standalone=unambiguous_phone,

@@ -25,7 +25,7 @@ class Recognizer:
 
     Patterns run on normalised text (case-folded, zero-width characters removed, full-width
     digits folded), so write them in lower case. Context words are normalised the same way:
-    ``"né le"`` matches the text's ``né le`` (which the matcher reads as ``ne le``).
+    ``"téléphone"`` matches the text's ``Téléphone`` (which the matcher reads as ``telephone``).
 
     Example:
         >>> badge = Recognizer("badge", "pii", r"\\bbdg-\\d{6}\\b", context=("badge",))
