@@ -22,7 +22,7 @@ from langchain_support import (
 )
 from langchain_tests.integration_tests import RetrieversIntegrationTests
 
-from rag_guard_integrations import AccessContext, Guard, QueryRejected, parse_policy
+from rag_guard_integrations import AccessContext, Guard, QueryRejected, RetrievalError, parse_policy
 from rag_guard_integrations.langchain import GuardedRetriever
 from rag_guard_integrations.langchain.audit import EVENT_NAME
 from rag_guard_integrations.langchain.chain import build_rag_chain
@@ -285,13 +285,14 @@ async def test_concurrent_tasks_keep_their_own_access(store: Any, contracts_guar
 
 
 async def test_inner_failure_surfaces_and_returns_nothing(contracts_guard: Guard) -> None:
-    """When the inner retriever raises, the error surfaces (sync and async)."""
+    """When the inner retriever raises, the failure surfaces as a RetrievalError naming the
+    error's type (sync and async), and nothing is returned."""
     retriever = GuardedRetriever(
         retriever=FailingRetriever(), guard=contracts_guard, access={"contract_type": ["MSA"]}
     )
-    with pytest.raises(ConnectionError):
+    with pytest.raises(RetrievalError, match="raised ConnectionError;"):
         retriever.invoke(QUERY)
-    with pytest.raises(ConnectionError):
+    with pytest.raises(RetrievalError, match="raised ConnectionError;"):
         await retriever.ainvoke(QUERY)
 
 
