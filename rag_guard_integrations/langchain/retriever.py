@@ -16,6 +16,7 @@ from typing_extensions import override
 # Runtime imports: pydantic resolves these field annotations when the class is built.
 from rag_guard_integrations.core.access import AccessContext
 from rag_guard_integrations.core.arguments import positive_int
+from rag_guard_integrations.core.shielded import ashielded, shielded
 from rag_guard_integrations.engine.guard import Guard, fetch_size
 from rag_guard_integrations.langchain.audit import (
     CheckCall,
@@ -27,7 +28,7 @@ from rag_guard_integrations.langchain.audit import (
 from rag_guard_integrations.langchain.fields import ACCESS_SPEC, AccessInput, KnownFieldsOnly
 from rag_guard_integrations.langchain.pushdown import plan_pushdown
 from rag_guard_integrations.langchain.result import report, with_result
-from rag_guard_integrations.langchain.unobserved import afetch_unobserved, fetch_unobserved
+from rag_guard_integrations.langchain.unobserved import unobserved
 
 if TYPE_CHECKING:
     from langchain_core.callbacks import (
@@ -199,8 +200,11 @@ class GuardedRetriever(KnownFieldsOnly, BaseRetriever):
                 query, config={"callbacks": run_manager.get_child()}, **request.inner_kwargs
             )
         elif not request.skip_fetch:
-            inner, inner_kwargs = request.inner, request.inner_kwargs
-            documents = fetch_unobserved(lambda: inner.invoke(query, **inner_kwargs))
+            documents = shielded(
+                lambda: request.inner.invoke(query, **request.inner_kwargs),
+                unobserved(),
+                "GuardedRetriever",
+            )
         if (prompt := self.document_prompt) is not None:
             documents = [with_text(d, format_document(d, prompt)) for d in documents]
         call = CheckCall(self.guard, query, documents, request.access, request.k, request.audit)
@@ -217,8 +221,11 @@ class GuardedRetriever(KnownFieldsOnly, BaseRetriever):
                 query, config={"callbacks": run_manager.get_child()}, **request.inner_kwargs
             )
         elif not request.skip_fetch:
-            inner, inner_kwargs = request.inner, request.inner_kwargs
-            documents = await afetch_unobserved(lambda: inner.ainvoke(query, **inner_kwargs))
+            documents = await ashielded(
+                lambda: request.inner.ainvoke(query, **request.inner_kwargs),
+                unobserved(),
+                "GuardedRetriever",
+            )
         if (prompt := self.document_prompt) is not None:
             documents = [with_text(d, await aformat_document(d, prompt)) for d in documents]
         call = CheckCall(self.guard, query, documents, request.access, request.k, request.audit)

@@ -14,7 +14,7 @@ switch that prints every run: a debugging choice this cannot undo.
 from __future__ import annotations
 
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
 from langchain_core.runnables.config import var_child_runnable_config
 from langchain_core.tracers.context import (
@@ -23,13 +23,9 @@ from langchain_core.tracers.context import (
 )
 from langsmith.run_helpers import tracing_context
 
-from rag_guard_integrations.core.errors import RagGuardError, RetrievalError
-
 if TYPE_CHECKING:
-    from collections.abc import Awaitable, Callable, Iterator
+    from collections.abc import Iterator
     from contextvars import ContextVar, Token
-
-T = TypeVar("T")
 
 
 @contextmanager
@@ -52,33 +48,3 @@ def unobserved() -> Iterator[None]:
     finally:
         for var, token in reversed(tokens):
             var.reset(token)
-
-
-def fetch_unobserved(fetch: Callable[[], T]) -> T:
-    """``fetch()`` inside :func:`unobserved`. An exception it raises becomes a
-    :class:`RetrievalError` naming only its type (its message could quote unchecked
-    documents, and it would reach the guarded run's ``on_retriever_error`` and every trace),
-    raised outside the failure so that it carries no ``__context__`` either.
-    """
-    failed = ""
-    with unobserved():
-        try:
-            return fetch()
-        except RagGuardError:
-            raise  # the package's own errors quote no document
-        except Exception as error:  # re-raised below without its text
-            failed = type(error).__name__
-    raise RetrievalError("GuardedRetriever", failed)
-
-
-async def afetch_unobserved(fetch: Callable[[], Awaitable[T]]) -> T:
-    """Async twin of :func:`fetch_unobserved`."""
-    failed = ""
-    with unobserved():
-        try:
-            return await fetch()
-        except RagGuardError:
-            raise
-        except Exception as error:  # re-raised below without its text
-            failed = type(error).__name__
-    raise RetrievalError("GuardedRetriever", failed)

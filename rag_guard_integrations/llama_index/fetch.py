@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from llama_index.core.indices.vector_store.retrievers import VectorIndexRetriever
 from llama_index.core.vector_stores.types import MetadataFilters
 
-from rag_guard_integrations.core.errors import RagGuardError, RetrievalError
+from rag_guard_integrations.core.shielded import ashielded, shielded
 from rag_guard_integrations.engine.guard import fetch_size
 from rag_guard_integrations.llama_index.pushdown import (
     constraint_filters,
@@ -59,40 +59,32 @@ def fetch(
         RetrievalError: the retriever raised; its message, which may quote unchecked nodes,
             stays out of the error and so out of every trace and handler.
     """
-    failed = ""
-    with silenced(*_modules(primary)):
+
+    def retrieve() -> list[NodeWithScore]:
         try:
-            try:
-                return primary.retrieve(bundle)
-            except (ValueError, NotImplementedError):
-                if fallback is None:
-                    raise
-                return fallback.retrieve(bundle)
-        except RagGuardError:
-            raise  # the package's own errors quote no node
-        except Exception as error:  # re-raised below without its text
-            failed = type(error).__name__
-    raise RetrievalError("GuardedRetriever", failed)
+            return primary.retrieve(bundle)
+        except (ValueError, NotImplementedError):
+            if fallback is None:
+                raise
+            return fallback.retrieve(bundle)
+
+    return shielded(retrieve, silenced(*_modules(primary)), "GuardedRetriever")
 
 
 async def afetch(
     primary: BaseRetriever, fallback: BaseRetriever | None, bundle: QueryBundle
 ) -> list[NodeWithScore]:
     """Async twin of :func:`fetch`."""
-    failed = ""
-    with silenced(*_modules(primary)):
+
+    async def retrieve() -> list[NodeWithScore]:
         try:
-            try:
-                return await primary.aretrieve(bundle)
-            except (ValueError, NotImplementedError):
-                if fallback is None:
-                    raise
-                return await fallback.aretrieve(bundle)
-        except RagGuardError:
-            raise  # the package's own errors quote no node
-        except Exception as error:  # re-raised below without its text
-            failed = type(error).__name__
-    raise RetrievalError("GuardedRetriever", failed)
+            return await primary.aretrieve(bundle)
+        except (ValueError, NotImplementedError):
+            if fallback is None:
+                raise
+            return await fallback.aretrieve(bundle)
+
+    return await ashielded(retrieve, silenced(*_modules(primary)), "GuardedRetriever")
 
 
 def _modules(retriever: BaseRetriever) -> list[str]:
