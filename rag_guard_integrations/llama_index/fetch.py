@@ -5,6 +5,7 @@ caller's own filters."""
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from llama_index.core.indices.vector_store.retrievers import VectorIndexRetriever
@@ -68,7 +69,7 @@ def fetch(
                 raise
             return fallback.retrieve(bundle)
 
-    return shielded(retrieve, silenced(*_modules(primary)), "GuardedRetriever")
+    return shielded(retrieve, silenced(*_modules(type(primary))), "GuardedRetriever")
 
 
 async def afetch(
@@ -84,12 +85,14 @@ async def afetch(
                 raise
             return await fallback.aretrieve(bundle)
 
-    return await ashielded(retrieve, silenced(*_modules(primary)), "GuardedRetriever")
+    return await ashielded(retrieve, silenced(*_modules(type(primary))), "GuardedRetriever")
 
 
-def _modules(retriever: BaseRetriever) -> list[str]:
-    """The modules of ``retriever``'s classes (a custom retriever logs under its own name)."""
-    return sorted({c.__module__ for c in type(retriever).__mro__ if c is not object})
+@lru_cache(maxsize=256)
+def _modules(cls: type[BaseRetriever]) -> tuple[str, ...]:
+    """The modules of a retriever class and its bases (a custom retriever logs under its own
+    name), read once per class rather than on every fetch."""
+    return tuple(sorted({c.__module__ for c in cls.__mro__ if c is not object}))
 
 
 def _nested(filters: MetadataFilters) -> bool:
