@@ -142,9 +142,9 @@ def test_only_recognisers_the_set_matched_are_scanned(monkeypatch: pytest.Monkey
     """One RE2 set pass decides; text that matches nothing is never scanned per recogniser."""
     scanned: list[str] = []
 
-    def spy(regex: Any, subject: str | bytes) -> list[tuple[int, int]]:
+    def spy(regex: Any, data: bytes, folded: str) -> list[tuple[int, int]]:
         scanned.append(regex.pattern)
-        return scan(regex, subject)
+        return scan(regex, data, folded)
 
     classifier = PatternClassifier(cache_size=0)
     scan = getattr(pattern_module, "_scan")  # noqa: B009 - the private scanner, spied on
@@ -221,3 +221,19 @@ def test_invisible_characters_between_digits_do_not_hide_a_card(marks: list[str]
     text = "card " + "".join(d + m for d, m in zip(digits, [*marks, ""], strict=True))
     findings = PatternClassifier(cache_size=0).classify(text).findings
     assert [(f.recognizer, text[f.start : f.end]) for f in findings] == [("credit_card", text[5:])]
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.text(alphabet=st.sampled_from("λΩжЯ中語한😀é ß"), max_size=12),
+    st.text(alphabet=st.sampled_from("λΩжЯ中語한😀é ß"), max_size=12),
+)
+def test_spans_after_characters_beyond_ascii_index_the_original(before: str, after: str) -> None:
+    """Characters of other scripts, wider than one byte in UTF-8, before and after a value do
+    not shift its span."""
+    text = f"{before} mail jo@example.com or call +44 20 7946 0958 {after}"
+    found = {
+        f.recognizer: text[f.start : f.end]
+        for f in PatternClassifier(cache_size=0).classify(text).findings
+    }
+    assert found == {"email": "jo@example.com", "phone": "+44 20 7946 0958"}

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import re
 import unicodedata
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from rag_guard_integrations.classify.base import Classification, Finding
@@ -16,8 +17,17 @@ from rag_guard_integrations.classify.recognizers import (
 from rag_guard_integrations.classify.vocabulary import VocabularyBound, label_specs
 from rag_guard_integrations.core.cache import BoundedCache, text_key
 from rag_guard_integrations.core.errors import ArgumentError, PolicyError
-from rag_guard_integrations.core.normalize import fold_keeping_lines, plain_ascii_bytes
-from rag_guard_integrations.core.patterns import PatternSet, compile_pattern, find_spans
+from rag_guard_integrations.core.normalize import (
+    ASCII_CONTROL_BYTES,
+    ASCII_LINE_FOLDS,
+    fold_keeping_lines,
+)
+from rag_guard_integrations.core.patterns import (
+    PatternSet,
+    char_spans,
+    compile_pattern,
+    find_spans,
+)
 from rag_guard_integrations.core.records import slot_filler
 from rag_guard_integrations.policy.loader import load_policy
 
@@ -36,11 +46,11 @@ _NOTHING = Classification(frozenset())
 # Made for every finding and every text with one: filled slot by slot.
 _new_finding = slot_filler(Finding)
 _new_classification = slot_filler(Classification)
+_FINDING_ORDER = attrgetter("start", "end", "recognizer")
+_EMPTY: frozenset[str] = frozenset()
 _SPACE_RUN = re.compile(r"  +")
 # A digit followed by a digit: where dropped characters may have joined two digit groups.
 _DIGIT_PAIR = re.compile(r"\d(?=\d)")
-# What _fold makes of ASCII white space: line breaks stay line breaks, the rest is a space.
-_ASCII_MATCH_BYTES = bytes.maketrans(b"\t\x1f\n\r\v\f\x1c\x1d\x1e", b"  \n\n\n\n\n\n\n")
 
 
 class _Entry(NamedTuple):
@@ -82,6 +92,7 @@ class _Matcher:
                 )
             )
         self._set = PatternSet(patterns)
+        self._match_utf8 = self._set.match_utf8
         self._cache: BoundedCache[Hashable, Classification] | None = (
             BoundedCache(cache_size) if cache_size else None
         )
@@ -99,10 +110,10 @@ class _Matcher:
         return result
 
     def _classify(self, text: str) -> Classification:
-        folded, subject, offsets = _fold(text)
+        folded, data, offsets = _fold(text)
         # The set already says which recognisers (and context words) occur at all: only
         # those are scanned again for their spans.
-        hits = self._set.matching(subject)
+        hits = sorted(self._match_utf8(data))
         count = len(self._entries)
         if not hits or hits[0] >= count:
             return _NOTHING
@@ -116,51 +127,62 @@ class _Matcher:
                 continue
             # Context spans, found at first need; none when the set saw no context word.
             near: list[tuple[int, int]] | None = [] if no_context else None
-            validator = recognizer.validator
-            for low, high in _scan(regex, subject):
+            validator, window = recognizer.validator, recognizer.window
+            for low, high in _scan(regex, data, folded):
                 value = folded[low:high]
                 if validator is not None and not validator(value):
                     continue
                 if slot is not None:
                     if near is None:
-                        near = _scan(context, subject)
-                    if not _is_near(near, low, high, recognizer.window):
+                        near = _scan(context, data, folded)
+                    if not _is_near(near, low, high, window):
                         standalone = recognizer.standalone
                         if standalone is None or not standalone(value):
                             continue
-                start, end = (
-                    (low, high) if offsets is None else (offsets[low], offsets[high - 1] + 1)
-                )
-                findings.append(_new_finding(recognizer.name, recognizer.label, start, end, 1.0))
-        if not findings:
-            return _NOTHING
-        if len(findings) > 1:
-            findings.sort(key=lambda f: (f.start, f.end, f.recognizer))
-        labels = frozenset([f.label for f in findings])
-        return _new_classification(labels, tuple(findings), frozenset(), None)
+                findings.append(_new_finding(recognizer.name, recognizer.label, low, high, 1.0))
+        return _result(findings, offsets)
 
 
-def _fold(text: str) -> tuple[str, str | bytes, list[int] | None]:
+def _result(findings: list[Finding], offsets: list[int] | None) -> Classification:
+    """The classification of what was found, with spans in folded text moved to the original
+    text's offsets (None: the same), in text order."""
+    if not findings:
+        return _NOTHING
+    if offsets is not None:
+        findings = [
+            _new_finding(f.recognizer, f.label, offsets[f.start], offsets[f.end - 1] + 1, 1.0)
+            for f in findings
+        ]
+    if len(findings) == 1:
+        return _new_classification(frozenset([findings[0].label]), tuple(findings), _EMPTY, None)
+    findings.sort(key=_FINDING_ORDER)
+    return _new_classification(
+        frozenset([f.label for f in findings]), tuple(findings), _EMPTY, None
+    )
+
+
+def _fold(text: str) -> tuple[str, bytes, list[int] | None]:
     """Normalise for matching, keeping line breaks (values do not run across lines) and
     squeezing runs of spaces and tabs to one space (``4111  1111``, ``078\t05\t1120`` read as
-    written with one space): the folded text, what RE2 scans (see :func:`_subject`), and each
+    written with one space): the folded text, its UTF-8 (what RE2 scans), and each
     character's offset into ``text``: None when the offsets are the identity (plain ASCII with
     no run of spaces, the common case)."""
-    data = plain_ascii_bytes(text)
-    if data is not None:
-        # Bytes: lower-casing and a 256-entry table are far cheaper than on str.
-        data = data.lower().translate(_ASCII_MATCH_BYTES)
-        if b"  " not in data:
-            return data.decode("ascii"), data, None
+    if text.isascii():
+        # Bytes: one 256-entry table lower-cases and maps white space, and drops control
+        # characters (a text that had any takes the general path below).
+        data = text.encode("ascii")
+        clean = data.translate(ASCII_LINE_FOLDS, ASCII_CONTROL_BYTES)
+        if len(clean) == len(data) and b"  " not in clean:
+            return clean.decode("ascii"), clean, None
     folded, offsets = fold_keeping_lines(text)
     if offsets is None:
         if "  " not in folded:
-            return folded, _subject(folded), None
+            return folded, folded.encode(), None
         offsets = list(range(len(folded)))
     else:
         folded, offsets = _keep_digit_groups(text, folded, offsets)
     folded, offsets = _squeeze(folded, offsets)
-    return folded, _subject(folded), offsets
+    return folded, folded.encode(), offsets
 
 
 def _keep_digit_groups(text: str, folded: str, offsets: list[int]) -> tuple[str, list[int]]:
@@ -205,19 +227,15 @@ def _squeeze(folded: str, offsets: list[int]) -> tuple[str, list[int]]:
     return "".join(parts), kept
 
 
-def _subject(folded: str) -> str | bytes:
-    """What RE2 scans: the UTF-8 bytes when the folded text is ASCII, so that byte offsets are
-    character offsets and the RE2 wrapper skips its offset translation (several times the
-    cost of the match itself on short texts); the text itself otherwise."""
-    data = folded.encode("utf-8")
-    return data if len(data) == len(folded) else folded
-
-
-def _scan(regex: Any, subject: str | bytes) -> list[tuple[int, int]]:
-    """Non-empty match spans of ``regex`` in ``subject`` (see :func:`_subject`)."""
-    if isinstance(subject, bytes):
-        return find_spans(regex, subject)
-    return [m.span() for m in regex.finditer(subject) if m.end() > m.start()]
+def _scan(regex: Any, data: bytes, folded: str) -> list[tuple[int, int]]:
+    """Non-empty match spans of ``regex`` in ``data``, the UTF-8 of ``folded``, as offsets into
+    ``folded``. RE2 scans bytes: the wrapper's offset translation on a str costs several
+    times the match itself, so byte offsets are turned into character offsets here, and only
+    when the text is not ASCII."""
+    spans = find_spans(regex, data)
+    if not spans or len(data) == len(folded):
+        return spans
+    return char_spans(spans, data)
 
 
 def _is_near(spans: list[tuple[int, int]], start: int, end: int, window: int) -> bool:

@@ -24,7 +24,8 @@ _DROPPED_CATEGORIES = frozenset({"Cf", "Mn", "Me", "Cc", "Cs", "Co", "Cn"})
 # Blank letters and symbols that render as nothing (Hangul fillers, after NFKD, and the blank
 # Braille pattern): dropped like zero-width characters.
 _INVISIBLE = frozenset("\u115f\u1160\u2800")
-_ASCII_CONTROL_BYTES = bytes([*range(0x09), *range(0x0E, 0x1C), 0x7F])
+# The ASCII control characters normalisation drops (white space aside).
+ASCII_CONTROL_BYTES = bytes([*range(0x09), *range(0x0E, 0x1C), 0x7F])
 _SPACE = re.compile(r"\s+")
 _NOT_PRINTABLE_ASCII = re.compile(r"[^\x20-\x7e]")
 # Longer texts are normalised afresh each time, so that huge distinct queries cannot pin memory.
@@ -97,7 +98,7 @@ def normalize_with_offsets(text: str) -> tuple[str, list[int]]:
     return "".join(chars), offsets
 
 
-_NON_ASCII_RUN = re.compile(r"([^\x00-\x7f]+)")
+_ASCII_BYTES = bytes(range(128))
 _LINE_BREAKS = frozenset("\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029")
 _LINE_BREAK = re.compile(f"[{''.join(sorted(_LINE_BREAKS))}]")
 _TABLE_LIMIT = 8192
@@ -133,6 +134,12 @@ class _LineFolds(dict[int, str]):
 
 
 _LINE_FOLDS = _LineFolds()
+# The table's ASCII part on bytes: lower case, line breaks a line break, other white space a
+# space (control characters are handled apart; bytes beyond ASCII are left as they are).
+ASCII_LINE_FOLDS = bytes.maketrans(
+    b"ABCDEFGHIJKLMNOPQRSTUVWXYZ\t\x1f\n\r\v\f\x1c\x1d\x1e",
+    b"abcdefghijklmnopqrstuvwxyz  \n\n\n\n\n\n\n",
+)
 
 
 def fold_keeping_lines(text: str) -> tuple[str, list[int] | None]:
@@ -143,25 +150,15 @@ def fold_keeping_lines(text: str) -> tuple[str, list[int] | None]:
         >>> fold_keeping_lines("Zoë\\r\\nLee"), fold_keeping_lines("ﬁn")
         (('zoe\\n\\nlee', None), ('fin', [0, 0, 1]))
     """
-    table = _LINE_FOLDS
-    generation = table.generation
     if text.isascii():
-        folded = text.translate(table)
+        folded = text.translate(_LINE_FOLDS)
         # An ASCII character folds to one character or to none (a control character).
         if len(folded) == len(text):
             return folded, None
     else:
-        # str.translate takes a fast path on ASCII text: the runs of other characters (few,
-        # in most text) go through the table apart.
-        parts = _NON_ASCII_RUN.split(text)
-        folded = "".join([part.translate(table) for part in parts])
-        others = "".join(parts[1::2])
-        if (
-            len(folded) == len(text)
-            and table.generation == generation
-            and table.uneven.isdisjoint(others)
-        ):
-            return folded, None
+        quick = _fold_mostly_ascii(text)
+        if quick is not None:
+            return quick, None
     folded, offsets = normalize_with_offsets(text)
     # normalize_with_offsets makes every white space a space: line breaks back to breaks.
     chars: list[str] | None = None
@@ -171,6 +168,35 @@ def fold_keeping_lines(text: str) -> tuple[str, list[int] | None]:
             chars = list(folded) if chars is None else chars
             chars[index] = "\n"
     return (folded if chars is None else "".join(chars)), offsets
+
+
+def _fold_mostly_ascii(text: str) -> str | None:
+    """What ``text.translate(_LINE_FOLDS)`` gives when every character folds to exactly one;
+    None otherwise.
+
+    ``str.translate`` leaves its fast path at the first character beyond ASCII and looks up
+    every character after it. Here the ASCII bytes go through a 256-entry table, and each
+    distinct other character (few, in most text) is looked up once and replaced.
+    """
+    data = text.encode("utf-8", "surrogatepass")
+    if len(data.translate(None, ASCII_CONTROL_BYTES)) != len(data):
+        return None  # ASCII control characters fold to nothing
+    table = _LINE_FOLDS
+    generation = table.generation
+    others = set(data.translate(None, _ASCII_BYTES).decode("utf-8", "surrogatepass"))
+    changed = [(char, fold) for char in others if (fold := table[ord(char)]) != char]
+    if table.generation != generation or not table.uneven.isdisjoint(others):
+        return None
+    replaced = {char for char, _ in changed}
+    if any(fold in replaced for _, fold in changed):
+        # A fold that is itself replaced would be replaced twice (folds are idempotent: this
+        # is a safety net, not a path text takes).
+        folded = text.translate(table)
+        return folded if table.generation == generation else None
+    folded = data.translate(ASCII_LINE_FOLDS).decode("utf-8", "surrogatepass")
+    for char, fold in changed:
+        folded = folded.replace(char, fold)
+    return folded
 
 
 def plain_ascii(text: str) -> bool:
@@ -189,4 +215,4 @@ def plain_ascii_bytes(text: str) -> bytes | None:
     if not text.isascii():
         return None
     data = text.encode("ascii")
-    return data if len(data.translate(None, _ASCII_CONTROL_BYTES)) == len(data) else None
+    return data if len(data.translate(None, ASCII_CONTROL_BYTES)) == len(data) else None

@@ -15,7 +15,12 @@ from functools import lru_cache
 from typing import Any
 
 from rag_guard_integrations.classify.recognizers.recognizer import Recognizer
-from rag_guard_integrations.classify.recognizers.validators import digits, phone_number
+from rag_guard_integrations.classify.recognizers.validators import (
+    NOT_PHONE_PATTERN,
+    PHONE_DIGITS,
+    digits,
+    phone_number,
+)
 from rag_guard_integrations.core.patterns import compile_pattern, first_span
 
 DEFAULT_REGIONS = ("US", "GB", "IN", "CA", "AU", "FR")
@@ -25,7 +30,7 @@ Only regions with fixed-length numbering: where numbers vary in length (Germany,
 postcode or a house number is as often a valid number as a telephone is.
 """
 
-_MIN_DIGITS = 7
+_MIN_DIGITS, _MAX_DIGITS = PHONE_DIGITS
 _GROUP = r"\d{1,4}"
 _FIRST = rf"(?:\+ ?{_GROUP}|\({_GROUP}\)|\b{_GROUP})"
 # Later groups: a space, dot or hyphen, an optional "(0)" or "(area)", then digits.
@@ -57,9 +62,9 @@ _ID = (
 _ID_DIGITS = r"\d+(?:[-/.]\d+)*\b"
 _CODE = r"\b[a-z][a-z0-9]*-(?:19|20)\d{2}-"
 _YEAR_RANGE = r"^(?:19|20)\d{2} ?[-/] ?(?:19|20)\d{2}$"
-_NOT_A_NUMBER = compile_pattern(
-    rf"^(?:{_CURRENCY}|{_UNIT}|{_ID}|{_CODE})|(?:{_STREET})$|{_YEAR_RANGE}"
-)
+_NOT_A_NUMBER_PATTERN = rf"^(?:{_CURRENCY}|{_UNIT}|{_ID}|{_CODE})|(?:{_STREET})$|{_YEAR_RANGE}"
+_NOT_A_NUMBER = compile_pattern(_NOT_A_NUMBER_PATTERN)
+_NOT_PHONE_OR_NUMBER = compile_pattern(f"{NOT_PHONE_PATTERN}|{_NOT_A_NUMBER_PATTERN}")
 # A year, then a serial ("2024-118822", "2024 118822"): a document number unless a phone word
 # is near (a US number that starts "202" is grouped 3-3-4, not 4-6).
 _YEAR_SERIAL = compile_pattern(r"^(?:19|20)\d{2}[- ]\d{5,}$")
@@ -70,8 +75,13 @@ _SEPARATED = compile_pattern(r"\d[ .\-()]+\d|^\(")
 def plausible_phone(text: str) -> bool:
     """A phone-sized digit run that is not money, a unit or house number, or a year range."""
     # Most digit runs in prose ("Section 8.3", "30 days") are short: count before any regex.
-    if sum(map(str.isdigit, text)) < _MIN_DIGITS:
+    count = len(digits(text))
+    if count < _MIN_DIGITS:
         return False
+    plain = text.isascii() and "x" not in text and "X" not in text and text == text.strip()
+    if plain and count <= _MAX_DIGITS:
+        # What phone_number would check as well, in one regex: the common case, no extension.
+        return first_span(_NOT_PHONE_OR_NUMBER, text) is None
     # phone_number first: it rejects card-length runs by counting, without a regex.
     return phone_number(text) and first_span(_NOT_A_NUMBER, text) is None
 

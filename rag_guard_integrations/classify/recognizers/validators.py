@@ -7,7 +7,6 @@ returns True when it is a plausible value. ``VALIDATORS`` holds the ones a polic
 from __future__ import annotations
 
 import ipaddress
-import re
 from string import ascii_uppercase
 from typing import TYPE_CHECKING, get_args
 
@@ -19,7 +18,7 @@ if TYPE_CHECKING:
 
 _IBAN_LENGTH = (15, 34)
 _CARD_LENGTH = (12, 19)
-_PHONE_DIGITS = (7, 15)
+PHONE_DIGITS = (7, 15)
 # Card networks start with 2 (Mastercard 2-series), 3 (Amex, JCB, Diners), 4 (Visa),
 # 5 (Mastercard, Maestro) or 6 (Discover, UnionPay, RuPay, Maestro); 15-digit numbers may
 # also start with 1 (UATP, JCB 1800). Only Maestro (50, 56-69) issues 12-digit numbers.
@@ -27,21 +26,24 @@ _CARD_PREFIXES = tuple("23456")
 _CARD_15_PREFIXES = ("1",)
 _MAESTRO_PREFIXES = ("50", *(str(p) for p in range(56, 70)))
 _EXTENSION = compile_pattern(r"\s*(?:x|ext\.?|extension)\s*\d+$")
-_NOT_ASCII_DIGIT = re.compile(r"[^0-9]")
+# Every byte but the ASCII digits: what UTF-8 text keeps of its digits when these are deleted.
+_NOT_DIGIT_BYTES = bytes(sorted(set(range(256)) - set(b"0123456789")))
 _LUHN_DOUBLED = str.maketrans("0123456789", "0246813579")
 _IBAN_LETTERS = str.maketrans({letter: str(ord(letter) - 55) for letter in ascii_uppercase})
 # Shapes a digit run near a phone word can have that are not phone numbers.
-_NOT_PHONE = compile_pattern(
+NOT_PHONE_PATTERN = (
     r"^(?:\d{3}-\d{2}-\d{4}"  # an SSN
     r"|(?:19|20)\d{2}[-./]\d{1,2}[-./]\d{1,2}(?:\D.*)?"  # an ISO date, possibly with a time
     r"|\d{1,2}[-./]\d{1,2}[-./](?:19|20)\d{2}"  # a day-month-year date
     r"|\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3})$"  # an IPv4 address
 )
+_NOT_PHONE = compile_pattern(NOT_PHONE_PATTERN)
 
 
 def digits(text: str) -> str:
     """The ASCII digits of ``text`` in order."""
-    return _NOT_ASCII_DIGIT.sub("", text)
+    # Bytes: a deletion table is several times cheaper than a regex substitution.
+    return text.encode("utf-8", "surrogatepass").translate(None, _NOT_DIGIT_BYTES).decode("ascii")
 
 
 def luhn(text: str) -> bool:
@@ -118,7 +120,7 @@ def phone_number(text: str) -> bool:
     # Every way to write an extension (x, ext, extension; any case) holds an x.
     extension = first_span(_EXTENSION, text) if "x" in text or "X" in text else None
     number = text[: extension[0]] if extension else text
-    low, high = _PHONE_DIGITS
+    low, high = PHONE_DIGITS
     return low <= len(digits(number)) <= high and first_span(_NOT_PHONE, number.strip()) is None
 
 
