@@ -321,7 +321,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--json", action="store_true", help="machine-readable output")
     parser.add_argument("--quick", action="store_true", help="a few calls on small inputs")
-    parser.add_argument("--rounds", type=int, default=5, help="passes per pattern corpus")
+    parser.add_argument("--rounds", type=int, default=9, help="turns per pattern corpus")
     args = parser.parse_args(argv)
     if hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})  # one core

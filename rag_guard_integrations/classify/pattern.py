@@ -17,11 +17,7 @@ from rag_guard_integrations.classify.recognizers import (
 from rag_guard_integrations.classify.vocabulary import VocabularyBound, label_specs
 from rag_guard_integrations.core.cache import BoundedCache, text_key
 from rag_guard_integrations.core.errors import ArgumentError, PolicyError
-from rag_guard_integrations.core.normalize import (
-    ASCII_CONTROL_BYTES,
-    ASCII_LINE_FOLDS,
-    fold_keeping_lines,
-)
+from rag_guard_integrations.core.normalize import ASCII_LINE_FOLDS, fold_keeping_lines
 from rag_guard_integrations.core.patterns import (
     PatternSet,
     char_spans,
@@ -168,12 +164,12 @@ def _fold(text: str) -> tuple[str, bytes, list[int] | None]:
     character's offset into ``text``: None when the offsets are the identity (plain ASCII with
     no run of spaces, the common case)."""
     if text.isascii():
-        # Bytes: one 256-entry table lower-cases and maps white space, and drops control
-        # characters (a text that had any takes the general path below).
-        data = text.encode("ascii")
-        clean = data.translate(ASCII_LINE_FOLDS, ASCII_CONTROL_BYTES)
-        if len(clean) == len(data) and b"  " not in clean:
-            return clean.decode("ascii"), clean, None
+        # Bytes: one 256-entry table lower-cases and maps white space. A text with a control
+        # character (NUL after the table) or a run of spaces takes the general path below.
+        # (find, not "in": on bytes, "in" first tries the argument as an int and raises.)
+        data = text.encode("ascii").translate(ASCII_LINE_FOLDS)
+        if data.find(b"\0") < 0 and data.find(b"  ") < 0:
+            return data.decode("ascii"), data, None
     folded, offsets = fold_keeping_lines(text)
     if offsets is None:
         if "  " not in folded:

@@ -25,7 +25,7 @@ _DROPPED_CATEGORIES = frozenset({"Cf", "Mn", "Me", "Cc", "Cs", "Co", "Cn"})
 # Braille pattern): dropped like zero-width characters.
 _INVISIBLE = frozenset("\u115f\u1160\u2800")
 # The ASCII control characters normalisation drops (white space aside).
-ASCII_CONTROL_BYTES = bytes([*range(0x09), *range(0x0E, 0x1C), 0x7F])
+_ASCII_CONTROL_BYTES = bytes([*range(0x09), *range(0x0E, 0x1C), 0x7F])
 _SPACE = re.compile(r"\s+")
 _NOT_PRINTABLE_ASCII = re.compile(r"[^\x20-\x7e]")
 # Longer texts are normalised afresh each time, so that huge distinct queries cannot pin memory.
@@ -135,10 +135,11 @@ class _LineFolds(dict[int, str]):
 
 _LINE_FOLDS = _LineFolds()
 # The table's ASCII part on bytes: lower case, line breaks a line break, other white space a
-# space (control characters are handled apart; bytes beyond ASCII are left as they are).
+# space, and the control characters it drops NUL (so that one search finds them); bytes
+# beyond ASCII are left as they are.
 ASCII_LINE_FOLDS = bytes.maketrans(
-    b"ABCDEFGHIJKLMNOPQRSTUVWXYZ\t\x1f\n\r\v\f\x1c\x1d\x1e",
-    b"abcdefghijklmnopqrstuvwxyz  \n\n\n\n\n\n\n",
+    b"ABCDEFGHIJKLMNOPQRSTUVWXYZ\t\x1f\n\r\v\f\x1c\x1d\x1e" + _ASCII_CONTROL_BYTES,
+    b"abcdefghijklmnopqrstuvwxyz  \n\n\n\n\n\n\n" + bytes(len(_ASCII_CONTROL_BYTES)),
 )
 
 
@@ -178,8 +179,8 @@ def _fold_mostly_ascii(text: str) -> str | None:
     every character after it. Here the ASCII bytes go through a 256-entry table, and each
     distinct other character (few, in most text) is looked up once and replaced.
     """
-    data = text.encode("utf-8", "surrogatepass")
-    if len(data.translate(None, ASCII_CONTROL_BYTES)) != len(data):
+    data = text.encode("utf-8", "surrogatepass").translate(ASCII_LINE_FOLDS)
+    if data.find(b"\0") >= 0:
         return None  # ASCII control characters fold to nothing
     table = _LINE_FOLDS
     generation = table.generation
@@ -193,7 +194,7 @@ def _fold_mostly_ascii(text: str) -> str | None:
         # is a safety net, not a path text takes).
         folded = text.translate(table)
         return folded if table.generation == generation else None
-    folded = data.translate(ASCII_LINE_FOLDS).decode("utf-8", "surrogatepass")
+    folded = data.decode("utf-8", "surrogatepass")
     for char, fold in changed:
         folded = folded.replace(char, fold)
     return folded
@@ -215,4 +216,4 @@ def plain_ascii_bytes(text: str) -> bytes | None:
     if not text.isascii():
         return None
     data = text.encode("ascii")
-    return data if len(data.translate(None, ASCII_CONTROL_BYTES)) == len(data) else None
+    return data if len(data.translate(None, _ASCII_CONTROL_BYTES)) == len(data) else None

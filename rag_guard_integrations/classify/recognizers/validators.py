@@ -26,8 +26,8 @@ _CARD_PREFIXES = tuple("23456")
 _CARD_15_PREFIXES = ("1",)
 _MAESTRO_PREFIXES = ("50", *(str(p) for p in range(56, 70)))
 _EXTENSION = compile_pattern(r"\s*(?:x|ext\.?|extension)\s*\d+$")
-# Every byte but the ASCII digits: what UTF-8 text keeps of its digits when these are deleted.
-_NOT_DIGIT_BYTES = bytes(sorted(set(range(256)) - set(b"0123456789")))
+# The ASCII digits kept, every other byte (of UTF-8 text) made NUL, to be dropped after.
+_DIGITS_OR_NUL = bytes(byte if 0x30 <= byte <= 0x39 else 0 for byte in range(256))
 _LUHN_DOUBLED = str.maketrans("0123456789", "0246813579")
 _IBAN_LETTERS = str.maketrans({letter: str(ord(letter) - 55) for letter in ascii_uppercase})
 # Shapes a digit run near a phone word can have that are not phone numbers.
@@ -42,8 +42,10 @@ _NOT_PHONE = compile_pattern(NOT_PHONE_PATTERN)
 
 def digits(text: str) -> str:
     """The ASCII digits of ``text`` in order."""
-    # Bytes: a deletion table is several times cheaper than a regex substitution.
-    return text.encode("utf-8", "surrogatepass").translate(None, _NOT_DIGIT_BYTES).decode("ascii")
+    # Bytes and a 256-entry table: a fraction of a regex substitution's cost (a table with
+    # deletions is rebuilt on every call, so the other bytes become NUL and are removed).
+    data = text.encode("utf-8", "surrogatepass").translate(_DIGITS_OR_NUL)
+    return data.replace(b"\0", b"").decode("ascii")
 
 
 def luhn(text: str) -> bool:
