@@ -120,3 +120,17 @@ def test_builtin_policies_are_not_misconfigured(name: str) -> None:
     assert (
         guard.check("q", [], access={a: [] for a in guard.policy.access.attributes}).notices == ()
     )
+
+
+def test_lint_reports_an_undeclared_label_a_pattern_gives_as_undeclared() -> None:
+    """A rule label a recogniser gives but labels: does not declare is reported once, as
+    undeclared; a label nothing gives is reported once, as unproducible."""
+    text = TYPO_RULE + (
+        "classifiers:\n  patterns:\n    - {name: code, label: finanical, regex: 'fin-\\\\d+'}\n"
+    )
+    _, problems = lint_text(text, "typo.yaml")
+    mentioning = [p for p in problems if "'finanical'" in p]
+    assert len(mentioning) == 1
+    assert "that labels: does not declare" in mentioning[0]
+    _, problems = lint_text(TYPO_RULE, "typo.yaml")
+    assert len([p for p in problems if "'finanical'" in p]) == 1

@@ -48,3 +48,20 @@ def did_you_mean(name: str, known: Iterable[str]) -> str:
         iter(difflib.get_close_matches(name, options, n=1, cutoff=0.75)), None
     )
     return f"; did you mean {match!r}?" if match else ""
+
+
+def unknown_argument(owner: str, given: Iterable[str], known: Iterable[str]) -> str | None:
+    """The message for the first of ``given`` that is not in ``known`` (with the near spelling
+    and every argument ``owner`` takes), or None when all are known.
+
+    Example:
+        >>> unknown_argument("GuardedRetriever", ["acess"], ["access", "guard"])
+        "GuardedRetriever got an unknown argument 'acess'; did you mean 'access'? It takes: \
+access, guard"
+    """
+    names = sorted(set(known))
+    for name in given:
+        if name not in names:
+            hint = did_you_mean(name, names) or "."
+            return f"{owner} got an unknown argument {name!r}{hint} It takes: {', '.join(names)}"
+    return None

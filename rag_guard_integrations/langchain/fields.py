@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -11,6 +10,7 @@ from langchain_core.runnables import ConfigurableFieldSpec
 from pydantic import BeforeValidator
 
 from rag_guard_integrations.core.access import AccessContext, AccessLike
+from rag_guard_integrations.core.arguments import unknown_argument
 from rag_guard_integrations.core.errors import ArgumentError
 
 AccessInput = Annotated[AccessLike, BeforeValidator(AccessContext.coerce)]
@@ -41,15 +41,9 @@ def refuse_unknown(owner: str, given: Iterable[str], known: Iterable[str]) -> No
         rag_guard_integrations.core.errors.ArgumentError: GuardedRetriever got an unknown argument \
 'acess'; did you mean 'access'? It takes: access, guard
     """
-    names = sorted(set(known))
-    for name in given:
-        if name in names:
-            continue
-        close = difflib.get_close_matches(name, names, n=1)
-        hint = f"did you mean {close[0]!r}? " if close else ""
-        raise ArgumentError(
-            f"{owner} got an unknown argument {name!r}; {hint}It takes: {', '.join(names)}"
-        )
+    message = unknown_argument(owner, given, known)
+    if message is not None:
+        raise ArgumentError(message)
 
 
 def refuse_unknown_fields(owner: type[Any], data: object) -> None:

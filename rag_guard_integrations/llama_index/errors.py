@@ -4,9 +4,9 @@ unknown argument, a reused access block): a ``RagGuardError`` that is also the
 
 from __future__ import annotations
 
-from difflib import get_close_matches
 from typing import TYPE_CHECKING, Any
 
+from rag_guard_integrations.core.arguments import unknown_argument
 from rag_guard_integrations.core.errors import RagGuardError
 
 if TYPE_CHECKING:
@@ -26,11 +26,8 @@ def refuse_unknown(component: str, given: Mapping[str, Any], known: Iterable[str
         ...     refuse_unknown("GuardTagger", {"polcy": "default"}, ["policy", "guard"])
         ... except AdapterConfigError as error:
         ...     print(error)
-        GuardTagger got an unknown argument 'polcy'; did you mean 'policy'?
+        GuardTagger got an unknown argument 'polcy'; did you mean 'policy'? It takes: guard, policy
     """
-    names = sorted(set(known))
-    for key in given:
-        if key not in names:
-            close = get_close_matches(key, names, n=1)
-            hint = f"did you mean {close[0]!r}?" if close else "known: " + ", ".join(names)
-            raise AdapterConfigError(f"{component} got an unknown argument {key!r}; {hint}")
+    message = unknown_argument(component, given, known)
+    if message is not None:
+        raise AdapterConfigError(message)

@@ -7,7 +7,10 @@ from typing import TYPE_CHECKING
 from rag_guard_integrations.core.errors import PolicyError, PolicyNotFoundError
 from rag_guard_integrations.core.labels import UNCLASSIFIED, clean_label
 from rag_guard_integrations.policy.loader import load_policy, parse_policy
-from rag_guard_integrations.policy.producible import unproducible_label_problems
+from rag_guard_integrations.policy.producible import (
+    producible_labels,
+    unproducible_label_problems,
+)
 from rag_guard_integrations.policy.schema import CHECKING_SECTIONS
 
 if TYPE_CHECKING:
@@ -49,12 +52,14 @@ def consistency_problems(policy: Policy, source: str) -> list[str]:
     problems: list[str] = []
     declared = {clean_label(name) for name in policy.labels} | {UNCLASSIFIED}
     if policy.declares_vocabulary:
+        # A label nothing produces gets the fuller line below (with the near spelling), once.
+        producible = producible_labels(policy)
         problems.extend(
             f"{source}: rules[{index}] ({rule.name}) uses label {label!r} that labels: does not "
             "declare; declare it or fix the spelling"
             for index, rule in enumerate(policy.rules)
             for label in rule.trigger.all_present
-            if label not in declared
+            if label not in declared and label in producible
         )
     problems.extend(f"{source}: {problem}" for problem in unproducible_label_problems(policy))
     known = ", ".join(sorted(BUILTIN_RECOGNIZERS))
