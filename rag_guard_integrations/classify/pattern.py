@@ -109,7 +109,8 @@ class _Matcher:
         folded, data, offsets = _fold(text)
         # The set already says which recognisers (and context words) occur at all: only
         # those are scanned again for their spans.
-        hits = sorted(self._match_utf8(data))
+        hits = self._match_utf8(data)
+        hits.sort()
         count = len(self._entries)
         if not hits or hits[0] >= count:
             return _NOTHING
@@ -136,7 +137,7 @@ class _Matcher:
                         if standalone is None or not standalone(value):
                             continue
                 findings.append(_new_finding(recognizer.name, recognizer.label, low, high, 1.0))
-        return _result(findings, offsets)
+        return _result(findings, offsets) if findings else _NOTHING
 
 
 def _result(findings: list[Finding], offsets: list[int] | None) -> Classification:

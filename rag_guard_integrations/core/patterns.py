@@ -11,7 +11,7 @@ from rag_guard_integrations.core.errors import PatternCompileError, PatternTooLa
 from rag_guard_integrations.core.normalize import CACHED_CHARS, normalize
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable, Sequence
+    from collections.abc import Callable, Sequence
 
 
 def _options(max_mem: int) -> Any:
@@ -99,20 +99,20 @@ class PatternSet:
         # RE2's own set where the wrapper exposes it (it takes UTF-8 bytes): the wrapper's
         # method is a Python frame around it on every text.
         raw: Any = getattr(self._set, "_set", None)
-        self.match_utf8: Callable[[bytes], Iterable[int]] = (
+        self.match_utf8: Callable[[bytes], list[int]] = (
             self._match_wrapped if raw is None else raw.Match
         )
-        """The indices (in no order) of the patterns that occur in UTF-8 ``data``: the
-        cheapest call for a hot loop."""
+        """A new list of the indices (in no order) of the patterns that occur in UTF-8
+        ``data``: the cheapest call for a hot loop."""
 
     def matching(self, text: str | bytes) -> list[int]:
         """Return the sorted indices of the patterns that occur in ``text`` (str, or UTF-8)."""
         return sorted(self.match_utf8(text.encode("utf-8") if isinstance(text, str) else text))
 
-    def _match_wrapped(self, data: bytes) -> Iterable[int]:
+    def _match_wrapped(self, data: bytes) -> list[int]:
         if self._set is None:
-            return ()
-        return self._set.Match(data) or ()  # Match gives None when nothing matches
+            return []
+        return list(self._set.Match(data) or ())  # Match gives None when nothing matches
 
 
 _UNANCHORED = getattr(getattr(re2, "_Anchor", None), "UNANCHORED", None)
