@@ -132,7 +132,10 @@ class _Matcher:
                 if slot is not None:
                     if near is None:
                         near = _scan(context, data, folded)
-                    if not _is_near(near, low, high, window):
+                    for start, end in near:
+                        if start < high + window and end > low - window:
+                            break  # a context word is near
+                    else:
                         standalone = recognizer.standalone
                         if standalone is None or not standalone(value):
                             continue
@@ -233,10 +236,6 @@ def _scan(regex: Any, data: bytes, folded: str) -> list[tuple[int, int]]:
     if not spans or len(data) == len(folded):
         return spans
     return char_spans(spans, data)
-
-
-def _is_near(spans: list[tuple[int, int]], start: int, end: int, window: int) -> bool:
-    return any(s < end + window and e > start - window for s, e in spans)
 
 
 class PatternClassifier(VocabularyBound):

@@ -75,6 +75,8 @@ _SEPARATED = compile_pattern(r"\d[ .\-()]+\d|^\(")
 def plausible_phone(text: str) -> bool:
     """A phone-sized digit run that is not money, a unit or house number, or a year range."""
     # Most digit runs in prose ("Section 8.3", "30 days") are short: count before any regex.
+    if len(text) < _MIN_DIGITS:
+        return False
     count = len(digits(text))
     if count < _MIN_DIGITS:
         return False

@@ -28,7 +28,7 @@ _MAESTRO_PREFIXES = ("50", *(str(p) for p in range(56, 70)))
 _EXTENSION = compile_pattern(r"\s*(?:x|ext\.?|extension)\s*\d+$")
 # The ASCII digits kept, every other byte (of UTF-8 text) made NUL, to be dropped after.
 _DIGITS_OR_NUL = bytes(byte if 0x30 <= byte <= 0x39 else 0 for byte in range(256))
-_LUHN_DOUBLED = str.maketrans("0123456789", "0246813579")
+_LUHN_DOUBLED = bytes.maketrans(b"0123456789", b"0246813579")
 _IBAN_LETTERS = str.maketrans({letter: str(ord(letter) - 55) for letter in ascii_uppercase})
 # Shapes a digit run near a phone word can have that are not phone numbers.
 NOT_PHONE_PATTERN = (
@@ -50,13 +50,16 @@ def digits(text: str) -> str:
 
 def luhn(text: str) -> bool:
     """True when the digits of ``text`` pass the Luhn checksum (card numbers, some IDs)."""
-    number = digits(text)
+    return _luhn_digits(digits(text))
+
+
+def _luhn_digits(number: str) -> bool:
     if len(number) < 2:
         return False
     # Every second digit from the right doubled (digits of the product summed), by table;
     # summing the ASCII codes and taking 48 per digit away keeps the loop in C.
-    doubled = number[-2::-2].translate(_LUHN_DOUBLED)
-    total = sum(number[-1::-2].encode("ascii")) + sum(doubled.encode("ascii"))
+    data = number.encode("ascii")
+    total = sum(data[-1::-2]) + sum(data[-2::-2].translate(_LUHN_DOUBLED))
     return (total - 48 * len(number)) % 10 == 0
 
 
@@ -73,7 +76,7 @@ def card_number(text: str) -> bool:
         prefixes = _CARD_PREFIXES + _CARD_15_PREFIXES
     else:
         prefixes = _CARD_PREFIXES
-    return number.startswith(prefixes) and luhn(number)
+    return number.startswith(prefixes) and _luhn_digits(number)
 
 
 def iban(text: str) -> bool:
