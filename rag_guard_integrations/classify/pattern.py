@@ -144,10 +144,8 @@ class _Matcher:
 
 
 def _result(findings: list[Finding], offsets: list[int] | None) -> Classification:
-    """The classification of what was found, with spans in folded text moved to the original
-    text's offsets (None: the same), in text order."""
-    if not findings:
-        return _NOTHING
+    """The classification of what was found (one finding or more), with spans in folded text
+    moved to the original text's offsets (None: the same), in text order."""
     if offsets is not None:
         findings = [
             _new_finding(f.recognizer, f.label, offsets[f.start], offsets[f.end - 1] + 1, 1.0)
