@@ -151,9 +151,8 @@ def _result(findings: list[Finding], offsets: list[int] | None) -> Classificatio
             _new_finding(f.recognizer, f.label, offsets[f.start], offsets[f.end - 1] + 1, 1.0)
             for f in findings
         ]
-    if len(findings) == 1:
-        return _new_classification(frozenset([findings[0].label]), tuple(findings), _EMPTY, None)
-    findings.sort(key=_FINDING_ORDER)
+    if len(findings) > 1:
+        findings.sort(key=_FINDING_ORDER)
     return _new_classification(
         frozenset([f.label for f in findings]), tuple(findings), _EMPTY, None
     )

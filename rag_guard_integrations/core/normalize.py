@@ -152,10 +152,10 @@ def fold_keeping_lines(text: str) -> tuple[str, list[int] | None]:
         (('zoe\\n\\nlee', None), ('fin', [0, 0, 1]))
     """
     if text.isascii():
-        folded = text.translate(_LINE_FOLDS)
-        # An ASCII character folds to one character or to none (a control character).
-        if len(folded) == len(text):
-            return folded, None
+        # The table's ASCII part, on bytes; a control character (NUL after it) folds to none.
+        data = text.encode("ascii").translate(ASCII_LINE_FOLDS)
+        if data.find(b"\0") < 0:
+            return data.decode("ascii"), None
     else:
         quick = _fold_mostly_ascii(text)
         if quick is not None:
