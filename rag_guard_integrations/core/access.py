@@ -64,6 +64,31 @@ class AccessContext:
             f"got {type(value).__name__}"
         )
 
+    def narrowed_by(self, other: AccessContext) -> AccessContext:
+        """The access both contexts grant: per attribute, the values both allow (an attribute
+        only one of them mentions is denied); the principal both name, or the one either names.
+
+        This is how a pinned access meets a per-call one (:func:`resolve_access`): the call can
+        only narrow what the operator pinned.
+
+        Example:
+            >>> pinned = AccessContext("alice", contract_type={"MSA", "SOW"}, region={"EU"})
+            >>> pinned.narrowed_by(AccessContext(contract_type={"SOW", "NDA"}))
+            AccessContext(principal='alice', contract_type=['SOW'])
+        """
+        mine, theirs = self.principal, other.principal
+        if mine is not None and theirs is not None and mine != theirs:
+            raise AccessError(
+                f"the call's principal {theirs!r} differs from the pinned principal {mine!r}; "
+                "leave it out or give the pinned one"
+            )
+        shared = {
+            name: values & other._allowlists[name]
+            for name, values in self._allowlists.items()
+            if name in other._allowlists
+        }
+        return AccessContext(mine if mine is not None else theirs, **shared)
+
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form: ``{"principal": ..., "contract_type": [...]}``."""
         out: dict[str, Any] = {"principal": self.principal}
@@ -110,6 +135,56 @@ def _allowlist(name: str, values: Iterable[Any] | str) -> frozenset[str]:
                 "numbers only"
             )
     return frozenset(str(v) for v in items)
+
+
+NO_ACCESS = AccessContext()
+"""Explicitly no access: no access-controlled chunk passes, whatever a component's default."""
+
+
+class _NotGiven:
+    """The marker of an access the call did not bring (None is "no access")."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "NOT_GIVEN"
+
+
+NOT_GIVEN: Any = _NotGiven()
+"""Passed as ``given`` to :func:`resolve_access` when the call brought no access at all."""
+
+
+def resolve_access(
+    given: object = NOT_GIVEN, *, default: object = None, pinned: bool = False
+) -> AccessContext | None:
+    """The access one request runs with, by the rule every adapter follows.
+
+    ``given`` is what the call brought: :data:`NOT_GIVEN` when it brought nothing (then
+    ``default``, the component's own access, applies), None for "no access"
+    (:data:`NO_ACCESS`), else a context or mapping. With ``pinned`` the default is also a
+    ceiling the operator set: a given access can only narrow it
+    (:meth:`AccessContext.narrowed_by`), never widen or replace it.
+
+    Example:
+        >>> default = {"contract_type": ["MSA", "SOW"]}
+        >>> resolve_access(NOT_GIVEN, default=default)
+        AccessContext(principal=None, contract_type=['MSA', 'SOW'])
+        >>> resolve_access(None, default=default)
+        AccessContext(principal=None)
+        >>> resolve_access({"contract_type": ["NDA"]}, default=default)
+        AccessContext(principal=None, contract_type=['NDA'])
+        >>> resolve_access({"contract_type": ["NDA", "SOW"]}, default=default, pinned=True)
+        AccessContext(principal=None, contract_type=['SOW'])
+    """
+    base = AccessContext.coerce(default)
+    if given is NOT_GIVEN:
+        return NO_ACCESS if pinned and base is None else base
+    asked = NO_ACCESS if given is None else AccessContext.coerce(given)
+    if not pinned:
+        return asked
+    if base is None:
+        return NO_ACCESS
+    return base.narrowed_by(NO_ACCESS if asked is None else asked)
 
 
 AccessLike = AccessContext | Mapping[str, Iterable[Any] | str] | None
