@@ -7,6 +7,7 @@ from dataclasses import replace
 from functools import partial
 from itertools import compress
 from operator import is_
+from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
@@ -15,7 +16,7 @@ from rag_guard_integrations.core.audit import RequestInfo
 from rag_guard_integrations.core.chunk import Chunk, coerce_chunks
 from rag_guard_integrations.core.constraints import Allowed, Constraints
 from rag_guard_integrations.core.decisions import GuardResult, QueryDecision
-from rag_guard_integrations.core.errors import ContextBlocked, InputError
+from rag_guard_integrations.core.errors import ArgumentError, ContextBlocked, InputError
 from rag_guard_integrations.core.normalize import normalize
 from rag_guard_integrations.core.records import slot_filler
 from rag_guard_integrations.core.stage import ChunkCheck, Request
@@ -33,6 +34,7 @@ from rag_guard_integrations.guards.registry import (
     set_check,
 )
 from rag_guard_integrations.policy.loader import load_policy
+from rag_guard_integrations.policy.schema import Policy
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
@@ -42,7 +44,6 @@ if TYPE_CHECKING:
     from rag_guard_integrations.guards.domain_identifiers import IdentifierLookup
     from rag_guard_integrations.guards.registry import QueryCheck, SetCheck
     from rag_guard_integrations.policy.loader import PolicyRef
-    from rag_guard_integrations.policy.schema import Policy
 
 
 FETCH_FACTOR = 4
@@ -297,3 +298,32 @@ class Guard:
         if self.policy.on_block == "raise" and any(v.action == "block" for v in result.violations):
             raise ContextBlocked(result)
         return result
+
+
+def as_guard(value: object, owner: str) -> Guard:
+    """The ``guard=`` of every adapter component: a Guard, or policy references (a built-in
+    name, a path, a loaded Policy, or a list of them) made into one; anything else is an
+    :class:`ArgumentError` naming ``owner``, the type and the fix.
+
+    Example:
+        >>> as_guard("contracts", "GuardedRetriever").policy.name
+        'contracts'
+        >>> as_guard(42, "GuardedRetriever")
+        Traceback (most recent call last):
+        ...
+        rag_guard_integrations.core.errors.ArgumentError: GuardedRetriever: guard must be a \
+Guard or policy references, got int; pass Guard.from_policy('contracts') or 'contracts'
+    """
+    if isinstance(value, Guard):
+        return value
+    refs = [value] if isinstance(value, str | Path | Policy) else value
+    if (
+        isinstance(refs, list | tuple)
+        and refs
+        and all(isinstance(ref, str | Path | Policy) for ref in refs)
+    ):
+        return Guard.from_policy(*refs)
+    raise ArgumentError(
+        f"{owner}: guard must be a Guard or policy references, got {type(value).__name__}; "
+        "pass Guard.from_policy('contracts') or 'contracts'"
+    )

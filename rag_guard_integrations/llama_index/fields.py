@@ -4,15 +4,14 @@ and ``model_json_schema()`` work."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any
 
 from pydantic import BeforeValidator, PlainSerializer, WithJsonSchema
 
 from rag_guard_integrations.core.access import AccessContext, AccessField
-from rag_guard_integrations.engine.guard import Guard
-from rag_guard_integrations.llama_index.errors import AdapterConfigError
+from rag_guard_integrations.engine.guard import Guard, as_guard
 from rag_guard_integrations.policy.loader import builtin_dir
 
 
@@ -36,26 +35,14 @@ def guard_reference(guard: Guard) -> dict[str, Any]:
 
 
 def coerce_guard(value: object) -> Guard:
-    """Accept a Guard, a policy reference (a name, path or list of them) or a stored reference."""
-    if isinstance(value, Guard):
-        return value
-    name = None
+    """Accept what :func:`as_guard` accepts, or a stored reference (``guard_reference``)."""
     if isinstance(value, Mapping) and "policy" in value:
-        name, value = value.get("name"), value["policy"]
-    refs = [value] if isinstance(value, str | Path) else value
-    if (
-        not isinstance(refs, Sequence)
-        or not refs
-        or not all(isinstance(r, str | Path) for r in refs)
-    ):
-        raise AdapterConfigError(
-            f"guard must be a Guard or policy names/paths, got {type(value).__name__}; "
-            "pass Guard.from_policy('contracts') or 'contracts'"
-        )
-    guard = Guard.from_policy(*refs)
-    if name and guard.policy.name != name:
-        guard = Guard(guard.policy.model_copy(update={"name": name}))
-    return guard
+        guard = as_guard(value["policy"], "guard")
+        name = value.get("name")
+        if name and guard.policy.name != name:
+            guard = Guard(guard.policy.model_copy(update={"name": name}))
+        return guard
+    return as_guard(value, "guard")
 
 
 GuardField = Annotated[
