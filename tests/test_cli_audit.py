@@ -14,7 +14,7 @@ from rag_guard_integrations.cli import main
 if TYPE_CHECKING:
     from pathlib import Path
 
-SHADOW = "version: 1\nname: shadow\nextends: [default]\nmode: shadow\n"
+SHADOW = "version: 1\nname: shadow\nextends: [default]\nloosen: [mode]\nmode: shadow\n"
 MOSAIC = (
     '{"text": "Q3 revenue $4.2M", "id": "rev", "meta": {"classification": "financial"}}\n'
     '{"text": "Client: Northwind", "id": "who", "meta": {"classification": "entity_identifier"}}\n'
