@@ -181,7 +181,7 @@ class _Beside:
             for i, keys in holding[1:]:
                 first, first_keys = holding[0]
                 if keys != first_keys:
-                    odd = sorted(keys ^ first_keys)[0]
+                    odd = min(keys - first_keys or first_keys - keys)
                     raise PolicyError(
                         f"{path}: {self.labels[first]} and {self.labels[i]} hold different "
                         f"{path} ({odd!r} is in one only); loaded beside each other a query "
@@ -278,7 +278,7 @@ class _Extend:
         if isinstance(order, Section):
             if raw is None or old is None:
                 if old is not None:
-                    self.widen(path, "removes", path)
+                    self.widen(path, f"removes the {path} section")
                 return new
             return {
                 field: self.node(
@@ -304,7 +304,7 @@ class _Extend:
             where = f"{path}.{key}"
             if key not in old:
                 if order.widens and old:
-                    self.widen(where, "adds", path)
+                    self.widen(where, f"adds {key!r} to the {path}")
                 out[key] = new[key]
                 if order.by_origin:
                     self.origins[where] = self.source
@@ -346,11 +346,12 @@ class _Extend:
             )
         return order.inherit(old, new)
 
-    def widen(self, path: str, verb: str, section: str) -> None:
+    def widen(self, path: str, change: str) -> None:
+        """Refuse a change that lets more through (``change`` says what), unless loosened."""
         if not self.covered(path):
             raise PolicyError(
-                f"{self.source}: {path}: this file {verb} {section} of {self.parents}, which lets "
-                f"more through{self.line(path)}; list {path} under loosen to do it on purpose"
+                f"{self.source}: {path}: this file {change} of {self.parents}, which lets more "
+                f"through{self.line(path)}; list {path} under loosen to do it on purpose"
             )
 
     def override(self, rules: dict[str, Any], child: Policy) -> None:
