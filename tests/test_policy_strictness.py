@@ -4,6 +4,7 @@ naming the setting and both policies as the user named them."""
 from __future__ import annotations
 
 import typing
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -36,8 +37,6 @@ from rag_guard_integrations.policy.strictness import (
 )
 
 if TYPE_CHECKING:
-    from pathlib import Path
-
     from pydantic import BaseModel
 
 pytestmark = pytest.mark.unit
@@ -395,3 +394,14 @@ def test_a_parsed_policy_merges_beside_a_pack_like_a_file() -> None:
     assert load_policy("contracts", trial).on_no_intent == "refuse"
     with pytest.raises(PolicyError, match="mode is 'shadow'"):
         load_policy(parse_policy("mode: shadow\n", "trial.yaml"), "default")
+
+
+def test_the_readme_merging_table_names_every_setting() -> None:
+    """Each setting of the strictness table has its row in the README's merging table."""
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    section = readme.split("### Merging policies", 1)[1].split("\n### ", 1)[0]
+    rows = "\n".join(line for line in section.splitlines() if line.startswith("| `"))
+    for path, order in STRICTNESS.items():
+        if path in {"", "rules.*.name"} or (isinstance(order, Section) and not order.optional):
+            continue
+        assert f"`{path.replace('*', 'NAME')}`" in rows, path
