@@ -405,3 +405,13 @@ def test_the_readme_merging_table_names_every_setting() -> None:
         if path in {"", "rules.*.name"} or (isinstance(order, Section) and not order.optional):
             continue
         assert f"`{path.replace('*', 'NAME')}`" in rows, path
+
+
+def test_a_label_spelled_differently_merges_with_the_packs(tmp_path: Path) -> None:
+    """Labels are compared as the guard reads them: ``Payment Card`` beside the pack's
+    ``payment_card`` is the same label, so its description cannot replace the pack's."""
+    trial = write(tmp_path, "trial", "labels: {'Payment Card': {description: nothing at all}}\n")
+    message = refused("default", trial)
+    assert message.startswith("labels.payment_card.description is")
+    merged = load_policy("default", write(tmp_path, "same", "labels: {' Payment  Card': {}}\n"))
+    assert merged.labels["payment_card"] == load_policy("default").labels["payment_card"]

@@ -17,6 +17,7 @@ from pydantic import ValidationError
 
 from rag_guard_integrations.core.constraints import MATCH_ALL
 from rag_guard_integrations.core.errors import PolicyError
+from rag_guard_integrations.core.labels import clean_label
 from rag_guard_integrations.policy.messages import describe_errors, line_at
 from rag_guard_integrations.policy.schema import CHECKING_SECTIONS, Policy
 from rag_guard_integrations.policy.strictness import (
@@ -420,6 +421,8 @@ def _tree(value: Any, pattern: str) -> Any:
     if isinstance(order, Keyed):
         if order.key is not None and isinstance(value, list):
             value = {item[order.key]: item for item in value}
+        if order.labels and isinstance(value, dict):
+            value = {clean_label(key): item for key, item in value.items()}
         if order.entry is not None or not isinstance(value, dict):
             return value
         return {key: _tree(item, f"{pattern}.*") for key, item in value.items()}

@@ -228,12 +228,15 @@ class Keyed:
     shared ``extends``) is merged as one. ``widens``: a new key lets more through (a clause a
     query may ask for), so policies merged beside each other must hold the same keys and an
     extending file adds one only with loosen; otherwise a new key only adds a restriction.
+    ``labels``: the keys are labels, compared as the guard reads them (case-folded and
+    squeezed), so ``Payment Card`` cannot stand beside ``payment_card`` as another entry.
     """
 
     key: str | None = None
     entry: Ranked | Same | None = None
     by_origin: bool = False
     widens: bool = False
+    labels: bool = False
 
 
 Leaf = Ranked | Bound | Union | Intersection | UnsetStrictest | Same | Text
@@ -278,7 +281,7 @@ STRICTNESS: dict[str, Order] = {
     "classifiers": Section(),
     "classifiers.patterns": Keyed(key="name", entry=Same()),
     "classifiers.builtin": Keyed(entry=Same()),
-    "labels": Keyed(),
+    "labels": Keyed(labels=True),
     "labels.*.description": Definition(),
     "labels.*.threshold": Bound("lowest"),
     "rules": Keyed(key="name", by_origin=True),
