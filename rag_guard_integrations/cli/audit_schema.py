@@ -42,8 +42,14 @@ def record_problem(record: object) -> str | None:
     expected string or null"``; None when it fits.
 
     Example:
-        >>> record_problem({"version": 1})
-        'the record lacks request_id'
+        >>> from rag_guard_integrations import Guard
+        >>> record = Guard.from_policy("default").check("q", []).audit()
+        >>> record_problem(record) is None
+        True
+        >>> record_problem({**record, "rules": "oops"})
+        'rules is a string, expected array'
+        >>> record_problem({"version": 1, "request_id": "x" * 32})[:40]
+        'the record lacks time, principal, access'
     """
     return _problem(record, _schema(), "")
 
