@@ -10,19 +10,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from rag_guard_integrations import Guard, PolicyError, load_policy, parse_policy
-from rag_guard_integrations.policy.schema import (
-    AccessSpec,
-    ClassifiersSpec,
-    DomainSpec,
-    LabelSpec,
-    LinkingSpec,
-    Policy,
-    RecencySpec,
-    RuleSpec,
-)
-from rag_guard_integrations.policy.strictness import (
-    STRICTNESS,
-    STRUCTURAL,
+from rag_guard_integrations.policy.orders import (
     Bound,
     Definition,
     Intersection,
@@ -35,6 +23,17 @@ from rag_guard_integrations.policy.strictness import (
     Unordered,
     UnsetStrictest,
 )
+from rag_guard_integrations.policy.schema import (
+    AccessSpec,
+    ClassifiersSpec,
+    DomainSpec,
+    LabelSpec,
+    LinkingSpec,
+    Policy,
+    RecencySpec,
+    RuleSpec,
+)
+from rag_guard_integrations.policy.strictness import STRICTNESS, STRUCTURAL
 
 if TYPE_CHECKING:
     from pydantic import BaseModel

@@ -9,8 +9,9 @@ import yaml
 from pydantic import ValidationError
 
 from rag_guard_integrations.core.errors import PolicyError, PolicyNotFoundError
-from rag_guard_integrations.policy.merge import beside, extend
+from rag_guard_integrations.policy.merge import beside
 from rag_guard_integrations.policy.messages import describe_errors
+from rag_guard_integrations.policy.refine import extend
 from rag_guard_integrations.policy.schema import Policy
 
 PolicyRef = Policy | str | Path
