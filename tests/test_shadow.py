@@ -12,7 +12,9 @@ from hypothesis import strategies as st
 from rag_guard_integrations import Chunk, Guard, load_policy, parse_policy
 from rag_guard_integrations.data import load_corpus
 
-SHADOW_DEFAULT = "version: 1\nname: default-shadow\nextends: [default]\nmode: shadow\n"
+SHADOW_DEFAULT = (
+    "version: 1\nname: default-shadow\nextends: [default]\nloosen: [mode]\nmode: shadow\n"
+)
 RULES = """
 version: 1
 name: rules

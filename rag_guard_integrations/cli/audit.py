@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from rag_guard_integrations.cli.audit_schema import record_problem
 from rag_guard_integrations.console import print_json, table
 from rag_guard_integrations.core.audit import AUDIT_VERSION
 from rag_guard_integrations.core.errors import DataError
@@ -17,7 +18,6 @@ if TYPE_CHECKING:
     import argparse
 
 EXIT_OK, EXIT_FINDINGS = 0, 1
-_CHUNK_KEYS = ("decision", "enforced", "stage", "rule")
 
 
 def register(commands: argparse._SubParsersAction[Any]) -> None:
@@ -46,7 +46,12 @@ class Tally:
 
 
 def summarise(records: list[tuple[int, Any]], source: Path) -> dict[str, Any]:
-    """Totals and per-rule, per-stage and per-principal counts of ``records``."""
+    """Totals and per-rule, per-stage and per-principal counts of ``records``.
+
+    Raises:
+        DataError: a record is not audit record v1 (the message names the line and the first
+            field that does not fit the shipped schema).
+    """
     totals: Counter[str] = Counter()
     rules: dict[str, Tally] = {}
     stages: dict[str, Tally] = {}
@@ -56,9 +61,9 @@ def summarise(records: list[tuple[int, Any]], source: Path) -> dict[str, Any]:
         request = str(record["request_id"])
         who = principals.setdefault(str(record["principal"] or "(none)"), Tally())
         totals["requests"] += 1
-        totals["refused"] += bool(record.get("refused"))
-        totals["shadow_mode"] += record.get("mode") == "shadow"
-        who.add(request, "requests", *(["refused"] if record.get("refused") else []))
+        totals["refused"] += record["refused"]
+        totals["shadow_mode"] += record["mode"] == "shadow"
+        who.add(request, "requests", *(["refused"] if record["refused"] else []))
         for chunk in record["chunks"]:
             outcome = _outcome(chunk)
             totals.update(["chunks", outcome])
@@ -67,8 +72,8 @@ def summarise(records: list[tuple[int, Any]], source: Path) -> dict[str, Any]:
                 stages.setdefault(str(chunk["stage"]), Tally()).add(request, outcome)
             if chunk["rule"] is not None:
                 rules.setdefault(str(chunk["rule"]), Tally()).add(request, outcome)
-        for rule in record.get("rules", []):
-            fired = "fired" if rule.get("enforced", True) else "fired_shadow"
+        for rule in record["rules"]:
+            fired = "fired" if rule["enforced"] else "fired_shadow"
             rules.setdefault(str(rule["rule"]), Tally()).add(request, fired)
     return {
         "records": len(records),
@@ -105,25 +110,15 @@ def _outcome(chunk: dict[str, Any]) -> str:
 
 
 def _validate(record: Any, source: Path, number: int) -> None:
+    """Refuse a line that is not audit record v1, naming the first field that does not fit."""
     where = f"{source} line {number}"
     if not isinstance(record, dict) or record.get("version") != AUDIT_VERSION:
         raise DataError(
             f'{where}: not an audit record v{AUDIT_VERSION} (no "version": 1); '
             "pass the JSON lines written by GuardResult.audit()"
         )
-    missing = [k for k in ("request_id", "principal", "chunks") if k not in record]
-    chunks = record.get("chunks")
-    if not missing and not isinstance(chunks, list):
-        missing = ["chunks (a list)"]
-    for chunk in chunks if isinstance(chunks, list) else []:
-        if not isinstance(chunk, dict) or any(k not in chunk for k in _CHUNK_KEYS):
-            missing = [f"chunks[].{'/'.join(_CHUNK_KEYS)}"]
-            break
-    if missing:
-        raise DataError(
-            f"{where}: audit record lacks {', '.join(missing)}; "
-            "pass the JSON lines written by GuardResult.audit()"
-        )
+    if problem := record_problem(record):
+        raise DataError(f"{where}: {problem}; pass the JSON lines written by GuardResult.audit()")
 
 
 def _print_tables(summary: dict[str, Any]) -> None:
