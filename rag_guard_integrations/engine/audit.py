@@ -9,6 +9,7 @@ import logging
 from typing import TYPE_CHECKING, Any
 
 from rag_guard_integrations.core.audit import sha256_text
+from rag_guard_integrations.core.labels import clean_label
 
 if TYPE_CHECKING:
     from rag_guard_integrations.core.decisions import GuardResult
@@ -30,6 +31,20 @@ def policy_identity(policy: Policy) -> tuple[tuple[str, ...], str]:
     names = tuple(part for part in (policy.name or "").split("+") if part) or ("<unnamed>",)
     canonical = json.dumps(policy.model_dump(mode="json"), sort_keys=True, separators=(",", ":"))
     return names, sha256_text(canonical)
+
+
+def record_vocabulary(policy: Policy) -> frozenset[str]:
+    """The label names a record of ``policy`` may show: its vocabulary and the labels of its
+    recognisers (every one the policy wrote; a chunk's or a model's own labels are not).
+
+    Example:
+        >>> from rag_guard_integrations import load_policy
+        >>> "financial" in record_vocabulary(load_policy("default"))
+        True
+    """
+    classifiers = policy.classifiers
+    produced = [spec.label for spec in classifiers.patterns] + list(classifiers.builtin.values())
+    return frozenset(policy.vocabulary) | {clean_label(label) for label in produced}
 
 
 def publish(result: GuardResult) -> None:
@@ -59,16 +74,17 @@ def span_attributes(record: dict[str, Any]) -> dict[str, Any]:
     chunks = record["chunks"]
     attributes: dict[str, Any] = {
         "rag_guard.audit.version": record["version"],
+        "rag_guard.audit.key_id": record["key_id"],
         "rag_guard.request_id": record["request_id"],
         "rag_guard.policy.names": record["policy"]["names"],
         "rag_guard.policy.sha256": record["policy"]["sha256"],
-        "rag_guard.query.sha256": record["query"]["sha256"],
+        "rag_guard.query.hmac": record["query"]["hmac"],
         "rag_guard.query.allowed": record["query"]["allowed"],
         "rag_guard.mode": record["mode"],
         "rag_guard.refused": record["refused"],
         "rag_guard.chunks": len(chunks),
         "rag_guard.allowed": sum(c["decision"] != "deny" or not c["enforced"] for c in chunks),
-        "rag_guard.chunk.ids": [c["id"] or c["content_sha256"] for c in chunks],
+        "rag_guard.chunk.ids": [c["id"] or c["content_hmac"] for c in chunks],
         "rag_guard.chunk.decisions": [c["decision"] for c in chunks],
         "rag_guard.chunk.enforced": [c["enforced"] for c in chunks],
         "rag_guard.chunk.stages": [c["stage"] for c in chunks],
