@@ -183,14 +183,14 @@ def test_classifier_errors_quoting_chunks_stay_out(classifier: Classifier) -> No
     "value", [f"Project {CANARY} acquisition", [f"{CANARY} group", "hr"]], ids=["text", "list"]
 )
 def test_metadata_values_a_reason_names_stay_out(contracts: Guard, value: object) -> None:
-    """A denied chunk's access value is in its reason but not in the no-text records, which
-    carry the reason's template: the attribute's name, not its value."""
+    """A denied chunk's access value stays out of its reason and the no-text records: the
+    reason is a template naming the attribute (the value is in the chunk's own metadata)."""
     chunk = Chunk("Either party may terminate on notice.", {"contract_type": value})
     result = contracts.check(QUERY, [MSA, chunk], access={"contract_type": ["MSA"]})
-    assert CANARY in result.decisions[1].reason  # the caller still learns why
     for record in (result.audit(), result.to_dict(include_text=False)):
         assert CANARY not in json.dumps(record)
     reason = result.audit()["chunks"][1]["reason"]
+    assert reason == result.decisions[1].reason
     assert reason == "contract_type value is not in the caller's allowlist"
     validate(result.audit())
 

@@ -200,7 +200,7 @@ def test_the_audit_record_never_reads_a_long_metadata_value() -> None:
             lines_run(lambda c=chunk, out=results: out.append(guard.check("q", [c], access)))
         )
         result = results[0]
-        assert value[-1] in result.decisions[0].reason
+        assert result.decisions[0].stage == "access"
         audit.append(lines_run(lambda r=result: (r.audit(), r.to_dict(include_text=False))))
     assert max(audit) - min(audit) <= 10, audit
     assert_linear(checked)

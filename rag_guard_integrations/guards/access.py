@@ -42,7 +42,9 @@ class AccessGuard:
 
     Default deny: an attribute the context does not mention, or the chunk does not carry, is
     denied. A list of values passes when every value is allowed (``match="all"``, the default)
-    or, for an attribute the policy marks ``match: any``, when one of them is.
+    or, for an attribute the policy marks ``match: any``, when one of them is. Reasons name the
+    attribute, never the chunk's value (records carry them whole; the value is in the chunk's
+    metadata), and are shared, so a denial costs no new object.
 
     Example:
         >>> from rag_guard_integrations import AccessContext, Chunk
@@ -50,7 +52,7 @@ class AccessGuard:
         >>> guard = AccessGuard(["contract_type"])
         >>> request = Request("q", "q", (), AccessContext(contract_type={"MSA"}))
         >>> guard(Chunk("...", {"contract_type": "SOW"}), request)
-        "contract_type='SOW' is not in the caller's allowlist"
+        "contract_type value is not in the caller's allowlist"
         >>> shared = AccessGuard(["groups"], match={"groups": "any"})
         >>> request = Request("q", "q", (), AccessContext(groups={"hr"}))
         >>> shared(Chunk("...", {"groups": ["hr", "finance"]}), request) is None
@@ -68,6 +70,14 @@ class AccessGuard:
         }
         self._missing = {
             a: Reason.fixed(f"the chunk carries no {a} (default deny)") for a in self.attributes
+        }
+        self._outside = {
+            a: Reason.fixed(
+                f"{a} holds no value in the caller's allowlist"
+                if self.match[a] == MATCH_ANY
+                else f"{a} value is not in the caller's allowlist"
+            )
+            for a in self.attributes
         }
 
     @classmethod
@@ -100,15 +110,7 @@ class AccessGuard:
             if value is None:
                 return self._missing[attribute]
             if not allow.admits(value):
-                # The value is the chunk's: the caller reads it here, records never do.
-                if allow.match == MATCH_ANY:
-                    held, recorded = "holds no value", f"{attribute} holds no value"
-                else:
-                    held, recorded = "is not", f"{attribute} value is not"
-                return Reason(
-                    f"{attribute}={value!r} {held} in the caller's allowlist",
-                    f"{recorded} in the caller's allowlist",
-                )
+                return self._outside[attribute]
         return None
 
 

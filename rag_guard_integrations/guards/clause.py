@@ -77,11 +77,7 @@ class ClauseGuard:
         if clause_id is None:
             return _NO_CLAUSE_ID
         if clause_id not in request.intents:
-            asked = ", ".join(request.intents)
-            return Reason(
-                f"clause {clause_id} is not what the query asks for ({asked})",
-                f"the chunk's clause_id is not what the query asks for ({asked})",
-            )
+            return _NOT_ASKED  # the clause ids asked for are the query decision's intents
         intent = request.intents[request.intents.index(clause_id)]
         fingerprint = self._fingerprints.get(intent)
         if fingerprint is not None and not matches(fingerprint, clause_text(chunk.text)):
@@ -91,6 +87,7 @@ class ClauseGuard:
 
 _NO_INTENT = Reason.fixed("the query asks for no clause this policy knows")
 _NO_CLAUSE_ID = Reason.fixed("the chunk carries no clause_id")
+_NOT_ASKED = Reason.fixed("the chunk's clause_id is not one the query asks for")
 
 
 STAGES = (Stage("clause", 20, ClauseGuard.from_policy),)

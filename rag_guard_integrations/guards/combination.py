@@ -359,11 +359,6 @@ class _LinkedGroup:
     group: Group
     carriers: Mapping[str, list[int]]  # rule label -> members carrying it, ascending
 
-    @property
-    def labels(self) -> Iterable[str]:
-        """The rule labels some member carries."""
-        return self.carriers.keys()
-
 
 def _pools(rule: RuleSpec, groups: Sequence[_LinkedGroup]) -> Sequence[_LinkedGroup | None]:
     """Where ``rule`` fires: the whole set (None), or each linked group holding all its labels."""
