@@ -58,9 +58,9 @@ class DomainSignals:
     """Everything the tiers need about one query and its chunks; thresholds are applied later.
 
     ``identifier`` is ``(identifier as the query writes it, metadata key, chunk position)``, or
-    ``(identifier as the collection writes it, "collection", None)`` for an identifier the
-    guard was given (as the query writes it when a lookup answered). A chunk's own spelling is
-    never quoted: the decision goes into records whole, and nothing a chunk holds may.
+    ``(identifier as the query writes it, "collection", None)`` for one of the identifiers the
+    guard was given or its lookup holds. A chunk's own spelling is never quoted: the decision
+    goes into records whole, and nothing a chunk holds may.
 
     Example:
         >>> tier_for(DomainSignals(root=("water", "isi"), similarity=0.3), 0.20, 0.48)
@@ -131,11 +131,12 @@ class DomainGuard:
             else None
         )
         self._lookup = identifiers if callable(identifiers) else None
-        # Canonical form -> the collection's own spelling, which decisions quote.
-        self.identifiers: dict[str, str] = {}
-        for value in () if callable(identifiers) else identifiers:
-            for found in self._identifiers_of_value(value):
-                self.identifiers.setdefault(found, value)
+        # The canonical forms of the collection's identifiers.
+        self.identifiers: frozenset[str] = frozenset(
+            found
+            for value in (() if callable(identifiers) else identifiers)
+            for found in self._identifiers_of_value(value)
+        )
         self._lexical: BoundedCache[str, _Lexical] = BoundedCache(8192, max_key_len=CACHED_CHARS)
         self._identifiers: BoundedCache[str, tuple[str, ...]] = BoundedCache(
             8192, max_key_len=CACHED_CHARS
@@ -207,11 +208,10 @@ class DomainGuard:
         return _Lexical(None, root)
 
     def _known(self, typed: dict[str, str]) -> str | None:
-        """The collection's spelling of the first typed identifier it holds, else None."""
+        """The query's spelling of the first typed identifier the collection holds, else None."""
+        lookup = self._lookup
         for canonical, written in typed.items():
-            if canonical in self.identifiers:
-                return self.identifiers[canonical]
-            if self._lookup is not None and self._lookup(canonical):
+            if canonical in self.identifiers or (lookup is not None and lookup(canonical)):
                 return written
         return None
 
