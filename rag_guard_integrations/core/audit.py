@@ -5,7 +5,8 @@ The record's JSON schema ships with the package (``schemas/audit-v2.json``, see
 :func:`audit_schema`). Nothing a chunk holds reaches it, at any depth: per chunk it names the
 id, a keyed hash of the text, the decision, stage and rule, the reason's record form (a template
 filled with policy and caller names, see :mod:`~rag_guard_integrations.core.reasons`), the
-labels of the policy's vocabulary (any other label is only counted) and the masked spans. The
+labels of the policy's vocabulary (any other label is only counted) and the masked spans
+(by the policy's recogniser names: any other is ``classifier``). The
 query is a keyed hash, its text only when asked for. Hashes are HMAC-SHA256 under the
 deployment's key (:mod:`~rag_guard_integrations.core.keys`), which the record names by its id.
 """
@@ -67,7 +68,7 @@ def sha256_text(text: str) -> str:
 @dataclass(frozen=True, slots=True)
 class RequestInfo:
     """Who asked what, when, and under which policy: the identity an audit record carries, with
-    the key its hashes use and the label names it may show.
+    the key its hashes use and the label and recogniser names it may show.
 
     Example:
         >>> info = RequestInfo.new("termination notice?", None, ("contracts",), "0" * 64)
@@ -84,8 +85,9 @@ class RequestInfo:
     policy_sha256: str
     mode: str = "enforce"
     key: AuditKey = field(default_factory=audit_key, repr=False)
-    labels: frozenset[str] = frozenset()
-    """The label names a record may show: the policy's vocabulary and its recognisers' labels."""
+    names: frozenset[str] = frozenset()
+    """The label and recogniser names a record may show: the policy's vocabulary, recognisers
+    and their labels."""
 
     @property
     def time(self) -> str:
@@ -103,7 +105,7 @@ class RequestInfo:
         mode: str = "enforce",
         started_ns: int | None = None,
         key: AuditKey | None = None,
-        labels: frozenset[str] = frozenset(),
+        names: frozenset[str] = frozenset(),
     ) -> RequestInfo:
         """A fresh request id for ``query`` asked with ``access`` (started now unless given;
         hashed with ``key``, else the configured or process key)."""
@@ -117,7 +119,7 @@ class RequestInfo:
             policy_sha256,
             mode,
             audit_key() if key is None else key,
-            labels,
+            names,
         )
 
 
@@ -183,7 +185,7 @@ def _chunk_entry(
         decision = "redact"
     else:
         decision = "allow"
-    named, unknown = record_labels(shown.labels, info.labels)
+    named, unknown = record_labels(shown.labels, info.names)
     return {
         "index": shown.index,
         "id": shown.chunk.id,
@@ -196,18 +198,29 @@ def _chunk_entry(
         "labels": named,
         "unknown_labels": unknown,
         "redactions": [
-            {"label": r.label, "start": r.start, "end": r.end, "recognizer": r.recognizer}
+            {
+                "label": r.label,
+                "start": r.start,
+                "end": r.end,
+                "recognizer": record_recognizer(r.recognizer, info.names),
+            }
             for r in shown.redactions
         ],
     }
 
 
-def record_labels(labels: Collection[str], vocabulary: Collection[str]) -> tuple[list[str], int]:
-    """The labels a record names (those of ``vocabulary``, sorted) and how many others there
-    are: a label outside the vocabulary came from the chunk's metadata or a model, so it is
-    counted, never written."""
-    named = sorted(label for label in labels if label in vocabulary)
+def record_labels(labels: Collection[str], names: Collection[str]) -> tuple[list[str], int]:
+    """The labels a record names (those of the policy's ``names``, sorted) and how many others
+    there are: a label outside the vocabulary came from the chunk's metadata or a model, so it
+    is counted, never written."""
+    named = sorted(label for label in labels if label in names)
     return named, len(labels) - len(named)
+
+
+def record_recognizer(recognizer: str, names: Collection[str]) -> str:
+    """The name a record gives the recogniser behind a mask: its own when the policy defines
+    it, else ``classifier`` (a classifier's findings may be named after what it read)."""
+    return recognizer if recognizer in names else "classifier"
 
 
 def _plain_allow(decision: ChunkDecision) -> bool:

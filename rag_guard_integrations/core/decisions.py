@@ -7,7 +7,7 @@ from dataclasses import dataclass, field, fields
 from itertools import filterfalse
 from typing import TYPE_CHECKING, Any, overload
 
-from rag_guard_integrations.core.audit import audit_record, record_labels
+from rag_guard_integrations.core.audit import audit_record, record_labels, record_recognizer
 from rag_guard_integrations.core.display import result_html
 from rag_guard_integrations.core.reasons import recorded
 
@@ -50,12 +50,13 @@ class ChunkDecision:
         return self.original or self.chunk
 
     def to_dict(
-        self, *, include_text: bool = True, vocabulary: Collection[str] = frozenset()
+        self, *, include_text: bool = True, names: Collection[str] = frozenset()
     ) -> dict[str, Any]:
         """JSON-ready record. With ``include_text`` the chunk's text, metadata, labels and full
         reason; without it nothing the chunk holds: the reason's record form (see
-        :class:`~rag_guard_integrations.core.reasons.Reason`) and the labels of ``vocabulary``
-        (any other is counted in ``unknown_labels``)."""
+        :class:`~rag_guard_integrations.core.reasons.Reason`), the labels among the policy's
+        ``names`` (any other is counted in ``unknown_labels``) and masks by those recogniser
+        names (any other is ``classifier``)."""
         out: dict[str, Any] = {
             "index": self.index,
             "id": self.chunk.id,
@@ -67,9 +68,12 @@ class ChunkDecision:
             "score": self.chunk.score,
         }
         if not include_text:
-            out["labels"], out["unknown_labels"] = record_labels(self.labels, vocabulary)
+            out["labels"], out["unknown_labels"] = record_labels(self.labels, names)
         if self.redactions:
             out["redactions"] = [[r.label, r.start, r.end, r.recognizer] for r in self.redactions]
+            if not include_text:
+                for mask in out["redactions"]:
+                    mask[3] = record_recognizer(mask[3], names)
         if include_text:
             out["text"] = self.chunk.text
             out["metadata"] = _jsonable(self.chunk.metadata)
@@ -373,8 +377,8 @@ class GuardResult:
         """The JSON-ready decisions. Without ``include_text`` nothing a chunk holds: no text,
         metadata or link values, reasons in their record form, and labels outside the policy's
         vocabulary (the chunk's or a model's own) only counted."""
-        vocabulary = self.request.labels if self.request is not None else frozenset()
-        out = [d.to_dict(include_text=include_text, vocabulary=vocabulary) for d in self.decisions]
+        names = self.request.names if self.request is not None else frozenset()
+        out = [d.to_dict(include_text=include_text, names=names) for d in self.decisions]
         return {
             "query": self.query.to_dict(),
             "allowed": list(self.allowed_indices),

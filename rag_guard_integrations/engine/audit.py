@@ -33,18 +33,21 @@ def policy_identity(policy: Policy) -> tuple[tuple[str, ...], str]:
     return names, sha256_text(canonical)
 
 
-def record_vocabulary(policy: Policy) -> frozenset[str]:
-    """The label names a record of ``policy`` may show: its vocabulary and the labels of its
-    recognisers (every one the policy wrote; a chunk's or a model's own labels are not).
+def record_names(policy: Policy) -> frozenset[str]:
+    """The label and recogniser names a record of ``policy`` may show: its vocabulary, its
+    recognisers and their labels (every one the policy wrote; a chunk's or a model's own
+    labels, and recogniser names a classifier made up, are not).
 
     Example:
         >>> from rag_guard_integrations import load_policy
-        >>> "financial" in record_vocabulary(load_policy("default"))
+        >>> {"financial", "credit_card"} <= record_names(load_policy("default"))
         True
     """
     classifiers = policy.classifiers
     produced = [spec.label for spec in classifiers.patterns] + list(classifiers.builtin.values())
-    return frozenset(policy.vocabulary) | {clean_label(label) for label in produced}
+    recognizers = [spec.name for spec in classifiers.patterns] + list(classifiers.builtin)
+    labels = {clean_label(label) for label in produced}
+    return frozenset(policy.vocabulary).union(labels, recognizers)
 
 
 def publish(result: GuardResult) -> None:

@@ -22,7 +22,7 @@ from rag_guard_integrations.core.normalize import normalize
 from rag_guard_integrations.core.reasons import Reason
 from rag_guard_integrations.core.records import slot_filler
 from rag_guard_integrations.core.stage import ChunkCheck, Request
-from rag_guard_integrations.engine.audit import policy_identity, publish, record_vocabulary
+from rag_guard_integrations.engine.audit import policy_identity, publish, record_names
 from rag_guard_integrations.engine.labelling import Labelling, aattempt, attempt, take_labels
 from rag_guard_integrations.engine.notices import policy_notices, request_notices
 from rag_guard_integrations.engine.run import Run, stage_reasons
@@ -137,7 +137,7 @@ class Guard:
         # enforcing prefilter would say (whether an empty retrieval could have held anything).
         self._verdicts = Verdicts(policy, passed, self._constraints)
         self._identity = policy_identity(policy)
-        self._record_labels = record_vocabulary(policy)
+        self._record_names = record_names(policy)
         self._notices = policy_notices(policy, self.classifier, self.audit_key)
         self._shadow = Shadow.of(policy)
 
@@ -318,7 +318,7 @@ class Guard:
             *self._identity,
             started_ns=run.started_ns,
             key=self.audit_key,
-            labels=self._record_labels,
+            names=self._record_names,
         )
         run.notices = self._notices + request_notices(self.policy, request.access)
         if self._shadow is None:
