@@ -64,8 +64,8 @@ def test_a_poisoned_hint_is_denied_before_re2_runs_at_any_size(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """Four hints that defeat RE2's DFA on a text of a and b are over the work budget at 15, 30
-    and 60 KB: the chunk is denied and RE2 searches nothing (the first hint alone used to cost
-    7.3, 14.6 and 29.2 million instruction-bytes)."""
+    and 60 KB: the chunk is denied and RE2 searches nothing (run, the first hint alone would
+    cost 7.3, 14.6 and 29.2 million instruction-bytes)."""
     guard = Guard(parse_policy("version: 1\n"))
     for size in SIZES:
         chunk = Chunk(a_and_b(size), POISON)
@@ -101,7 +101,7 @@ QUERY_REPEATS = (2_000, 4_000, 8_000)  # 34, 68 and 136 KB
 def test_tier_two_reads_each_identifier_in_bounded_work(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every identifier of a long query is judged for its form by reading a bounded stretch of
     text before it: the characters read out of the query and the lines run double with the
-    query (a copy of the query before each match once made them grow with its square)."""
+    query (a copy of the query before each match would make them grow with its square)."""
     reader = IdentifierReader(r"\b((?:ais|is|iec)\s*[-:/]?\s*\d{2,5})\b", ["is"])
     normalize_with_offsets = domain_identifiers.normalize_with_offsets
     texts: list[CountedText] = []
@@ -149,7 +149,8 @@ def linked_pairs(pairs: int) -> list[Labelled]:
 
 def test_linked_rules_work_grows_linearly_with_the_linked_groups() -> None:
     """1,000, 2,000 and 4,000 chunks in pairs linked by account: every group fires and loses one
-    carrier, in lines run that double with the set (each group used to rescan every carrier)."""
+    carrier, in lines run that double with the set (rescanning every carrier for each group
+    would make them grow with its square)."""
     guard = CombinationGuard(LINKED.rules, LINKED.linking.keys)
     lines = []
     for pairs in PAIRS:

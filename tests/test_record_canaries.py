@@ -302,10 +302,11 @@ def test_no_planted_canary_reaches_any_record(
     ],
     ids=["unknown_label", "nested_deeper_than_four", "mapping_key", "short_token_exception"],
 )
-def test_the_reported_leaks_stay_out(meta: dict[str, Any], stage: str) -> None:
-    """The shapes once seen leaking: an unknown classification string as a label, an access
-    value nested deeper than four levels or used as a mapping key, and an exception quoting a
-    short token (``int('48x193')``). No record holds the value."""
+def test_values_scrubbing_would_miss_stay_out(meta: dict[str, Any], stage: str) -> None:
+    """Shapes that reach records unless they are built from templates: an unknown
+    classification string as a label, an access value nested deeper than four levels or used
+    as a mapping key, and an exception quoting a short token (``int('48x193')``). No record
+    holds the value."""
     chunk = Chunk("Offices open at nine.", {"updated_at": "2026-11-20", **meta}, score=0.9)
     result = guard("report", "drop_chunks", "enforce").check(
         "opening hours", [chunk], access=ACCESS[1]
