@@ -271,7 +271,7 @@ def records(result: GuardResult) -> dict[str, Any]:
     }
 
 
-@settings(max_examples=250, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(request=requests())
 def test_no_planted_canary_reaches_any_record(
     request: tuple[str, list[Chunk], Guard, str, AccessContext | None],
