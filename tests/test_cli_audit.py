@@ -49,13 +49,13 @@ def test_check_explain_prints_the_decision_table(
 def test_check_audit_prints_a_record_without_text(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """--audit --no-text prints audit record v1 holding neither chunk nor query text."""
+    """--audit --no-text prints audit record v2 holding neither chunk nor query text."""
     path = chunks_file(tmp_path)
     args = ["check", "--policy", "default", "--query", "secret question", "--chunks", str(path)]
     assert main([*args, "--audit", "--no-text", "--principal", "ann"]) == 1
     out = capsys.readouterr().out
     record = json.loads(out)
-    assert (record["version"], record["principal"]) == (1, "ann")
+    assert (record["version"], record["principal"]) == (2, "ann")
     assert "Northwind" not in out
     assert "secret question" not in out
 
@@ -135,9 +135,9 @@ def test_audit_exits_0_when_nothing_was_withheld(
     ("content", "message"),
     [
         ("not json\n", "line 1: not valid JSON"),
-        ('{"a": 1}\n', "line 1: not an audit record v1"),
+        ('{"a": 1}\n', "line 1: not an audit record"),
         ('{"version": 1, "request_id": "x"}\n', "the record lacks time, principal, access"),
-        ('{"version": 1, "request_id": "x", "principal": null}\n', "lacks time, access"),
+        ('{"version": 2, "request_id": "x", "principal": null}\n', "lacks time, access"),
         ("", "holds no audit records"),
     ],
 )

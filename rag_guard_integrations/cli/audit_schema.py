@@ -1,4 +1,4 @@
-"""Audit records checked against the JSON schema the package ships (audit record v1), so that
+"""Audit records checked against the JSON schema the package ships for their version, so that
 ``rag-guard audit`` names the first field that does not fit instead of failing on it later.
 
 Only the JSON Schema keywords that schema uses are read (:data:`KEYWORDS`; a test holds the
@@ -11,7 +11,7 @@ import re
 from functools import cache
 from typing import Any
 
-from rag_guard_integrations.core.audit import audit_schema
+from rag_guard_integrations.core.audit import AUDIT_VERSION, READABLE_VERSIONS, audit_schema
 from rag_guard_integrations.core.printable import printable
 
 KEYWORDS = frozenset(
@@ -33,13 +33,13 @@ _TYPES: dict[str, type | tuple[type, ...]] = {
 
 
 @cache
-def _schema() -> dict[str, Any]:
-    return audit_schema()
+def _schema(version: int) -> dict[str, Any]:
+    return audit_schema(version)
 
 
 def record_problem(record: object) -> str | None:
-    """Where ``record`` first departs from audit record v1, as ``"chunks[2].rule is a number,
-    expected string or null"``; None when it fits.
+    """Where ``record`` first departs from the schema of its version (v2, or v1), as
+    ``"chunks[2].rule is a number, expected string or null"``; None when it fits.
 
     Example:
         >>> from rag_guard_integrations import Guard
@@ -48,26 +48,29 @@ def record_problem(record: object) -> str | None:
         True
         >>> record_problem({**record, "rules": "oops"})
         'rules is a string, expected array'
-        >>> record_problem({"version": 1, "request_id": "x" * 32})[:40]
+        >>> record_problem({"version": 2, "request_id": "x" * 32})[:40]
         'the record lacks time, principal, access'
     """
-    return _problem(record, _schema(), "")
+    version = record.get("version") if isinstance(record, dict) else None
+    known = type(version) is int and version in READABLE_VERSIONS  # True == 1: no bools
+    schema = _schema(version if known else AUDIT_VERSION)
+    return _problem(record, schema, "", schema)
 
 
-def _problem(value: Any, schema: dict[str, Any], path: str) -> str | None:
+def _problem(value: Any, schema: dict[str, Any], path: str, root: dict[str, Any]) -> str | None:
     if "$ref" in schema:
         name = schema["$ref"].removeprefix("#/$defs/")
-        return _problem(value, _schema()["$defs"][name], path)
+        return _problem(value, root["$defs"][name], path, root)
     where = path or "the record"
     for check in _CHECKS:
         if problem := check(value, schema):
             return f"{where} {problem}"
     if isinstance(value, list) and (items := schema.get("items")) is not None:
         for index, item in enumerate(value):
-            if problem := _problem(item, items, f"{path}[{index}]"):
+            if problem := _problem(item, items, f"{path}[{index}]", root):
                 return problem
     if isinstance(value, dict):
-        return _object_problem(value, schema, path)
+        return _object_problem(value, schema, path, root)
     return None
 
 
@@ -100,7 +103,9 @@ def _bounds(value: Any, schema: dict[str, Any]) -> str | None:
 _CHECKS = (_type, _const, _bounds)
 
 
-def _object_problem(value: dict[str, Any], schema: dict[str, Any], path: str) -> str | None:
+def _object_problem(
+    value: dict[str, Any], schema: dict[str, Any], path: str, root: dict[str, Any]
+) -> str | None:
     prefix = f"{path}." if path else ""
     where = path or "the record"
     if missing := [key for key in schema.get("required", ()) if key not in value]:
@@ -111,7 +116,7 @@ def _object_problem(value: dict[str, Any], schema: dict[str, Any], path: str) ->
         below = properties.get(key, extra)
         if below is False:
             return f"{where} has the unknown field {_shown(prefix + key)}"
-        if isinstance(below, dict) and (problem := _problem(item, below, prefix + key)):
+        if isinstance(below, dict) and (problem := _problem(item, below, prefix + key, root)):
             return problem
     return None
 

@@ -87,7 +87,7 @@ def explain(record: dict[str, Any]) -> None:
     rows = [
         [
             c["index"],
-            c["id"] or c["content_sha256"][:12],
+            c["id"] or c["content_hmac"][:12],
             c["decision"] if c["enforced"] else f"{c['decision']} (shadow)",
             c["stage"],
             c["rule"] or "-",

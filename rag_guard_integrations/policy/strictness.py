@@ -4,9 +4,9 @@ Two policies meet in two ways, and the table serves both:
 
 - **beside** each other (``load_policy(a, b)``, ``Guard.from_policy("default", "trial.yaml")``,
   or the files one ``extends`` list names): for every setting the stricter value wins. A
-  setting whose values have no order (:class:`~.orders.Same`) must agree, else the load fails; so does
-  a ``loud`` setting, and a value a side relaxed on purpose (its ``loosen`` list), rather than
-  losing silently.
+  setting whose values have no order (:class:`~.orders.Same`) must agree, else the load fails;
+  so does a ``loud`` setting, and a value a side relaxed on purpose (its ``loosen`` list),
+  rather than losing silently.
 - **extended** by a file (``extends: [default]``): the file refines what it inherits. A value
   that is not at least as strict as the inherited one fails the load unless the file lists the
   setting under ``loosen``; then the file's value replaces the inherited one.
