@@ -170,7 +170,10 @@ def test_shadow_policy_gives_no_refusal_for_an_empty_retrieval(pack: str, query:
 
 BRANCHES = {
     "access_and_clause": "version: 1\nextends: [contracts]\n",
-    "domain": "version: 1\nextends: [bis]\nloosen: [domain.retriever_scores]\ndomain: {retriever_scores: cosine}\n",
+    "domain": (
+        "version: 1\nextends: [bis]\nloosen: [domain.retriever_scores]\n"
+        "domain: {retriever_scores: cosine}\n"
+    ),
     "raise": "version: 1\nextends: [default]\non_block: raise\n",
     "empty": "version: 1\nextends: [default]\non_block: empty\n",
     "redact": (
