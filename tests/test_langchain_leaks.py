@@ -305,3 +305,60 @@ def test_a_users_chain_answers_from_the_masked_text(guard: Guard) -> None:
     )
     chain.invoke("notes")
     assert "example." not in payload_text(model.received)
+
+
+def test_langsmith_environment_tracing_is_named_in_the_warning(
+    guard: Guard, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """With ``LANGSMITH_TRACING=true`` the worker-thread limit is stated too."""
+    from langsmith import utils
+
+    from rag_guard_integrations.langchain.unobserved import environment_tracers
+
+    monkeypatch.setenv("LANGSMITH_TRACING", "true")
+    monkeypatch.setenv("LANGSMITH_API_KEY", "unused")
+    utils.get_env_var.cache_clear()
+    try:
+        assert "LANGSMITH_TRACING" in environment_tracers()
+    finally:
+        monkeypatch.delenv("LANGSMITH_TRACING")
+        utils.get_env_var.cache_clear()
+    assert "LANGSMITH_TRACING" not in environment_tracers()
+
+
+BLOCKING = parse_policy(
+    "on_block: raise\n"
+    "labels: {salary: {description: pay}, person: {description: a name}}\n"
+    "rules:\n"
+    "  - name: salary_with_name\n"
+    "    trigger: {all_present: [salary, person]}\n"
+)
+
+
+@pytest.mark.parametrize("use_async", [False, True])
+async def test_a_blocked_context_error_carries_no_chunk_text(use_async: bool) -> None:
+    """``on_block: raise`` through the adapter: the ContextBlocked that reaches the caller,
+    ``on_retriever_error`` and traces holds the decision without text; ``guard_results`` has
+    the full one."""
+    from rag_guard_integrations.core.errors import ContextBlocked
+
+    documents = [
+        Document("Pay band 7 is 91,000 a year.", metadata={"classification": "salary"}, id="s"),
+        Document("Jordan Avery leads the team.", metadata={"classification": "person"}, id="p"),
+    ]
+    retriever = GuardedRetriever(
+        retriever=ListRetriever(documents=documents), guard=Guard(BLOCKING)
+    )
+    handler, tracer = RecordingHandler(), RecordingTracer()
+    config: RunnableConfig = {"callbacks": [handler, tracer]}
+    call = retriever.ainvoke("pay", config) if use_async else None
+    with guard_results() as results, pytest.raises(ContextBlocked) as raised:
+        await call if call is not None else retriever.invoke("pay", config)
+    error = raised.value
+    seen = "\n".join([payload_text(error.result), *handler.payloads, *tracer.texts(), repr(error)])
+    assert error.__context__ is None
+    assert [d.chunk.id for d in error.result.decisions] == ["s", "p"]
+    assert "91,000" not in seen
+    assert "Jordan" not in seen
+    assert "salary_with_name" in str(error)
+    assert results[-1].decisions[0].chunk.text.startswith("Pay band")

@@ -221,3 +221,37 @@ def test_an_unguarded_retriever_tool_is_still_refused_before_it_runs() -> None:
     out, _ = run_agent(CONTRACTS, [plain])
     assert [m.content for m in tool_messages(out)] == [REFUSAL]
     assert inner.calls == []
+
+
+@tool
+def dumped_documents(query: str) -> list[dict[str, Any]]:
+    """Contract clauses as plain mappings, shaped like Documents, built without a retriever."""
+    return [{"page_content": text, "metadata": {}} for text in clause_texts()]
+
+
+def test_document_shaped_mappings_count_as_documents() -> None:
+    """A mapping with a ``page_content`` string is a Document by another name: withheld."""
+    out, (model, observed, _) = run_agent(CONTRACTS, [dumped_documents])
+    assert [m.content for m in tool_messages(out)] == [REFUSAL]
+    assert not any(clause in observed for clause in clause_texts())
+    assert model.received[-1][-1].content == REFUSAL
+
+
+def test_a_custom_tool_reaching_a_guard_gets_the_middlewares_access() -> None:
+    """A pinned middleware's access reaches the GuardedRetriever inside an ordinary tool, so
+    a wider ``configurable["access"]`` cannot widen it there either."""
+    guarded = GuardedRetriever(retriever=EVERY_CLAUSE, guard=CONTRACTS)
+
+    @tool
+    def notice_clauses(query: str) -> str:
+        """The notice clauses the caller may see, as text."""
+        return "\n\n".join(d.page_content for d in guarded.invoke(query))
+
+    model = ToolCallingChat()
+    middleware = GuardMiddleware(CONTRACTS, access={"contract_type": ["MSA"]}, pin_access=True)
+    agent = create_agent(model, [notice_clauses], middleware=[middleware])
+    every_type = {"contract_type": ["MSA", "SOW", "NDA", "DPA", "CHANNEL"]}
+    out = agent.invoke({"messages": [("user", QUERY)]}, {"configurable": {"access": every_type}})
+    [message] = tool_messages(out)
+    msa = [d.page_content for d in contract_documents() if d.metadata["contract_type"] == "MSA"]
+    assert message.content in msa

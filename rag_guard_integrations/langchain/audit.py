@@ -30,9 +30,10 @@ from rag_guard_integrations.core.decisions import (
     GuardResult,
     QueryDecision,
 )
-from rag_guard_integrations.core.errors import QueryRejected
+from rag_guard_integrations.core.errors import ContextBlocked, QueryRejected
 from rag_guard_integrations.engine.audit import policy_identity, publish
 from rag_guard_integrations.engine.shadow import SHADOW_REASON
+from rag_guard_integrations.langchain.result import report, without_text
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -72,12 +73,19 @@ def checked(call: CheckCall, callbacks: Callbacks) -> tuple[GuardResult, list[Do
     manager = _manager(callbacks, CallbackManager, get_callback_manager_for_config)
     inputs = _inputs(call)
     run = manager.on_chain_start(None, inputs, name=CHECK_RUN) if manager else None
+    blocked = None
     try:
         result = call.guard.check(call.query, call.documents, call.access)
+    except ContextBlocked as error:
+        blocked = _text_free(error)
     except BaseException as error:
         if run is not None:
             run.on_chain_error(error)
         raise
+    if blocked is not None:  # raised here, so the full result is not its __context__ either
+        if run is not None:
+            run.on_chain_error(blocked)
+        raise blocked
     kept, record = conclude(result, call)
     if run is not None:
         run.on_chain_end(decision_outputs(result, record))
@@ -89,12 +97,19 @@ async def achecked(call: CheckCall, callbacks: Callbacks) -> tuple[GuardResult, 
     """Async twin of :func:`checked`."""
     manager = _manager(callbacks, AsyncCallbackManager, get_async_callback_manager_for_config)
     run = await manager.on_chain_start(None, _inputs(call), name=CHECK_RUN) if manager else None
+    blocked = None
     try:
         result = await call.guard.acheck(call.query, call.documents, call.access)
+    except ContextBlocked as error:
+        blocked = _text_free(error)
     except BaseException as error:
         if run is not None:
             await run.on_chain_error(error)
         raise
+    if blocked is not None:  # raised here, so the full result is not its __context__ either
+        if run is not None:
+            await run.on_chain_error(blocked)
+        raise blocked
     kept, record = conclude(result, call)
     if run is not None:
         await run.on_chain_end(decision_outputs(result, record))
@@ -160,14 +175,15 @@ async def aemit(record: dict[str, Any], callbacks: Callbacks) -> None:
 def publish_withheld(
     guard: Guard,
     query: str,
-    documents: Sequence[Document],
+    documents: Sequence[Any],
     access: AccessContext | None,
     reason: str,
     *,
     enforced: bool,
 ) -> None:
     """Publish the audit record v1 of a result an adapter withheld as a whole (a tool result):
-    one ``deny`` decision at stage ``tool_result`` per Document it carried, the request
+    one ``deny`` decision at stage ``tool_result`` per Document (or Document-shaped mapping)
+    it carried, the request
     refused; unenforced (shadow mode), the same decisions marked ``"enforced": false``."""
     chunks = [Chunk.from_any(d) for d in documents]
     denied = [ChunkDecision(i, c, False, TOOL_STAGE, reason) for i, c in enumerate(chunks)]
@@ -187,6 +203,13 @@ def reject_if_asked(result: GuardResult, raise_on_reject: bool) -> None:
     """Raise :class:`QueryRejected` when the domain guard refused the query and the caller asked."""
     if raise_on_reject and not result.query.allowed:
         raise QueryRejected(result.query)
+
+
+def _text_free(blocked: ContextBlocked) -> ContextBlocked:
+    """``blocked`` as it may reach handlers, traces and the caller: its result without text
+    (the full one goes to :func:`~rag_guard_integrations.langchain.guard_results`)."""
+    report(blocked.result, (), None)
+    return ContextBlocked(without_text(blocked.result))
 
 
 def _inputs(call: CheckCall) -> dict[str, Any]:

@@ -55,8 +55,8 @@ class GuardCompressor(KnownFieldsOnly, BaseDocumentCompressor):
         ```
 
     Key init args:
-        guard: Guard
-            The guard to apply, e.g. ``Guard.from_policy("contracts")``.
+        guard: Guard | str
+            The guard to apply, e.g. ``Guard.from_policy("contracts")``, or policy references.
         access: AccessContext | Mapping | None
             Who is asking when the run brings no access; None denies every access-controlled
             chunk.

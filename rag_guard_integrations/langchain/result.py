@@ -6,10 +6,13 @@ from __future__ import annotations
 
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from langchain_core.runnables import RunnableLambda
+
+from rag_guard_integrations.core.audit import text_free_reason
+from rag_guard_integrations.core.chunk import Chunk
 
 if TYPE_CHECKING:
     from collections.abc import Iterator, Sequence
@@ -19,7 +22,7 @@ if TYPE_CHECKING:
     from langchain_core.retrievers import BaseRetriever
     from langchain_core.runnables import Runnable, RunnableConfig
 
-    from rag_guard_integrations.core.decisions import GuardResult
+    from rag_guard_integrations.core.decisions import GuardResult, Violation
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,6 +104,44 @@ def guard_results() -> Iterator[list[GuardResult]]:
             yield results
         finally:
             results.extend(report.result for report in reports)
+
+
+def without_text(result: GuardResult) -> GuardResult:
+    """``result`` as it may cross a run boundary inside an exception (``ContextBlocked``): each
+    chunk reduced to its id and score, reasons cut as the audit record cuts them, no masked
+    original, no stray or unknown labels, no linking values; the shadow evaluation likewise.
+
+    Example:
+        >>> from rag_guard_integrations import Guard
+        >>> result = Guard.from_policy("contracts").check("notice period?", ["a secret"])
+        >>> [d.chunk.text for d in without_text(result).decisions]
+        ['']
+    """
+    decisions = tuple(
+        replace(
+            d,
+            chunk=Chunk("", score=d.chunk.score, id=d.chunk.id),
+            reason=text_free_reason(
+                d.stage, d.reason, d.source.text, keep_query=True, metadata=d.source.metadata
+            ),
+            labels=frozenset(),
+            original=None,
+        )
+        for d in result.decisions
+    )
+    return replace(
+        result,
+        decisions=decisions,
+        violations=tuple(_unlinked(v) for v in result.violations),
+        warnings=tuple(_unlinked(v) for v in result.warnings),
+        unknown_labels={},
+        dropped_labels={},
+        shadow=None if result.shadow is None else without_text(result.shadow),
+    )
+
+
+def _unlinked(violation: Violation) -> Violation:
+    return replace(violation, links=tuple(replace(link, value="") for link in violation.links))
 
 
 def report(result: GuardResult, documents: Sequence[Document], run_id: UUID | None) -> None:

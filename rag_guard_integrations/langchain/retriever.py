@@ -88,9 +88,11 @@ class GuardedRetriever(KnownFieldsOnly, BaseRetriever):
 
     Key init args:
         retriever: BaseRetriever
-            The retriever whose results are checked.
-        guard: Guard
-            The guard to apply, e.g. ``Guard.from_policy("contracts")``.
+            The retriever whose results are checked (for a vector store,
+            ``store.as_retriever()``).
+        guard: Guard | str
+            The guard to apply, e.g. ``Guard.from_policy("contracts")``, or policy references
+            (``"contracts"``, a path, a list).
         access: AccessContext | Mapping | None
             Default access for calls that bring none; None denies access-controlled chunks.
         k: int | None

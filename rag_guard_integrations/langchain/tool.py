@@ -120,10 +120,10 @@ def create_guarded_retriever_tool(
         return text, CheckedDocuments(documents, result)
 
     def run(query: str, config: RunnableConfig) -> tuple[str, CheckedDocuments]:
-        return content(retrieve.invoke(query, _with_request_access(config)))
+        return content(retrieve.invoke(query, with_request_access(config)))
 
     async def arun(query: str, config: RunnableConfig) -> tuple[str, CheckedDocuments]:
-        return content(await retrieve.ainvoke(query, _with_request_access(config)))
+        return content(await retrieve.ainvoke(query, with_request_access(config)))
 
     _GUARDED_FUNCTIONS.update((run, arun))
     return StructuredTool.from_function(
@@ -142,7 +142,9 @@ def is_guarded_tool(tool: BaseTool | None) -> bool:
     return isinstance(tool, BaseTool) and func is not None and func in _GUARDED_FUNCTIONS
 
 
-def _with_request_access(config: RunnableConfig) -> RunnableConfig:
+def with_request_access(config: RunnableConfig) -> RunnableConfig:
+    """``config`` with the access GuardMiddleware resolved for this tool call (if any) as
+    ``configurable["access"]``, so every guard the tool reaches runs with it."""
     access = REQUEST_ACCESS.get()
     if access is NOT_GIVEN:
         return config

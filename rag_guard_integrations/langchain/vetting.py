@@ -27,6 +27,7 @@ from langgraph.errors import GraphBubbleUp
 
 from rag_guard_integrations.core.errors import RagGuardError, RetrievalError
 from rag_guard_integrations.langchain.result import listening
+from rag_guard_integrations.langchain.tool import with_request_access
 from rag_guard_integrations.langchain.unobserved import unobserved
 from rag_guard_integrations.langchain.walk import documents_in
 
@@ -34,7 +35,6 @@ if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable
     from uuid import UUID
 
-    from langchain_core.documents import Document
     from langchain_core.runnables import RunnableConfig
 
     from rag_guard_integrations.langchain.result import Checked
@@ -46,7 +46,7 @@ class Screening:
     that no guard returned (``unchecked``), and the retriever runs no guard made."""
 
     output: Any
-    unchecked: list[Document]
+    unchecked: list[Any]
     retrievers: int
 
     @property
@@ -78,8 +78,10 @@ class _Spotter(BaseCallbackHandler):
 
 
 class ScreenedTool(BaseTool):
-    """``inner`` in the graph's place: run by :func:`screen`, its call reported (when
-    ``hidden``) with what ``decide`` makes of the screening."""
+    """``inner`` in the graph's place: run by :func:`screen` with the request's access as
+    ``configurable["access"]`` (every guard it reaches runs with what the middleware
+    resolved), its call reported (when ``hidden``) with what ``decide`` makes of the
+    screening."""
 
     inner: BaseTool
     hidden: bool
@@ -105,7 +107,7 @@ class ScreenedTool(BaseTool):
         raise NotImplementedError("a ScreenedTool runs through invoke")
 
     def invoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Any:
-        config = ensure_config(config)
+        config = with_request_access(ensure_config(config))
         if not self.hidden:
             return self.decide(screen(self.inner, input, config, hidden=False))
         run = get_callback_manager_for_config(config).on_tool_start(
@@ -122,7 +124,7 @@ class ScreenedTool(BaseTool):
         return output
 
     async def ainvoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Any:
-        config = ensure_config(config)
+        config = with_request_access(ensure_config(config))
         if not self.hidden:
             return self.decide(await ascreen(self.inner, input, config, hidden=False))
         manager = get_async_callback_manager_for_config(config)

@@ -40,9 +40,15 @@ def walk(value: Any) -> Iterator[tuple[Any, bool]]:
         pending.extend(members or ())
 
 
-def documents_in(value: Any) -> list[Document]:
-    """Every LangChain Document inside ``value``, wherever it sits."""
-    return [item for item, _ in walk(value) if isinstance(item, Document)]
+def documents_in(value: Any) -> list[Any]:
+    """Every LangChain Document inside ``value``, wherever it sits, and every mapping shaped
+    like one (a ``page_content`` string: a Document dumped or built by hand)."""
+    return [
+        item
+        for item, _ in walk(value)
+        if isinstance(item, Document)
+        or (isinstance(item, Mapping) and isinstance(item.get("page_content"), str))
+    ]
 
 
 def _members(item: Any) -> list[Any] | None:
