@@ -1,15 +1,17 @@
 """Argument conventions the LangChain adapters share: the ``access`` input type and configurable
 spec, the one-line refusal of unknown or unusable constructor arguments (``guard=`` by
 :func:`~rag_guard_integrations.engine.guard.as_guard`, ``retriever=`` a retriever), and reading
-the access a call brought (None is no access; nothing given is :data:`NOT_GIVEN`)."""
+the access a call brought (None is no access; nothing given is :data:`NOT_GIVEN`) and the
+invoke-time arguments a retriever takes."""
 
 from __future__ import annotations
 
+import inspect
 from typing import TYPE_CHECKING, Annotated, Any
 
 from langchain_core.retrievers import BaseRetriever
 from langchain_core.runnables import ConfigurableFieldSpec
-from langchain_core.vectorstores import VectorStore
+from langchain_core.vectorstores import VectorStore, VectorStoreRetriever
 from pydantic import BeforeValidator, ValidationError
 
 from rag_guard_integrations.core.access import NOT_GIVEN, AccessContext, AccessLike
@@ -125,6 +127,30 @@ def one_line(owner: str, error: ValidationError) -> str:
     where = ".".join(str(part) for part in first["loc"]) or "arguments"
     got = type(first.get("input")).__name__
     return f"{owner}: {where}: {first['msg']} (got {got})"
+
+
+SEARCH_ARGUMENTS = ("filter", "score_threshold", "lambda_mult")
+"""Invoke-time arguments a ``VectorStoreRetriever`` hands its store's search (with ``k``)."""
+
+
+def search_arguments(inner: BaseRetriever) -> tuple[str, ...]:
+    """The invoke-time arguments ``inner`` takes besides ``k``: a ``VectorStoreRetriever``'s
+    :data:`SEARCH_ARGUMENTS`; another retriever's keyword parameters of
+    ``_get_relevant_documents`` (plus ``filter`` where it takes ``**kwargs``), none when it
+    takes none (LangChain would drop them silently)."""
+    if isinstance(inner, VectorStoreRetriever):
+        return SEARCH_ARGUMENTS
+    if not inner._expects_other_args:
+        return ()
+    parameters = inspect.signature(inner._get_relevant_documents).parameters
+    named = [
+        name
+        for name, p in parameters.items()
+        if name not in {"query", "run_manager"}
+        and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
+    ]
+    takes_any = any(p.kind is p.VAR_KEYWORD for p in parameters.values())
+    return (*named, "filter") if takes_any else tuple(named)
 
 
 def given_access(config: RunnableConfig | None, kwargs: Mapping[str, Any]) -> object:

@@ -3,7 +3,6 @@ before it can reach the LLM, and keeps what it has not checked out of every call
 
 from __future__ import annotations
 
-import inspect
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -33,6 +32,7 @@ from rag_guard_integrations.langchain.fields import (
     KnownFieldsOnly,
     given_access,
     refuse_unknown,
+    search_arguments,
 )
 from rag_guard_integrations.langchain.pushdown import plan_pushdown
 from rag_guard_integrations.langchain.result import report, with_result
@@ -50,8 +50,6 @@ if TYPE_CHECKING:
     from rag_guard_integrations.core.decisions import GuardResult
 
 DEFAULT_K = 4
-SEARCH_ARGUMENTS = ("filter", "score_threshold", "lambda_mult")
-"""Invoke-time arguments a ``VectorStoreRetriever`` hands its store's search (with ``k``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -228,7 +226,7 @@ class GuardedRetriever(KnownFieldsOnly, BaseRetriever):
         ``BaseRetriever`` does not hand ``config`` to ``_get_relevant_documents``, so the access
         a chain was configured with travels as an argument, never as shared state.
         """
-        known = {"access", "k", "run_id", *_search_arguments(self.retriever)}
+        known = {"access", "k", "run_id", *search_arguments(self.retriever)}
         refuse_unknown(f"{type(self).__name__}.invoke", kwargs, known)
         given = given_access(config, kwargs)
         return kwargs if given is NOT_GIVEN else {**kwargs, "access": given}
@@ -330,20 +328,3 @@ class GuardedRetriever(KnownFieldsOnly, BaseRetriever):
             else getattr(inner, "k", None)
         )
         return own if isinstance(own, int) and not isinstance(own, bool) else DEFAULT_K
-
-
-def _search_arguments(inner: BaseRetriever) -> tuple[str, ...]:
-    """The invoke-time arguments ``inner`` takes besides ``k`` (see the class docstring)."""
-    if isinstance(inner, VectorStoreRetriever):
-        return SEARCH_ARGUMENTS
-    if not inner._expects_other_args:  # LangChain drops what this refuses
-        return ()
-    parameters = inspect.signature(inner._get_relevant_documents).parameters
-    named = [
-        name
-        for name, p in parameters.items()
-        if name not in {"query", "run_manager"}
-        and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
-    ]
-    takes_any = any(p.kind is p.VAR_KEYWORD for p in parameters.values())
-    return (*named, "filter") if takes_any else tuple(named)
