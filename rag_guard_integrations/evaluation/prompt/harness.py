@@ -27,7 +27,7 @@ PATH_MODULES = (
 FRAMEWORKS = ("langchain", "langchain_core", "langgraph", "llama_index")
 PATHS: dict[str, PathRunner] = {}
 DEFAULT_CASES = 84
-"""Cases per path and mode: each path then runs 168 cases (sync and async)."""
+"""Cases per path and mode: the six LangChain paths alone then run 1,008 cases."""
 
 
 @dataclass
