@@ -23,6 +23,11 @@ LANGCHAIN_PATHS = {
     "langchain_compression",
     "langchain_agent",
     "langgraph_toolnode",
+    "langchain_agent_plain",
+    "langchain_with_result",
+    "langchain_document_tool",
+    "langchain_env_tracer",
+    "langchain_redact_prompt",
 }
 
 
@@ -100,7 +105,17 @@ def test_eval_prompt_json_at_a_small_size(capsys: pytest.CaptureFixture[str]) ->
         assert rates["cases"] == 12
         leaks = (rates["prompt_leak_rate"], rates["event_leak_rate"], rates["log_leak_rate"])
         assert leaks == (0.0, 0.0, 0.0), name
-        assert rates["refusal_rate"] == 1.0, name
+        assert (rates["refusal_rate"], rates["authorised_recall"]) == (1.0, 1.0), name
+
+
+def test_a_masked_value_counts_as_a_leak_on_the_path_that_masks_it(corpus: PromptCorpus) -> None:
+    """A canary the path adds to the forbidden ones (``also_forbidden``) is a leak wherever it
+    shows, even for a case that may see the chunk it belongs to."""
+    case = next(c for c in corpus.cases if c.authorised_ids)
+    masked = corpus.canary_of[sorted(case.authorised_ids)[0]]
+    seen = Observation(event_texts=[masked], also_forbidden=frozenset({masked}))
+    assert score(case, seen)["event_leak"] is True
+    assert score(case, Observation(event_texts=[masked]))["event_leak"] is False
 
 
 def test_eval_prompt_table_and_bad_path(capsys: pytest.CaptureFixture[str]) -> None:

@@ -62,12 +62,15 @@ EXPORTS = {
     ],
     "rag_guard_integrations.langchain": [
         "CheckedDocuments",
+        "CheckedResult",
         "GuardCompressor",
         "GuardMiddleware",
         "GuardedRetriever",
         "MiniLMEmbeddings",
+        "answer_or_refuse",
         "build_rag_chain",
         "create_guarded_retriever_tool",
+        "guard_results",
     ],
     "rag_guard_integrations.llama_index": [
         "NO_ACCESS",

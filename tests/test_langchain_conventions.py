@@ -88,7 +88,7 @@ def test_access_field_accepts_what_the_docs_pass() -> None:
         (GuardedRetriever, "acess", "did you mean 'access'"),
         (GuardedRetriever, "fetchk", "did you mean 'fetch_k'"),
         (GuardCompressor, "acess", "did you mean 'access'"),
-        (GuardCompressor, "policy", "It takes: access, guard, raise_on_reject"),
+        (GuardCompressor, "policy", "It takes: access, guard, pin_access, raise_on_reject"),
     ],
 )
 def test_unknown_constructor_arguments_are_refused(make: Any, argument: str, hint: str) -> None:

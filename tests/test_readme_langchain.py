@@ -29,10 +29,36 @@ def namespace() -> dict[str, Any]:
 
 
 def test_the_section_has_the_blocks_it_promises() -> None:
-    """Setup, chain, own LCEL, compression, agent and LangGraph blocks are all there."""
+    """Setup, chain, own LCEL, pinned access, compression, agent and LangGraph blocks."""
     blocks = langchain_blocks()
-    assert len(blocks) == 6
+    assert len(blocks) == 7
     assert any("create_agent" in b and "context=Caller" in b for b in blocks)
+    assert any("answer_or_refuse" in b for b in blocks)
+    assert any("pin_access=True" in b for b in blocks)
+
+
+def test_the_own_chain_refuses_without_asking_the_model(namespace: dict[str, Any]) -> None:
+    """``answer_or_refuse`` gives the refusal to a caller with no access; ``guard_results``
+    holds the full result of the MSA request."""
+    assert namespace["own_refusal"] == REFUSAL
+    assert namespace["results"][-1].allowed[0].metadata["contract_type"] == "MSA"
+
+
+def test_a_pinned_retriever_only_narrows(namespace: dict[str, Any]) -> None:
+    """The pinned tenant returns SOW for a SOW-or-NDA call and nothing for ``access=None``."""
+    assert {d.metadata["contract_type"] for d in namespace["narrowed"]} == {"SOW"}
+    assert namespace["nothing"] == []
+
+
+def test_the_remembering_agent_keeps_its_thread_to_alice(namespace: dict[str, Any]) -> None:
+    """The checkpointed thread is Alice's: Bob on it is refused."""
+    from rag_guard_integrations.core.errors import AccessError
+
+    bob = {"principal": "bob", "contract_type": ["SOW"]}
+    with pytest.raises(AccessError):
+        namespace["remembering"].invoke(
+            namespace["ask"], config={"configurable": {**namespace["thread"], "access": bob}}
+        )
 
 
 def test_the_chain_answers_per_caller_and_refuses_without_access(namespace: dict[str, Any]) -> None:

@@ -1,5 +1,6 @@
 """LangChain adapters: a guarded retriever, a guard document compressor, a guarded retriever
-tool and agent middleware, the smallest guarded RAG chain, and offline embeddings.
+tool and agent middleware, the smallest guarded RAG chain and the refusal step for your own,
+the text-free decision a chain passes on, and offline embeddings.
 
 The only part of the package that imports LangChain; ``GuardMiddleware`` needs the ``agents``
 extra (``langchain``) and is imported on first use.
@@ -9,9 +10,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from rag_guard_integrations.langchain.chain import build_rag_chain
+from rag_guard_integrations.langchain.chain import answer_or_refuse, build_rag_chain
 from rag_guard_integrations.langchain.compressor import GuardCompressor
 from rag_guard_integrations.langchain.embeddings import MiniLMEmbeddings
+from rag_guard_integrations.langchain.result import CheckedResult, guard_results
 from rag_guard_integrations.langchain.retriever import GuardedRetriever
 from rag_guard_integrations.langchain.tool import CheckedDocuments, create_guarded_retriever_tool
 
@@ -20,12 +22,15 @@ if TYPE_CHECKING:
 
 __all__ = [
     "CheckedDocuments",
+    "CheckedResult",
     "GuardCompressor",
     "GuardMiddleware",
     "GuardedRetriever",
     "MiniLMEmbeddings",
+    "answer_or_refuse",
     "build_rag_chain",
     "create_guarded_retriever_tool",
+    "guard_results",
 ]
 
 

@@ -22,21 +22,32 @@ from langchain_core.runnables.config import (
     get_callback_manager_for_config,
 )
 
-from rag_guard_integrations.core.errors import QueryRejected
+from rag_guard_integrations.core.audit import RequestInfo
+from rag_guard_integrations.core.chunk import Chunk
+from rag_guard_integrations.core.decisions import (
+    PASSED,
+    ChunkDecision,
+    GuardResult,
+    QueryDecision,
+)
+from rag_guard_integrations.core.errors import ContextBlocked, QueryRejected
+from rag_guard_integrations.engine.audit import policy_identity, publish
+from rag_guard_integrations.engine.shadow import SHADOW_REASON
+from rag_guard_integrations.langchain.result import report, without_text
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Mapping, Sequence
+    from collections.abc import Callable, Iterable, Mapping, Sequence
 
     from langchain_core.callbacks import Callbacks
     from langchain_core.documents import Document
     from langchain_core.runnables import RunnableConfig
 
     from rag_guard_integrations.core.access import AccessContext
-    from rag_guard_integrations.core.decisions import GuardResult
     from rag_guard_integrations.engine.guard import Guard
 
 EVENT_NAME = "rag_guard_result"
 CHECK_RUN = "rag_guard.check"
+TOOL_STAGE = "tool_result"
 logger = logging.getLogger("rag_guard_integrations")
 _M = TypeVar("_M", bound=BaseCallbackManager)
 
@@ -44,7 +55,8 @@ _M = TypeVar("_M", bound=BaseCallbackManager)
 @dataclass(frozen=True, slots=True)
 class CheckCall:
     """One check an adapter asks for: whose Documents, under which access, how many to return
-    (``limit``) and the extra counts its audit record carries (``audit``)."""
+    (``limit``), the extra counts its audit record carries (``audit``) and the metadata keys a
+    document prompt rendered into the text (``rendered``)."""
 
     guard: Guard
     query: str
@@ -52,6 +64,7 @@ class CheckCall:
     access: AccessContext | None
     limit: int | None = None
     audit: Mapping[str, Any] = field(default_factory=dict)
+    rendered: frozenset[str] = frozenset()
 
 
 def checked(call: CheckCall, callbacks: Callbacks) -> tuple[GuardResult, list[Document]]:
@@ -60,12 +73,19 @@ def checked(call: CheckCall, callbacks: Callbacks) -> tuple[GuardResult, list[Do
     manager = _manager(callbacks, CallbackManager, get_callback_manager_for_config)
     inputs = _inputs(call)
     run = manager.on_chain_start(None, inputs, name=CHECK_RUN) if manager else None
+    blocked = None
     try:
         result = call.guard.check(call.query, call.documents, call.access)
+    except ContextBlocked as error:
+        blocked = _text_free(error)
     except BaseException as error:
         if run is not None:
             run.on_chain_error(error)
         raise
+    if blocked is not None:  # raised here, so the full result is not its __context__ either
+        if run is not None:
+            run.on_chain_error(blocked)
+        raise blocked
     kept, record = conclude(result, call)
     if run is not None:
         run.on_chain_end(decision_outputs(result, record))
@@ -77,12 +97,19 @@ async def achecked(call: CheckCall, callbacks: Callbacks) -> tuple[GuardResult, 
     """Async twin of :func:`checked`."""
     manager = _manager(callbacks, AsyncCallbackManager, get_async_callback_manager_for_config)
     run = await manager.on_chain_start(None, _inputs(call), name=CHECK_RUN) if manager else None
+    blocked = None
     try:
         result = await call.guard.acheck(call.query, call.documents, call.access)
+    except ContextBlocked as error:
+        blocked = _text_free(error)
     except BaseException as error:
         if run is not None:
             await run.on_chain_error(error)
         raise
+    if blocked is not None:  # raised here, so the full result is not its __context__ either
+        if run is not None:
+            await run.on_chain_error(blocked)
+        raise blocked
     kept, record = conclude(result, call)
     if run is not None:
         await run.on_chain_end(decision_outputs(result, record))
@@ -100,7 +127,7 @@ def conclude(result: GuardResult, call: CheckCall) -> tuple[list[Document], dict
     documents = call.documents
     masked = result.redacted
     kept = [
-        with_text(documents[i], masked[i]) if i in masked else documents[i]
+        with_text(documents[i], masked[i], call.rendered) if i in masked else documents[i]
         for i in result.allowed_indices
     ]
     returned = kept if call.limit is None else kept[: call.limit]
@@ -145,10 +172,44 @@ async def aemit(record: dict[str, Any], callbacks: Callbacks) -> None:
         await adispatch_custom_event(EVENT_NAME, record, config=config)
 
 
+def publish_withheld(
+    guard: Guard,
+    query: str,
+    documents: Sequence[Any],
+    access: AccessContext | None,
+    reason: str,
+    *,
+    enforced: bool,
+) -> None:
+    """Publish the audit record v1 of a result an adapter withheld as a whole (a tool result):
+    one ``deny`` decision at stage ``tool_result`` per Document (or Document-shaped mapping)
+    it carried, the request
+    refused; unenforced (shadow mode), the same decisions marked ``"enforced": false``."""
+    chunks = [Chunk.from_any(d) for d in documents]
+    denied = [ChunkDecision(i, c, False, TOOL_STAGE, reason) for i, c in enumerate(chunks)]
+    names, digest = policy_identity(guard.policy)
+    mode = "enforce" if enforced else "shadow"
+    info = RequestInfo.new(query, access, names, digest, mode=mode)
+    refusal = guard.policy.no_context_refusal
+    evaluated = GuardResult(QueryDecision(), denied, refusal=refusal, request=info)
+    if enforced:
+        publish(evaluated)
+        return
+    passed = [ChunkDecision(i, c, True, PASSED, SHADOW_REASON) for i, c in enumerate(chunks)]
+    publish(GuardResult(QueryDecision(), passed, request=info, shadow=evaluated))
+
+
 def reject_if_asked(result: GuardResult, raise_on_reject: bool) -> None:
     """Raise :class:`QueryRejected` when the domain guard refused the query and the caller asked."""
     if raise_on_reject and not result.query.allowed:
         raise QueryRejected(result.query)
+
+
+def _text_free(blocked: ContextBlocked) -> ContextBlocked:
+    """``blocked`` as it may reach handlers, traces and the caller: its result without text
+    (the full one goes to :func:`~rag_guard_integrations.langchain.guard_results`)."""
+    report(blocked.result, (), None)
+    return ContextBlocked(without_text(blocked.result))
 
 
 def _inputs(call: CheckCall) -> dict[str, Any]:
@@ -166,9 +227,21 @@ def _manager(
     return manager if manager.handlers else None
 
 
-def with_text(document: Document, text: str) -> Document:
-    """A copy of ``document`` holding the masked ``text`` (the caller's object is untouched)."""
-    return document.model_copy(update={"page_content": text, "metadata": dict(document.metadata)})
+MASKED_VALUE = "[REDACTED]"
+
+
+def with_text(document: Document, text: str, rendered: Iterable[str] = ()) -> Document:
+    """A copy of ``document`` holding ``text`` (the caller's object is untouched).
+
+    ``rendered`` names the metadata a document prompt wrote into ``text``: where a mask
+    changed such a value (it no longer occurs in ``text`` as the prompt wrote it), the copy's
+    value is :data:`MASKED_VALUE`, so the metadata shows nothing the masked text hides.
+    """
+    metadata = dict(document.metadata)
+    for key in rendered:
+        if key in metadata and str(metadata[key]) not in text:
+            metadata[key] = MASKED_VALUE
+    return document.model_copy(update={"page_content": text, "metadata": metadata})
 
 
 def _unheard(callbacks: Callbacks) -> bool:

@@ -1,5 +1,6 @@
-"""build_rag_chain: the smallest guarded RAG chain (retrieve, format, prompt, model, parse) that
-answers with the guard's own refusal when nothing may pass."""
+"""build_rag_chain, the smallest guarded RAG chain (retrieve, format, prompt, model, parse), and
+answer_or_refuse, the step that puts any chain of yours behind the guard's refusal: when nothing
+may pass, the answer is the refusal and the model is not called."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from rag_guard_integrations.langchain.retriever import GuardedRetriever
 from rag_guard_integrations.policy.schema import Policy
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Sequence
 
     from langchain_core.documents import Document
     from langchain_core.language_models import BaseLanguageModel
@@ -45,7 +46,8 @@ def format_docs(documents: Sequence[Document]) -> str:
 def build_rag_chain(
     retriever: BaseRetriever, llm: BaseLanguageModel[Any], *, refusal: str | None = None
 ) -> Runnable[str, str]:
-    """A question-in, answer-out chain: ``retriever | format_docs | PROMPT | llm | parser``.
+    """A question-in, answer-out chain: ``retriever | format_docs | PROMPT | llm | parser``,
+    made with :func:`answer_or_refuse`.
 
     When the guard lets nothing through, the answer is its refusal and the model is not asked:
     over a :class:`GuardedRetriever` the request's own ``GuardResult.refusal`` (the domain
@@ -59,6 +61,35 @@ def build_rag_chain(
         >>> chain.invoke("What is the termination notice period?", config=sow)  # doctest: +SKIP
         "Either party may terminate this Statement of Work ... 45 days' written notice. ..."
     """
+    answer: Runnable[dict[str, Any], str] = PROMPT | llm | StrOutputParser()
+    chain = answer_or_refuse(retriever, answer, refusal=refusal)
+    return chain.with_config(run_name="guarded_rag")
+
+
+def answer_or_refuse(
+    retriever: BaseRetriever,
+    answer: Runnable[dict[str, Any], Any],
+    *,
+    refusal: str | None = None,
+    format: Callable[[Sequence[Document]], str] = format_docs,
+) -> Runnable[str, Any]:
+    """Your own RAG chain behind the guard's refusal: a question goes to ``retriever``; when
+    documents pass, ``answer`` gets ``{"question", "documents", "context"}`` (``context`` is
+    ``format(documents)``); when none may pass, the refusal is the answer and ``answer`` (your
+    prompt and model) never runs, so the model is not asked to answer from an empty context.
+
+    The refusal is as for :func:`build_rag_chain`: the request's own (a rejected query gets
+    the domain refusal), else the policy's ``no_context_refusal``; ``refusal`` replaces it.
+    It is a string: end ``answer`` with an output parser so both answers have one type.
+
+    Example:
+        >>> prompt = ChatPromptTemplate.from_messages(  # doctest: +SKIP
+        ...     [("system", "Context:\n{context}"), ("human", "{question}")])
+        >>> answer = prompt | llm | StrOutputParser()  # doctest: +SKIP
+        >>> rag = answer_or_refuse(guarded_retriever, answer)  # doctest: +SKIP
+        >>> rag.invoke("What is the notice period?")  # doctest: +SKIP
+        'No authorized matching clause found.'
+    """
     fallback = refusal if refusal is not None else policy_refusal(retriever)
     retrieve: Runnable[str, dict[str, Any]] = (
         retriever.with_result()
@@ -68,18 +99,18 @@ def build_rag_chain(
 
     def prepare(inputs: dict[str, Any]) -> dict[str, Any]:
         documents, result = inputs["retrieved"]["documents"], inputs["retrieved"]["result"]
+        question = inputs["question"]
         if documents:
-            return {"context": format_docs(documents), "question": inputs["question"]}
+            return {"question": question, "documents": documents, "context": format(documents)}
         own = None if result is None or refusal is not None else result.refusal
-        return {"refusal": own or fallback, "question": inputs["question"]}
+        return {"refusal": own or fallback, "question": question}
 
-    answer: Runnable[dict[str, Any], str] = PROMPT | llm | StrOutputParser()
-    branch: Runnable[dict[str, Any], str] = RunnableBranch(
+    branch: Runnable[dict[str, Any], Any] = RunnableBranch(
         (RunnableLambda(lambda inputs: "refusal" in inputs), RunnableLambda(_refusal_of)), answer
     )
     gathered = RunnableParallel(retrieved=retrieve, question=RunnablePassthrough())
     prepared = RunnableLambda(prepare).with_config(run_name="format_docs")
-    return (gathered | prepared | branch).with_config(run_name="guarded_rag")
+    return (gathered | prepared | branch).with_config(run_name="answer_or_refuse")
 
 
 def policy_refusal(retriever: BaseRetriever) -> str:

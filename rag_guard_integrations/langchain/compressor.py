@@ -6,15 +6,16 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from langchain_core.documents import BaseDocumentCompressor
+from langchain_core.runnables import ensure_config
 from pydantic import ConfigDict
 from typing_extensions import override
 
-from rag_guard_integrations.core.access import AccessContext
+from rag_guard_integrations.core.access import resolve_access
 
 # Runtime imports: pydantic resolves these field annotations when the class is built.
 from rag_guard_integrations.engine.guard import Guard  # noqa: TC001
 from rag_guard_integrations.langchain.audit import CheckCall, achecked, checked, reject_if_asked
-from rag_guard_integrations.langchain.fields import AccessInput, KnownFieldsOnly
+from rag_guard_integrations.langchain.fields import AccessInput, KnownFieldsOnly, given_access
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -22,15 +23,18 @@ if TYPE_CHECKING:
     from langchain_core.callbacks import Callbacks
     from langchain_core.documents import Document
 
+    from rag_guard_integrations.core.access import AccessContext
+
 
 class GuardCompressor(KnownFieldsOnly, BaseDocumentCompressor):
     """Document compressor that keeps only the Documents a ``Guard`` allows.
 
     Returns the caller's own Document objects, unmodified, in input order.
 
-    The compressor interface carries no per-request settings, so access is the ``access``
-    field and nothing else (no context variables): build one compressor per principal, or use
-    :class:`~rag_guard_integrations.langchain.GuardedRetriever`, which takes access per call.
+    The compressor interface carries no per-request settings: access per call is the
+    ``configurable["access"]`` of the surrounding chain run (``ContextualCompressionRetriever``
+    invoked inside a chain), else the ``access`` field. An explicit None is no access. With
+    ``pin_access=True`` the field is also a ceiling that a per-call access only narrows.
 
     What a ``ContextualCompressionRetriever`` exposes: it runs its base retriever as a traced
     child run, so ``on_retriever_end`` of that run hands every callback handler,
@@ -51,10 +55,13 @@ class GuardCompressor(KnownFieldsOnly, BaseDocumentCompressor):
         ```
 
     Key init args:
-        guard: Guard
-            The guard to apply, e.g. ``Guard.from_policy("contracts")``.
+        guard: Guard | str
+            The guard to apply, e.g. ``Guard.from_policy("contracts")``, or policy references.
         access: AccessContext | Mapping | None
-            Who is asking; None denies every access-controlled chunk.
+            Who is asking when the run brings no access; None denies every access-controlled
+            chunk.
+        pin_access: bool
+            ``access`` is also the most a call may see: a per-call access only narrows it.
         raise_on_reject: bool
             Raise ``QueryRejected`` when the domain guard refuses the query (default: return
             no documents).
@@ -95,14 +102,15 @@ class GuardCompressor(KnownFieldsOnly, BaseDocumentCompressor):
 
     guard: Guard
     access: AccessInput = None
+    pin_access: bool = False
     raise_on_reject: bool = False
 
     @override
     def compress_documents(
         self, documents: Sequence[Document], query: str, callbacks: Callbacks | None = None
     ) -> Sequence[Document]:
-        access = AccessContext.coerce(self.access)
-        result, kept = checked(CheckCall(self.guard, query, documents, access), callbacks)
+        call = CheckCall(self.guard, query, documents, self._access())
+        result, kept = checked(call, callbacks)
         reject_if_asked(result, self.raise_on_reject)
         return kept
 
@@ -110,7 +118,12 @@ class GuardCompressor(KnownFieldsOnly, BaseDocumentCompressor):
     async def acompress_documents(
         self, documents: Sequence[Document], query: str, callbacks: Callbacks | None = None
     ) -> Sequence[Document]:
-        access = AccessContext.coerce(self.access)
-        result, kept = await achecked(CheckCall(self.guard, query, documents, access), callbacks)
+        call = CheckCall(self.guard, query, documents, self._access())
+        result, kept = await achecked(call, callbacks)
         reject_if_asked(result, self.raise_on_reject)
         return kept
+
+    def _access(self) -> AccessContext | None:
+        # The surrounding run's config, as LangChain keeps it for this thread or task.
+        given = given_access(ensure_config(), {})
+        return resolve_access(given, default=self.access, pinned=self.pin_access)

@@ -1,53 +1,76 @@
 """GuardMiddleware: per-request access for guarded tools inside ``langchain.agents.create_agent``,
-and a fail-closed check on tool results that carry Documents no guard checked."""
+a fail-closed judgement of every other tool's result, and memory bound to one principal."""
 
 from __future__ import annotations
 
 import inspect
 import logging
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from langchain.agents.middleware import AgentMiddleware
-from langchain_core.documents import Document
+from langchain.agents.middleware import AgentMiddleware, hook_config
 from langchain_core.messages import ToolMessage
 from langchain_core.prompts import BasePromptTemplate
 from langchain_core.retrievers import BaseRetriever
 from langchain_core.tools import RetrieverInput
 from typing_extensions import override
 
-from rag_guard_integrations.core.access import AccessContext
-from rag_guard_integrations.langchain.fields import refuse_unknown
+from rag_guard_integrations.core.access import NOT_GIVEN, AccessContext, resolve_access
+from rag_guard_integrations.engine.guard import as_guard
+from rag_guard_integrations.langchain.audit import publish_withheld
+from rag_guard_integrations.langchain.fields import given_access, refuse_unknown
+from rag_guard_integrations.langchain.memory import GuardState, after_run, before_run
 from rag_guard_integrations.langchain.retriever import GuardedRetriever
-from rag_guard_integrations.langchain.tool import REQUEST_ACCESS, CheckedDocuments, access_of
+from rag_guard_integrations.langchain.tool import REQUEST_ACCESS, access_of, is_guarded_tool
+from rag_guard_integrations.langchain.vetting import ScreenedTool, Screening
 
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable
 
     from langchain_core.tools import BaseTool
     from langgraph.prebuilt.tool_node import ToolCallRequest
+    from langgraph.runtime import Runtime
     from langgraph.types import Command
 
     from rag_guard_integrations.engine.guard import Guard
     from rag_guard_integrations.langchain.fields import AccessInput
+    from rag_guard_integrations.policy.loader import PolicyRef
 
 logger = logging.getLogger("rag_guard_integrations")
+UNGUARDED_RETRIEVER = "its retriever's output reaches the model unjudged"
+UNCHECKED_RESULT = "it carries Documents or retriever runs no guard checked"
 
 
-class GuardMiddleware(AgentMiddleware[Any, Any]):
-    """Agent middleware that gives every guarded tool call the request's access.
+class GuardMiddleware(AgentMiddleware[GuardState, Any]):
+    """Agent middleware that gives every guarded tool call the request's access, judges every
+    other tool's result, and keeps one thread's memory to one principal.
 
-    Access per request, in order: ``runtime.context`` (a mapping with key ``access``, or an
-    object with an ``access`` attribute), ``config["configurable"]["access"]``, then
-    ``access``. The policy's refusal replaces, before the model reads it, the result of a
-    tool that carries Documents which did not come through a guard, and of a retriever tool
-    (``create_retriever_tool``, any ``response_format``) whose retriever is not a
-    ``GuardedRetriever`` or whose ``document_prompt`` shows metadata; each is logged (without
-    its text). A tool that reaches a retriever some other way (an attribute, a module it
-    imports) and returns a plain string cannot be told apart from any other tool: build
-    retrieval tools with ``create_guarded_retriever_tool``. In a hand-built LangGraph
-    graph, pass the hooks to the node: ``ToolNode(tools, wrap_tool_call=mw.wrap_tool_call,
-    awrap_tool_call=mw.awrap_tool_call)``.
+    Access per request: ``runtime.context`` (a mapping with key ``access``, or an object with
+    an ``access`` attribute), else ``config["configurable"]["access"]``, else ``access``; None
+    in either place is no access. With ``pin_access=True``, ``access`` is also the ceiling: a
+    per-request access only narrows it.
+
+    A tool made by ``create_guarded_retriever_tool`` runs as it is. Any other tool runs out of
+    sight of every callback handler, ``astream_events`` consumer and tracer (its call is
+    reported with the result the middleware let through), and its result is judged: a Document
+    no guard returned anywhere in what the tool returned (its raw return value, before
+    LangChain makes it message content; an artifact, however nested; a ``Command`` update), or
+    a retriever run inside the tool that no guard made, replaces the whole result with the
+    policy's refusal. A ``create_retriever_tool`` tool (any ``response_format``) whose
+    retriever is not a ``GuardedRetriever``, or whose ``document_prompt`` shows metadata, is
+    refused before it runs. Each withheld result is logged as a WARNING and recorded as an
+    audit record v1 (stage ``tool_result``, no text). What stays out of reach: a tool that
+    reads a store directly (``store.similarity_search``) and returns a string it built itself
+    looks like any other tool; build retrieval tools with ``create_guarded_retriever_tool``.
+    Under a ``mode: shadow`` policy nothing is withheld and nothing runs out of sight: the
+    would-be decisions are logged and recorded, marked unenforced.
+
+    Memory: with a checkpointer, a thread belongs to the principal of its first request (kept
+    in the agent state, never shown to the model); a request from another principal, or one
+    without a principal, is refused with an ``AccessError`` (logged as a WARNING) before the
+    model reads the thread, and its input is taken out of the thread again.
+
+    In a hand-built LangGraph graph, pass the hooks to the node: ``ToolNode(tools,
+    wrap_tool_call=mw.wrap_tool_call, awrap_tool_call=mw.awrap_tool_call)``.
 
     Setup:
         ```bash
@@ -55,10 +78,12 @@ class GuardMiddleware(AgentMiddleware[Any, Any]):
         ```
 
     Key init args:
-        guard: Guard
-            The guard whose refusal answers withheld tool results.
+        guard: Guard | str
+            The guard whose refusal answers withheld tool results (or policy references).
         access: AccessContext | Mapping | None
             Default access for requests that bring none.
+        pin_access: bool
+            ``access`` is also the most a request may see (default False).
 
     Instantiate:
         ```python
@@ -85,11 +110,42 @@ class GuardMiddleware(AgentMiddleware[Any, Any]):
         ```
     """
 
-    def __init__(self, guard: Guard, *, access: AccessInput = None, **unknown: Any) -> None:
-        refuse_unknown(type(self).__name__, unknown, ["guard", "access"])
+    state_schema = GuardState
+
+    def __init__(
+        self,
+        guard: Guard | PolicyRef | list[PolicyRef],
+        *,
+        access: AccessInput = None,
+        pin_access: bool = False,
+        **unknown: Any,
+    ) -> None:
+        refuse_unknown(type(self).__name__, unknown, ["guard", "access", "pin_access"])
         super().__init__()
-        self.guard = guard
+        self.guard = as_guard(guard, type(self).__name__)
         self.access = AccessContext.coerce(access)
+        self.pin_access = pin_access
+        self.shadow = self.guard.policy.mode == "shadow"
+
+    @override
+    @hook_config(can_jump_to=["end"])
+    def before_agent(self, state: GuardState, runtime: Runtime[Any]) -> dict[str, Any] | None:
+        return before_run(state, self._principal(getattr(runtime, "context", None)))
+
+    @override
+    @hook_config(can_jump_to=["end"])
+    async def abefore_agent(
+        self, state: GuardState, runtime: Runtime[Any]
+    ) -> dict[str, Any] | None:
+        return before_run(state, self._principal(getattr(runtime, "context", None)))
+
+    @override
+    def after_agent(self, state: GuardState, runtime: Runtime[Any]) -> dict[str, Any] | None:
+        return after_run(state)
+
+    @override
+    async def aafter_agent(self, state: GuardState, runtime: Runtime[Any]) -> dict[str, Any] | None:
+        return after_run(state)
 
     @override
     def wrap_tool_call(
@@ -98,10 +154,11 @@ class GuardMiddleware(AgentMiddleware[Any, Any]):
         handler: Callable[[ToolCallRequest], ToolMessage | Command[Any]],
     ) -> ToolMessage | Command[Any]:
         if unguarded_retriever_tool(request.tool):
-            return self._withheld(request)
+            refusal = self._withhold(request, Screening(None, [], 1), UNGUARDED_RETRIEVER)
+            return refusal if refusal is not None else handler(request)
         token = REQUEST_ACCESS.set(self.request_access(request))
         try:
-            return self._checked(request, handler(request))
+            return handler(self._screened(request))
         finally:
             REQUEST_ACCESS.reset(token)
 
@@ -112,66 +169,81 @@ class GuardMiddleware(AgentMiddleware[Any, Any]):
         handler: Callable[[ToolCallRequest], Awaitable[ToolMessage | Command[Any]]],
     ) -> ToolMessage | Command[Any]:
         if unguarded_retriever_tool(request.tool):
-            return self._withheld(request)
+            refusal = self._withhold(request, Screening(None, [], 1), UNGUARDED_RETRIEVER)
+            return refusal if refusal is not None else await handler(request)
         token = REQUEST_ACCESS.set(self.request_access(request))
         try:
-            return self._checked(request, await handler(request))
+            return await handler(self._screened(request))
         finally:
             REQUEST_ACCESS.reset(token)
 
-    def request_access(self, request: ToolCallRequest) -> AccessContext | None:
-        """The access of the request behind ``request`` (see the class docstring)."""
+    def request_access(self, request: ToolCallRequest) -> object:
+        """The access of the request behind ``request`` (see the class docstring), or
+        :data:`NOT_GIVEN` when it brings none and the middleware has no default."""
         runtime = request.runtime
-        found = access_of(getattr(runtime, "context", None))
-        if found is None:
-            config = getattr(runtime, "config", None) or {}
-            found = AccessContext.coerce((config.get("configurable") or {}).get("access"))
-        return found if found is not None else self.access
+        return self._resolved(
+            getattr(runtime, "context", None), getattr(runtime, "config", None) or {}
+        )
 
-    def _checked(
-        self, request: ToolCallRequest, response: ToolMessage | Command[Any]
-    ) -> ToolMessage | Command[Any]:
-        if isinstance(response, ToolMessage):
-            return self._withheld(request, response) if _unchecked(response.artifact) else response
-        update = getattr(response, "update", None)
-        if not isinstance(update, dict) or not isinstance(update.get("messages"), list):
-            return response
-        # A Command's state update can carry tool messages too (a tool that updates the graph).
-        checked = [
-            self._withheld(request, m)
-            if isinstance(m, ToolMessage) and _unchecked(m.artifact)
-            else m
-            for m in update["messages"]
-        ]
-        return replace(response, update={**update, "messages": checked})
+    def _resolved(self, context: object, config: Any) -> object:
+        given = access_of(context)
+        if given is NOT_GIVEN:
+            given = given_access(config, {})
+        if given is NOT_GIVEN and self.access is None and not self.pin_access:
+            return NOT_GIVEN
+        return resolve_access(given, default=self.access, pinned=self.pin_access)
 
-    def _withheld(
-        self, request: ToolCallRequest, message: ToolMessage | None = None
-    ) -> ToolMessage:
-        """The refusal in place of ``message`` (None: of the retriever tool not run at all)."""
+    def _principal(self, context: object) -> str | None:
+        from langgraph.config import get_config  # noqa: PLC0415 - only inside a graph run
+
+        resolved = self._resolved(context, get_config())
+        return resolved.principal if isinstance(resolved, AccessContext) else None
+
+    def _screened(self, request: ToolCallRequest) -> ToolCallRequest:
+        tool = request.tool
+        if tool is None or is_guarded_tool(tool):
+            return request
+        call = request.tool_call
+
+        def decide(screening: Screening) -> Any:
+            if screening.clean:
+                return screening.output
+            refusal = self._withhold(request, screening, UNCHECKED_RESULT)
+            return refusal if refusal is not None else screening.output
+
+        screened = ScreenedTool.of(tool, dict(call["args"]), hidden=not self.shadow, decide=decide)
+        return request.override(tool=screened)
+
+    def _withhold(
+        self, request: ToolCallRequest, screening: Screening, why: str
+    ) -> ToolMessage | None:
+        """The refusal in place of the result of ``request``, logged and audited (no text);
+        in shadow mode the same record, marked unenforced, and None (nothing changes)."""
         call = request.tool_call
         logger.warning(
-            "rag_guard withheld the result of tool %r: %s; build the tool with "
+            "rag_guard %s the result of tool %r: %s; build the tool with "
             "create_guarded_retriever_tool",
+            "would withhold (shadow mode, not enforced)" if self.shadow else "withheld",
             call.get("name"),
-            "it carries Documents no guard checked"
-            if message is not None
-            else "its retriever's output reaches the model unjudged",
+            why,
         )
+        access = self.request_access(request)
+        publish_withheld(
+            self.guard,
+            f"{call.get('name')}: {call.get('args')}",
+            screening.unchecked,
+            access if isinstance(access, AccessContext) else None,
+            why,
+            enforced=not self.shadow,
+        )
+        if self.shadow:
+            return None
         return ToolMessage(
             self.guard.policy.no_context_refusal,
-            tool_call_id=call["id"] if message is None else message.tool_call_id,
-            name=call["name"] if message is None else message.name,
+            tool_call_id=call["id"],
+            name=call["name"],
             status="error",
         )
-
-
-def _unchecked(artifact: object) -> bool:
-    if isinstance(artifact, CheckedDocuments):
-        return False
-    if isinstance(artifact, Document):
-        return True
-    return isinstance(artifact, list | tuple) and any(isinstance(a, Document) for a in artifact)
 
 
 def unguarded_retriever_tool(tool: BaseTool | None) -> bool:

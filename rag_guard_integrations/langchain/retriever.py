@@ -13,10 +13,11 @@ from langchain_core.vectorstores import VectorStoreRetriever
 from pydantic import ConfigDict, Field
 from typing_extensions import override
 
-# Runtime imports: pydantic resolves these field annotations when the class is built.
-from rag_guard_integrations.core.access import AccessContext
+from rag_guard_integrations.core.access import NOT_GIVEN, AccessContext, resolve_access
 from rag_guard_integrations.core.arguments import positive_int
 from rag_guard_integrations.core.shielded import ashielded, shielded
+
+# Runtime imports: pydantic resolves these field annotations when the class is built.
 from rag_guard_integrations.engine.guard import Guard, fetch_size
 from rag_guard_integrations.langchain.audit import (
     CheckCall,
@@ -25,10 +26,17 @@ from rag_guard_integrations.langchain.audit import (
     reject_if_asked,
     with_text,
 )
-from rag_guard_integrations.langchain.fields import ACCESS_SPEC, AccessInput, KnownFieldsOnly
+from rag_guard_integrations.langchain.fields import (
+    ACCESS_SPEC,
+    AccessInput,
+    KnownFieldsOnly,
+    given_access,
+    refuse_unknown,
+    search_arguments,
+)
 from rag_guard_integrations.langchain.pushdown import plan_pushdown
 from rag_guard_integrations.langchain.result import report, with_result
-from rag_guard_integrations.langchain.unobserved import unobserved
+from rag_guard_integrations.langchain.unobserved import unobserved, warn_if_environment_traces
 
 if TYPE_CHECKING:
     from langchain_core.callbacks import (
@@ -78,9 +86,11 @@ class GuardedRetriever(KnownFieldsOnly, BaseRetriever):
 
     Key init args:
         retriever: BaseRetriever
-            The retriever whose results are checked.
-        guard: Guard
-            The guard to apply, e.g. ``Guard.from_policy("contracts")``.
+            The retriever whose results are checked (for a vector store,
+            ``store.as_retriever()``).
+        guard: Guard | str
+            The guard to apply, e.g. ``Guard.from_policy("contracts")``, or policy references
+            (``"contracts"``, a path, a list).
         access: AccessContext | Mapping | None
             Default access for calls that bring none; None denies access-controlled chunks.
         k: int | None
@@ -94,6 +104,12 @@ class GuardedRetriever(KnownFieldsOnly, BaseRetriever):
             Judge each candidate as this prompt renders it (``{page_content} [{source}]``): the
             guard reads the rendering, and what comes back holds it as ``page_content``, so
             metadata the prompt shows is checked like text. Default: the text as it is.
+            A redact rule masks that rendering; a rendered metadata value the mask changed is
+            ``"[REDACTED]"`` in the returned copy's metadata.
+        pin_access: bool
+            The operator's ceiling: ``access`` is also the most any call may see, and a
+            per-call access only narrows it (per attribute, the values both allow). Default
+            False: a per-call access replaces ``access``.
         raise_on_reject: bool
             Raise ``QueryRejected`` when the domain guard refuses the query (default: return
             no documents).
@@ -102,11 +118,16 @@ class GuardedRetriever(KnownFieldsOnly, BaseRetriever):
             run, so every handler and trace receives the unchecked candidates (what the guard
             withheld included). Default False.
 
-    Access is, in order: the ``access=`` invoke argument, ``config["configurable"]["access"]``
-    (declared in ``config_specs``), then the ``access`` field. A rejected query (domain guard)
-    returns no documents; the run outputs carry the refusal. Errors of the inner retriever or
-    the guard propagate: nothing is returned unchecked. Unknown constructor arguments are
-    refused.
+    Access per call is the ``access=`` invoke argument, else ``config["configurable"]
+    ["access"]`` (declared in ``config_specs``; also one set by ``with_config``); a call that
+    brings neither gets the ``access`` field. An explicit None in either place is no access,
+    never the default. Invoke takes ``access``, ``k`` and, over a ``VectorStoreRetriever``,
+    the store's search arguments ``filter``, ``score_threshold`` and ``lambda_mult`` (over
+    another retriever, the keyword arguments its ``_get_relevant_documents`` names, or
+    ``filter`` where it takes ``**kwargs``); anything else is an ``ArgumentError``, as are
+    unknown constructor arguments. A rejected query (domain guard) returns no documents; the
+    run outputs carry the refusal. Errors of the inner retriever or the guard propagate:
+    nothing is returned unchecked.
 
     Instantiate:
         ```python
@@ -130,6 +151,12 @@ class GuardedRetriever(KnownFieldsOnly, BaseRetriever):
         retriever.invoke(query, access={"contract_type": ["MSA"]})
         retriever.invoke(query, config={"configurable": {"access": {"contract_type": ["SOW"]}}})
         await retriever.ainvoke(query, access={"contract_type": ["MSA"]}, k=1)
+
+        tenant = GuardedRetriever(
+            retriever=store.as_retriever(), guard="contracts",
+            access={"contract_type": ["MSA", "SOW"]}, pin_access=True,
+        )
+        tenant.invoke(query, access={"contract_type": ["SOW", "NDA"]})  # SOW only
         ```
 
         Every call also emits a ``rag_guard_result`` custom event (the guard's summary plus
@@ -153,6 +180,7 @@ class GuardedRetriever(KnownFieldsOnly, BaseRetriever):
     k: int | None = Field(default=None, ge=1)
     fetch_k: int | None = Field(default=None, ge=1)
     document_prompt: BasePromptTemplate[str] | None = None
+    pin_access: bool = False
     raise_on_reject: bool = False
     expose_unchecked_documents_to_callbacks: bool = False
 
@@ -165,9 +193,11 @@ class GuardedRetriever(KnownFieldsOnly, BaseRetriever):
         """A runnable returning ``{"documents": [...], "result": CheckedResult}`` per query.
 
         Use it where a chain needs the decision itself, for example to answer with
-        ``out["result"].refusal``; ``out["result"].result`` is the full GuardResult. It takes
-        the same config (``configurable["access"]``). The CheckedResult shows only the
-        decision summary to handlers and traces.
+        ``out["result"].refusal``. It takes the same config (``configurable["access"]``). The
+        CheckedResult holds the decision without any chunk text or metadata value (counts,
+        refusal, the audit record), since run outputs reach every handler, event stream and
+        trace; for the full GuardResult, wrap the call in
+        :func:`~rag_guard_integrations.langchain.guard_results`.
 
         Example:
             >>> out = retriever.with_result().invoke(query, config=config)  # doctest: +SKIP
@@ -181,14 +211,25 @@ class GuardedRetriever(KnownFieldsOnly, BaseRetriever):
         self, input: str, config: RunnableConfig | None = None, **kwargs: Any
     ) -> list[Document]:
         config = ensure_config(config)
-        return super().invoke(input, config, **_with_configured_access(config, kwargs))
+        return super().invoke(input, config, **self._call_arguments(config, kwargs))
 
     @override
     async def ainvoke(
         self, input: str, config: RunnableConfig | None = None, **kwargs: Any
     ) -> list[Document]:
         config = ensure_config(config)
-        return await super().ainvoke(input, config, **_with_configured_access(config, kwargs))
+        return await super().ainvoke(input, config, **self._call_arguments(config, kwargs))
+
+    def _call_arguments(self, config: RunnableConfig, kwargs: dict[str, Any]) -> dict[str, Any]:
+        """``kwargs`` checked, with the access the call brought under ``access``.
+
+        ``BaseRetriever`` does not hand ``config`` to ``_get_relevant_documents``, so the access
+        a chain was configured with travels as an argument, never as shared state.
+        """
+        known = {"access", "k", "run_id", *search_arguments(self.retriever)}
+        refuse_unknown(f"{type(self).__name__}.invoke", kwargs, known)
+        given = given_access(config, kwargs)
+        return kwargs if given is NOT_GIVEN else {**kwargs, "access": given}
 
     def _get_relevant_documents(
         self, query: str, *, run_manager: CallbackManagerForRetrieverRun, **kwargs: Any
@@ -200,6 +241,7 @@ class GuardedRetriever(KnownFieldsOnly, BaseRetriever):
                 query, config={"callbacks": run_manager.get_child()}, **request.inner_kwargs
             )
         elif not request.skip_fetch:
+            warn_if_environment_traces(type(self).__name__)
             documents = shielded(
                 lambda: request.inner.invoke(query, **request.inner_kwargs),
                 unobserved(),
@@ -207,9 +249,8 @@ class GuardedRetriever(KnownFieldsOnly, BaseRetriever):
             )
         if (prompt := self.document_prompt) is not None:
             documents = [with_text(d, format_document(d, prompt)) for d in documents]
-        call = CheckCall(self.guard, query, documents, request.access, request.k, request.audit)
-        result, kept = checked(call, run_manager.get_child())
-        return self._settle(result, kept)
+        result, kept = checked(self._call(query, documents, request), run_manager.get_child())
+        return self._settle(result, kept, run_manager)
 
     async def _aget_relevant_documents(
         self, query: str, *, run_manager: AsyncCallbackManagerForRetrieverRun, **kwargs: Any
@@ -221,6 +262,7 @@ class GuardedRetriever(KnownFieldsOnly, BaseRetriever):
                 query, config={"callbacks": run_manager.get_child()}, **request.inner_kwargs
             )
         elif not request.skip_fetch:
+            warn_if_environment_traces(type(self).__name__)
             documents = await ashielded(
                 lambda: request.inner.ainvoke(query, **request.inner_kwargs),
                 unobserved(),
@@ -228,19 +270,31 @@ class GuardedRetriever(KnownFieldsOnly, BaseRetriever):
             )
         if (prompt := self.document_prompt) is not None:
             documents = [with_text(d, await aformat_document(d, prompt)) for d in documents]
-        call = CheckCall(self.guard, query, documents, request.access, request.k, request.audit)
+        call = self._call(query, documents, request)
         result, kept = await achecked(call, run_manager.get_child())
-        return self._settle(result, kept)
+        return self._settle(result, kept, run_manager)
 
-    def _settle(self, result: GuardResult, kept: list[Document]) -> list[Document]:
-        report(result)
+    def _call(self, query: str, documents: list[Document], request: _Request) -> CheckCall:
+        prompt = self.document_prompt
+        rendered = frozenset(prompt.input_variables) - {"page_content"} if prompt else frozenset()
+        return CheckCall(
+            self.guard, query, documents, request.access, request.k, request.audit, rendered
+        )
+
+    def _settle(
+        self,
+        result: GuardResult,
+        kept: list[Document],
+        run_manager: CallbackManagerForRetrieverRun | AsyncCallbackManagerForRetrieverRun,
+    ) -> list[Document]:
+        report(result, kept, run_manager.run_id)
         reject_if_asked(result, self.raise_on_reject)
         return kept
 
     def _request(self, query: str, kwargs: dict[str, Any]) -> _Request:
         options = dict(kwargs)
-        given = options.pop("access", None)
-        access = AccessContext.coerce(self.access if given is None else given)
+        given = options.pop("access", NOT_GIVEN)
+        access = resolve_access(given, default=self.access, pinned=self.pin_access)
         asked = options.pop("k", None)
         k = positive_int("k", self._default_k() if asked is None else asked)
         fetch = fetch_size(k, self.fetch_k)
@@ -274,15 +328,3 @@ class GuardedRetriever(KnownFieldsOnly, BaseRetriever):
             else getattr(inner, "k", None)
         )
         return own if isinstance(own, int) and not isinstance(own, bool) else DEFAULT_K
-
-
-def _with_configured_access(config: RunnableConfig, kwargs: dict[str, Any]) -> dict[str, Any]:
-    """Move ``configurable["access"]`` into the call's kwargs unless ``access=`` was given.
-
-    ``BaseRetriever`` does not hand ``config`` to ``_get_relevant_documents``, so the access a
-    chain was configured with travels as an argument, never as shared state.
-    """
-    if kwargs.get("access") is not None:
-        return kwargs
-    configured = (config.get("configurable") or {}).get("access")
-    return kwargs if configured is None else {**kwargs, "access": configured}

@@ -4,7 +4,6 @@ that keep everything a LangChain app could see (model input, callback payloads, 
 from __future__ import annotations
 
 import uuid
-from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from langchain_core.callbacks import BaseCallbackHandler
@@ -12,8 +11,10 @@ from langchain_core.language_models.chat_models import BaseChatModel, SimpleChat
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 from langchain_core.tracers.base import BaseTracer
-from pydantic import BaseModel, Field
+from pydantic import Field
 from typing_extensions import override
+
+from rag_guard_integrations.langchain.walk import walk
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -50,10 +51,10 @@ class EchoContextChat(SimpleChatModel):
 class ToolCallingChat(BaseChatModel):
     """A tool-calling stand-in model that keeps every message list it is sent (``received``).
 
-    With tools bound and no tool result yet, it calls the first tool with the user's last
-    question as ``query``; once a tool answered, it answers with the tool's content; without
-    tools it answers with the context of a RAG prompt (as :class:`EchoContextChat`). Copies made
-    by ``bind_tools`` share ``received``.
+    With tools bound and no tool result yet, it calls every bound tool at once with the
+    user's last question as ``query``; once tools answered, it answers with the last tool
+    result's content; without tools it answers with the context of a RAG prompt (as
+    :class:`EchoContextChat`). Copies made by ``bind_tools`` share ``received``.
 
     Example:
         >>> from langchain.agents import create_agent  # doctest: +SKIP
@@ -65,17 +66,17 @@ class ToolCallingChat(BaseChatModel):
     """
 
     received: list[list[BaseMessage]] = Field(default_factory=list)
-    tool_name: str | None = None
+    tool_names: tuple[str, ...] = ()
 
     @override
     def bind_tools(
         self, tools: Sequence[Any], *, tool_choice: str | None = None, **kwargs: Any
     ) -> Runnable[Any, AIMessage]:
-        first = tools[0] if tools else None
-        name = getattr(first, "name", None) or (
-            first.get("name") if isinstance(first, dict) else None
+        names = tuple(
+            str(getattr(t, "name", None) or (t.get("name") if isinstance(t, dict) else ""))
+            for t in tools
         )
-        return self.model_copy(update={"tool_name": name, "received": self.received})
+        return self.model_copy(update={"tool_names": names, "received": self.received})
 
     @override
     def _generate(
@@ -89,16 +90,15 @@ class ToolCallingChat(BaseChatModel):
         tool_results = [m for m in messages if isinstance(m, ToolMessage)]
         if tool_results:
             reply = AIMessage(str(tool_results[-1].content))
-        elif self.tool_name is not None:
+        elif self.tool_names:
             question = next(
                 (str(m.content) for m in reversed(messages) if isinstance(m, HumanMessage)), ""
             )
-            call = {
-                "name": self.tool_name,
-                "args": {"query": question},
-                "id": f"call_{uuid.uuid4().hex[:8]}",
-            }
-            reply = AIMessage("", tool_calls=[call])
+            calls = [
+                {"name": name, "args": {"query": question}, "id": f"call_{uuid.uuid4().hex[:8]}"}
+                for name in self.tool_names
+            ]
+            reply = AIMessage("", tool_calls=calls)
         else:
             reply = AIMessage(_context_of(messages))
         return ChatResult(generations=[ChatGeneration(message=reply)])
@@ -200,34 +200,24 @@ class RecordingTracer(BaseTracer):
 
 
 def payload_text(value: Any) -> str:
-    """Every string inside ``value`` (mappings, sequences, pydantic models such as Documents and
-    messages, walked field by field; any other object by its ``repr``), one per line.
+    """Every string inside ``value``, one per line, as far as a consumer could read it
+    (:func:`~rag_guard_integrations.langchain.walk.walk`: mappings, sequences, pydantic models
+    such as Documents and messages, dataclasses, slotted objects); any other object by its
+    ``repr``.
 
-    A faster stand-in for ``repr`` of callback payloads: LangChain objects' ``repr`` compares
-    every field with its default, which costs more than the request being recorded.
+    A faster stand-in for ``repr`` of callback payloads that also sees what a ``repr`` hides:
+    LangChain objects' ``repr`` compares every field with its default, which costs more than
+    the request being recorded, and an object's own ``repr`` may show less than it holds.
     """
-    found: list[str] = []
-    pending: list[Any] = [value]
-    seen: set[int] = set()
-    while pending:
-        item = pending.pop()
-        if isinstance(item, str):
-            found.append(item)
-        elif item is None or isinstance(item, int | float | bool | uuid.UUID) or id(item) in seen:
-            continue
-        elif isinstance(item, Mapping):
-            seen.add(id(item))
-            pending.extend(item.keys())
-            pending.extend(item.values())
-        elif isinstance(item, list | tuple | set | frozenset):
-            seen.add(id(item))
-            pending.extend(item)
-        elif isinstance(item, BaseModel):
-            seen.add(id(item))
-            pending.extend(vars(item).values())
-        else:
-            found.append(repr(item))
+    found = [
+        item if isinstance(item, str) else repr(item)
+        for item, entered in walk(value)
+        if isinstance(item, str) or not (entered or item is None or isinstance(item, _QUIET))
+    ]
     return "\n".join(found)
+
+
+_QUIET = (bool, int, float, bytes, uuid.UUID)
 
 
 def _context_of(messages: Sequence[BaseMessage]) -> str:

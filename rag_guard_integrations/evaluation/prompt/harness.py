@@ -37,7 +37,9 @@ class Observation:
     ``prompt_texts``: every message text the recording model received; ``event_texts``: every
     callback, event stream or instrumentation payload the app can see (``repr`` or JSON);
     ``log_texts``: captured log and audit records; ``context_ids``: chunks that reached the
-    prompt; ``refused``: the user (or model) received the policy's refusal.
+    prompt; ``refused``: the user (or model) received the policy's refusal;
+    ``also_forbidden``: canaries this path must keep from the case besides the case's own
+    forbidden ones (values a redact rule masks in chunks the case may see).
     """
 
     prompt_texts: list[str] = field(default_factory=list)
@@ -46,6 +48,7 @@ class Observation:
     answer: str = ""
     context_ids: list[str] = field(default_factory=list)
     refused: bool = False
+    also_forbidden: frozenset[str] = frozenset()
 
 
 def register_path(name: str) -> Callable[[PathRunner], PathRunner]:
@@ -85,10 +88,11 @@ def _import_unless_framework_missing(module: str) -> None:
 def score(case: PromptCase, seen: Observation) -> dict[str, bool]:
     """Per case: which channels carried a forbidden canary, recall and refusal."""
     context = set(seen.context_ids)
+    forbidden = case.forbidden_canaries | seen.also_forbidden
     return {
-        "prompt_leak": bool(canaries_in(seen.prompt_texts) & case.forbidden_canaries),
-        "event_leak": bool(canaries_in(seen.event_texts) & case.forbidden_canaries),
-        "log_leak": bool(canaries_in(seen.log_texts) & case.forbidden_canaries),
+        "prompt_leak": bool(canaries_in(seen.prompt_texts) & forbidden),
+        "event_leak": bool(canaries_in(seen.event_texts) & forbidden),
+        "log_leak": bool(canaries_in(seen.log_texts) & forbidden),
         "recalled": bool(context & case.authorised_ids),
         "refused": seen.refused,
     }

@@ -4,7 +4,6 @@ corpus and runs every case through it (see ``langchain_runner`` for the recordin
 from __future__ import annotations
 
 import importlib.util
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from langchain_core.output_parsers import StrOutputParser
@@ -14,8 +13,15 @@ from rag_guard_integrations.evaluation.prompt.corpus import UNFILTERED_FETCH
 from rag_guard_integrations.evaluation.prompt.harness import register_path
 from rag_guard_integrations.evaluation.prompt.langchain_runner import (
     App,
+    Caller,
     PlainRetriever,
     SimilarityFilter,
+    access_config,
+    agent_app,
+    chain_app,
+    guarded_tool,
+    last_message,
+    question,
     run_app,
     store_of,
 )
@@ -26,20 +32,8 @@ from rag_guard_integrations.langchain.testing import ToolCallingChat
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from langchain_core.runnables import Runnable, RunnableConfig
-
     from rag_guard_integrations.evaluation.prompt.corpus import PromptCase, PromptCorpus
     from rag_guard_integrations.evaluation.prompt.harness import Observation
-
-TOOL = "contract_clauses"
-
-
-def _access(case: PromptCase) -> RunnableConfig:
-    return {"configurable": {"access": {"principal": case.principal, **case.access}}}
-
-
-def _chain_app(runnable: Runnable[str, str], model: ToolCallingChat) -> App:
-    return App(runnable, model, lambda case: case.query, lambda case, n: _access(case), str)
 
 
 @register_path("langchain_naive")
@@ -53,7 +47,7 @@ def naive(corpus: PromptCorpus, cases: Sequence[PromptCase], use_async: bool) ->
         | model
         | StrOutputParser()
     )
-    return run_app(corpus, cases, use_async, _chain_app(chain, model))
+    return run_app(corpus, cases, use_async, chain_app(chain, model))
 
 
 @register_path("langchain_lcel")
@@ -63,7 +57,7 @@ def lcel(corpus: PromptCorpus, cases: Sequence[PromptCase], use_async: bool) -> 
     guarded = GuardedRetriever(
         retriever=store_of(corpus).as_retriever(), guard=corpus.guard, k=corpus.k
     )
-    return run_app(corpus, cases, use_async, _chain_app(build_rag_chain(guarded, model), model))
+    return run_app(corpus, cases, use_async, chain_app(build_rag_chain(guarded, model), model))
 
 
 @register_path("langchain_lcel_plain")
@@ -76,7 +70,7 @@ def lcel_plain(
     guarded = GuardedRetriever(
         retriever=plain, guard=corpus.guard, k=corpus.k, fetch_k=UNFILTERED_FETCH * corpus.k
     )
-    return run_app(corpus, cases, use_async, _chain_app(build_rag_chain(guarded, model), model))
+    return run_app(corpus, cases, use_async, chain_app(build_rag_chain(guarded, model), model))
 
 
 if importlib.util.find_spec("langchain_classic") is not None:
@@ -97,37 +91,10 @@ if importlib.util.find_spec("langchain_classic") is not None:
             base_retriever=store.as_retriever(search_kwargs={"k": UNFILTERED_FETCH * corpus.k}),
         )
         guarded = GuardedRetriever(retriever=compressed, guard=corpus.guard, k=corpus.k)
-        return run_app(corpus, cases, use_async, _chain_app(build_rag_chain(guarded, model), model))
-
-
-def _last_message(output: Any) -> str:
-    messages = (output or {}).get("messages") or []
-    return str(messages[-1].content) if messages else ""
-
-
-def _guarded_tool(corpus: PromptCorpus) -> Any:
-    from rag_guard_integrations.langchain import create_guarded_retriever_tool  # noqa: PLC0415
-
-    return create_guarded_retriever_tool(
-        store_of(corpus).as_retriever(),
-        corpus.guard,
-        name=TOOL,
-        description="Search the contract clauses the caller may see.",
-        k=corpus.k,
-    )
-
-
-def _question(case: PromptCase) -> dict[str, Any]:
-    return {"messages": [("user", case.query)]}
+        return run_app(corpus, cases, use_async, chain_app(build_rag_chain(guarded, model), model))
 
 
 if importlib.util.find_spec("langchain") is not None and importlib.util.find_spec("langgraph"):
-
-    @dataclass
-    class Caller:
-        """The agent's runtime context: who is asking."""
-
-        access: dict[str, Any]
 
     @register_path("langchain_agent")
     def agent(
@@ -142,21 +109,11 @@ if importlib.util.find_spec("langchain") is not None and importlib.util.find_spe
         model = ToolCallingChat()
         graph = create_agent(
             model,
-            [_guarded_tool(corpus)],
+            [guarded_tool(corpus)],
             middleware=[GuardMiddleware(corpus.guard)],
             context_schema=Caller,
         )
-
-        def config(case: PromptCase, number: int) -> RunnableConfig:
-            empty: RunnableConfig = {}
-            return empty if number % 2 == 0 else _access(case)
-
-        def context(case: PromptCase, number: int) -> dict[str, Any]:
-            access = {"principal": case.principal, **case.access}
-            return {"context": Caller(access=access)} if number % 2 == 0 else {}
-
-        app = App(graph, model, _question, config, _last_message, context)
-        return run_app(corpus, cases, use_async, app)
+        return run_app(corpus, cases, use_async, agent_app(graph, model))
 
     @register_path("langgraph_toolnode")
     def toolnode(
@@ -168,7 +125,7 @@ if importlib.util.find_spec("langchain") is not None and importlib.util.find_spe
         from langgraph.prebuilt import ToolNode, tools_condition  # noqa: PLC0415
 
         model = ToolCallingChat()
-        tool = _guarded_tool(corpus)
+        tool = guarded_tool(corpus)
         bound = model.bind_tools([tool])
 
         def call_model(state: MessagesState) -> dict[str, Any]:
@@ -183,5 +140,11 @@ if importlib.util.find_spec("langchain") is not None and importlib.util.find_spe
         builder.add_edge(START, "model")
         builder.add_conditional_edges("model", tools_condition, {"tools": "tools", END: END})
         builder.add_edge("tools", "model")
-        app = App(builder.compile(), model, _question, lambda case, n: _access(case), _last_message)
+        app = App(
+            builder.compile(), model, question, lambda case, n: access_config(case), last_message
+        )
         return run_app(corpus, cases, use_async, app)
+
+
+# The paths over a retriever without pushdown, one per channel that could carry withheld text.
+from rag_guard_integrations.evaluation.prompt import langchain_channel_paths  # noqa: E402, F401

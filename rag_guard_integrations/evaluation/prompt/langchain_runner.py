@@ -5,6 +5,7 @@ retrievers the paths share."""
 from __future__ import annotations
 
 import asyncio
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -34,12 +35,18 @@ if TYPE_CHECKING:
     from langchain_core.messages import BaseMessage
     from langchain_core.runnables import Runnable, RunnableConfig
 
+    from rag_guard_integrations.engine.guard import Guard
     from rag_guard_integrations.evaluation.prompt.corpus import PromptCase, PromptCorpus
 
 
 @dataclass(frozen=True)
 class App:
-    """One path's app: the runnable, its recording model, and how a case becomes a call."""
+    """One path's app: the runnable, its recording model, and how a case becomes a call.
+
+    ``observe`` wraps each call and yields a list it fills with what other observers saw (a
+    tracer the environment created); ``also_forbidden`` are canaries no case may see on this
+    path besides its own forbidden ones.
+    """
 
     runnable: Runnable[Any, Any]
     model: ToolCallingChat
@@ -47,6 +54,76 @@ class App:
     config: Callable[[PromptCase, int], RunnableConfig]
     answer: Callable[[Any], str]
     call_kwargs: Callable[[PromptCase, int], dict[str, Any]] = lambda case, number: {}
+    observe: Callable[[], AbstractContextManager[list[str]]] = lambda: nullcontext([])
+    also_forbidden: frozenset[str] = frozenset()
+
+
+@dataclass
+class Caller:
+    """An agent's runtime context: who is asking."""
+
+    access: dict[str, Any]
+
+
+def access_config(case: PromptCase) -> RunnableConfig:
+    """The case's access (with its principal) as ``configurable["access"]``."""
+    return {"configurable": {"access": {"principal": case.principal, **case.access}}}
+
+
+def question(case: PromptCase) -> dict[str, Any]:
+    """The case's query as an agent's input."""
+    return {"messages": [("user", case.query)]}
+
+
+def last_message(output: Any) -> str:
+    """The content of an agent's last message."""
+    messages = (output or {}).get("messages") or []
+    return str(messages[-1].content) if messages else ""
+
+
+TOOL = "contract_clauses"
+
+
+def chain_app(runnable: Runnable[str, str], model: ToolCallingChat, **extra: Any) -> App:
+    """An app whose input is the query, with the case's access in ``configurable``."""
+    return App(
+        runnable, model, lambda case: case.query, lambda case, n: access_config(case), str, **extra
+    )
+
+
+def guarded_tool(
+    corpus: PromptCorpus,
+    retriever: BaseRetriever | None = None,
+    guard: Guard | None = None,
+    **params: Any,
+) -> Any:
+    """The guarded retriever tool over ``retriever`` (default: the store, with pushdown) and
+    ``guard`` (default: the corpus's)."""
+    from rag_guard_integrations.langchain import create_guarded_retriever_tool  # noqa: PLC0415
+
+    return create_guarded_retriever_tool(
+        retriever if retriever is not None else store_of(corpus).as_retriever(),
+        guard if guard is not None else corpus.guard,
+        name=TOOL,
+        description="Search the contract clauses the caller may see.",
+        k=corpus.k,
+        **params,
+    )
+
+
+def agent_app(graph: Runnable[Any, Any], model: ToolCallingChat, **extra: Any) -> App:
+    """An agent app whose access comes from the runtime context on even cases and from
+    ``configurable`` on odd ones."""
+
+    def config(case: PromptCase, number: int) -> RunnableConfig:
+        empty: RunnableConfig = {}
+        return empty if number % 2 == 0 else access_config(case)
+
+    def context(case: PromptCase, number: int) -> dict[str, Any]:
+        access = {"principal": case.principal, **case.access}
+        return {"context": Caller(access=access)} if number % 2 == 0 else {}
+
+    return App(graph, model, question, config, last_message, context, **extra)
 
 
 class PlainRetriever(BaseRetriever):
@@ -102,10 +179,12 @@ def run_app(
         handler, tracer = RecordingHandler(), RecordingTracer()
         app.model.received.clear()
         config: RunnableConfig = {**app.config(case, number), "callbacks": [handler, tracer]}
-        with capture_logs() as logs:
+        with capture_logs() as logs, app.observe() as others:
             output = app.runnable.invoke(app.inputs(case), config, **app.call_kwargs(case, number))
         seen.append(
-            _observation(corpus, app, output, handler=handler, tracer=tracer, events=[], logs=logs)
+            _observation(
+                corpus, app, output, handler=handler, tracer=tracer, events=others, logs=logs
+            )
         )
     return seen
 
@@ -120,7 +199,7 @@ async def _arun_all(
         config: RunnableConfig = {**app.config(case, number), "callbacks": [handler, tracer]}
         events: list[str] = []
         output: Any = None
-        with capture_logs() as logs:
+        with capture_logs() as logs, app.observe() as others:
             stream = app.runnable.astream_events(
                 app.inputs(case), config, version="v2", **app.call_kwargs(case, number)
             )
@@ -130,7 +209,13 @@ async def _arun_all(
                     output = event["data"].get("output")
         seen.append(
             _observation(
-                corpus, app, output, handler=handler, tracer=tracer, events=events, logs=logs
+                corpus,
+                app,
+                output,
+                handler=handler,
+                tracer=tracer,
+                events=[*events, *others],
+                logs=logs,
             )
         )
     return seen
@@ -154,8 +239,9 @@ def _observation(
         event_texts=[*handler.payloads, *tracer.texts(), *events],
         log_texts=logs,
         answer=answer,
-        context_ids=sorted(by_canary[c] for c in canaries_in(prompts)),
+        context_ids=sorted(by_canary[c] for c in canaries_in(prompts) if c in by_canary),
         refused=corpus.is_refusal(answer),
+        also_forbidden=app.also_forbidden,
     )
 
 
