@@ -71,9 +71,12 @@ EXPORTS = {
     ],
     "rag_guard_integrations.llama_index": [
         "NO_ACCESS",
+        "AccessScope",
         "GuardDecisionEvent",
         "GuardPostprocessor",
         "GuardTagger",
+        "GuardedChatEngine",
+        "GuardedNodes",
         "GuardedQueryEngine",
         "GuardedRetriever",
         "MiniLMEmbedding",

@@ -111,11 +111,16 @@ def test_the_policy_can_allow_non_text_nodes() -> None:
 
 
 def test_denied_non_text_nodes_are_reported_in_the_decision(guard: Guard) -> None:
-    """The withheld node is named in the result, so the audit says why it is missing."""
+    """The withheld node has its own decision, stage and reason in the result and its audit
+    record, so the audit says why it is missing."""
     pp = GuardPostprocessor(guard=guard, access=MSA)
     image = ImageNode(id_="image", image="aGVsbG8=", text="", metadata=META)
     checked = pp.guard_nodes([scored(image)])
-    assert checked.non_text_ids == ("image",)
+    (decision,) = checked.result.decisions
+    assert (decision.chunk.id, decision.allowed, decision.stage) == ("image", False, "non_text")
+    assert "(image, empty text)" in decision.reason
+    (row,) = checked.result.audit()["chunks"]
+    assert (row["id"], row["decision"], row["stage"]) == ("image", "deny", "non_text")
     assert checked.nodes == []
 
 

@@ -97,13 +97,14 @@ def test_lint_counts_recency_as_a_check() -> None:
 
 
 def test_recency_joins_the_other_stages_in_order() -> None:
-    """With access, clauses and recency, the checks run access, clause, recency, hint."""
+    """With access, clauses and recency, the checks run non_text, access, clause, recency, hint."""
     policy = parse_policy(
         "access: {attributes: [contract_type]}\n"
         "clauses: {RENEWAL: {intents: ['renew']}}\n"
         "recency: {max_age_days: 10}\n"
     )
-    assert [c.name for c in Guard(policy).checks] == ["access", "clause", "recency", "hint"]
+    names = [c.name for c in Guard(policy).checks]
+    assert names == ["non_text", "access", "clause", "recency", "hint"]
 
 
 class _Region:
