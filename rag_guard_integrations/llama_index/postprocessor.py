@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from llama_index.core.bridge.pydantic import ConfigDict, Field, model_validator
+from llama_index.core.bridge.pydantic import ConfigDict, Field
 from llama_index.core.postprocessor.types import BaseNodePostprocessor
 
+from rag_guard_integrations.core.access import AccessContext
 from rag_guard_integrations.llama_index.access import access_for
 from rag_guard_integrations.llama_index.check import (
     GuardedNodes,
@@ -14,10 +15,18 @@ from rag_guard_integrations.llama_index.check import (
     check_nodes,
     query_text,
 )
-from rag_guard_integrations.llama_index.errors import require_pinnable
+from rag_guard_integrations.llama_index.errors import (
+    AdapterConfigError,
+    refuse_unknown,
+    require_pinnable,
+)
 
 # Runtime imports: pydantic resolves these field annotations when the class is built.
-from rag_guard_integrations.llama_index.fields import AccessDefault, GuardField  # noqa: TC001
+from rag_guard_integrations.llama_index.fields import (
+    AccessDefault,
+    GuardField,
+    coerce_guard,
+)
 
 if TYPE_CHECKING:
     from llama_index.core.schema import NodeWithScore, QueryBundle
@@ -103,10 +112,19 @@ class GuardPostprocessor(BaseNodePostprocessor):
         description="access is a ceiling: a guard_access block can only narrow it",
     )
 
-    @model_validator(mode="after")
-    def _pinned_access_is_given(self) -> GuardPostprocessor:
-        require_pinnable("GuardPostprocessor", self.access, self.pin_access)
-        return self
+    def __init__(self, **data: Any) -> None:
+        # Checked before pydantic sees them, so that a bad argument is one line naming the fix
+        # rather than a ValidationError report.
+        refuse_unknown("GuardPostprocessor", data, type(self).model_fields)
+        if "guard" not in data:
+            raise AdapterConfigError(
+                "GuardPostprocessor needs guard=: a Guard or policy references, e.g. "
+                "GuardPostprocessor(guard='contracts')"
+            )
+        data["guard"] = coerce_guard(data["guard"])
+        pinned = data.get("pin_access", False)
+        require_pinnable("GuardPostprocessor", AccessContext.coerce(data.get("access")), pinned)
+        super().__init__(**data)
 
     @classmethod
     def class_name(cls) -> str:
