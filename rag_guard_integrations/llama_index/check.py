@@ -35,8 +35,10 @@ class GuardedNodes:
     text check can judge, such as an image, is denied at the ``non_text`` stage unless the
     policy sets ``allow_non_text: true``). ``refusal`` is the text to answer with instead of
     calling the LLM: the domain guard's when it rejected the query, else the policy's
-    no-context text when no node is left. ``unmasked_ids`` are the nodes the guard allowed
-    masked whose masks could not be written back into the node, so withheld.
+    no-context text when no node is left; never under ``mode: shadow`` (``enforced`` is
+    False), where the policy only records and the LLM answers as it would without the guard.
+    ``unmasked_ids`` are the nodes the guard allowed masked whose masks could not be written
+    back into the node, so withheld.
 
     Example:
         ```python
@@ -49,10 +51,13 @@ class GuardedNodes:
     result: GuardResult
     no_context_refusal: str
     unmasked_ids: tuple[str, ...] = field(default=())
+    enforced: bool = True
 
     @property
     def refusal(self) -> str | None:
         """Text to show instead of an answer, or None when the LLM may answer."""
+        if not self.enforced:
+            return None
         if self.result.refusal is not None:
             return self.result.refusal
         return None if self.nodes else self.no_context_refusal
@@ -168,7 +173,10 @@ def _conclude(
         )
 
     emit(event)
-    return GuardedNodes(kept, result, guard.policy.no_context_refusal, tuple(unmasked))
+    policy = guard.policy
+    return GuardedNodes(
+        kept, result, policy.no_context_refusal, tuple(unmasked), policy.mode != "shadow"
+    )
 
 
 def decision_rows(
