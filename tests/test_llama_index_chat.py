@@ -201,16 +201,18 @@ ANONYMOUS = {"contract_type": ["MSA", "SOW"]}
 
 
 @pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("principal", [None, "", "  "], ids=["none", "empty", "blank"])
 def test_two_anonymous_callers_with_equal_access_share_no_memory(
-    index: VectorStoreIndex, guard: Guard, mode: str
+    index: VectorStoreIndex, guard: Guard, mode: str, principal: str | None
 ) -> None:
-    """Two callers with the same allowlists and no principal cannot be told apart, so neither
-    keeps a memory: B's prompt never holds A's question or clause."""
+    """Two callers with the same allowlists and no principal (or a blank one) cannot be told
+    apart, so neither keeps a memory: B's prompt never holds A's question or clause."""
     chat, llm = chat_for(index, guard, mode)
-    with guard_access(ANONYMOUS):
+    caller = {**ANONYMOUS, "principal": principal}
+    with guard_access(caller):
         chat.chat(QUERY)
     llm.prompts.clear()
-    with guard_access(ANONYMOUS):
+    with guard_access(caller):
         chat.chat(GOVERNING_LAW)
         assert chat.chat_history == []
     assert llm.prompts

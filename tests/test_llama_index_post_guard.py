@@ -15,7 +15,7 @@ from llama_index.core.schema import NodeRelationship, NodeWithScore, RelatedNode
 from llama_index_support import QUERY, DecisionRecorder, RecordingLLM, recording_events
 from pydantic import Field
 
-from rag_guard_integrations import Guard
+from rag_guard_integrations import Guard, RetrievalError
 from rag_guard_integrations.llama_index import (
     GuardedQueryEngine,
     GuardPostprocessor,
@@ -205,4 +205,42 @@ def test_chat_post_guard_postprocessors_are_silenced_too(
         chat.chat(QUERY)
     assert any(KEPT in prompt for prompt in llm.prompts)
     assert leaked(llm.prompts) == []
+    assert leaked(seen.texts) == []
+
+
+async def _aquery_sync(engine: Any, query: str, access: Any) -> Any:
+    """The sync ``query_with_access``, awaitable beside its async twin."""
+    return query_with_access(engine, query, access)
+
+
+class Failing(PrevNextNodePostprocessor):
+    """PrevNext whose failure quotes the neighbours it fetched, as a parser error might."""
+
+    def _postprocess_nodes(
+        self, nodes: list[NodeWithScore], query_bundle: QueryBundle | None = None
+    ) -> list[NodeWithScore]:
+        found = super()._postprocess_nodes(nodes, query_bundle)
+        raise ValueError(f"cannot order {[n.node.get_content() for n in found]}")
+
+
+@pytest.mark.parametrize("mode", ["sync", "async"])
+async def test_a_failing_post_guard_postprocessor_quotes_nothing(
+    index: VectorStoreIndex, guard: Guard, mode: str
+) -> None:
+    """A postprocessor that raises with the neighbours' text in its message fails the query
+    with a ``RetrievalError`` naming only the postprocessor and the exception's type; no
+    handler sees the text either."""
+    engine = guarded_query_engine(
+        index,
+        guard,
+        llm=RecordingLLM(),
+        similarity_top_k=1,
+        node_postprocessors=[Failing(docstore=index.docstore, mode="both")],
+    )
+    with InstrumentationRecorder() as seen, pytest.raises(RetrievalError) as raised:
+        await (aquery_with_access if mode == "async" else _aquery_sync)(engine, QUERY, MSA)
+    message = str(raised.value)
+    assert message.startswith("GuardedQueryEngine: the postprocessor Failing raised ValueError")
+    assert leaked([message]) == []
+    assert raised.value.__context__ is None
     assert leaked(seen.texts) == []

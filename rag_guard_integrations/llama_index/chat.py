@@ -121,13 +121,13 @@ class GuardedChatEngine(BaseChatEngine):
     """A chat engine that keeps one conversation per caller and guards every turn.
 
     A caller is their ``AccessContext`` (from ``guard_access(...)`` or the default ``access``)
-    with a principal: each gets an engine and memory of their own, so no caller's clause or
-    answer reaches another caller's prompt. A caller without a principal cannot be told apart
-    from another with the same allowlists, so each of their turns runs on a fresh memory (the
-    history they pass with ``chat(..., chat_history=...)``, else none) and a warning is logged
-    once. Build it with :func:`guarded_chat_engine`. ``reset()`` and ``chat_history`` act on
-    the current caller's conversation. At most ``max_conversations`` are kept; the least
-    recently used one is dropped first.
+    with a principal (not blank): each gets an engine and memory of their own, so no caller's
+    clause or answer reaches another caller's prompt. A caller without a principal cannot be
+    told apart from another with the same allowlists, so each of their turns runs on a fresh
+    memory (the history they pass with ``chat(..., chat_history=...)``, else none) and a
+    warning is logged once. Build it with :func:`guarded_chat_engine`. ``reset()`` and
+    ``chat_history`` act on the current caller's conversation. At most ``max_conversations``
+    are kept; the least recently used one is dropped first.
 
     Example:
         ```python
@@ -155,7 +155,7 @@ class GuardedChatEngine(BaseChatEngine):
         """The current caller's own engine (built on their first turn); a fresh one, with no
         memory, for a caller without a principal."""
         key = self._retriever.request_access()
-        if key is None or key.principal is None:
+        if key is None or not (key.principal or "").strip():
             self._warn_anonymous()
             return self._build()
         with self._lock:

@@ -4,6 +4,7 @@ query is rejected or no node passes; plus helpers that run one query under one a
 from __future__ import annotations
 
 import inspect
+from functools import partial
 from typing import TYPE_CHECKING, Any, cast
 
 from llama_index.core.callbacks.schema import CBEventType, EventPayload
@@ -12,6 +13,7 @@ from llama_index.core.indices.vector_store.retrievers import VectorIndexRetrieve
 from llama_index.core.instrumentation import get_dispatcher  # type: ignore[attr-defined]
 from llama_index.core.query_engine import RetrieverQueryEngine
 
+from rag_guard_integrations.core.shielded import ashielded, shielded
 from rag_guard_integrations.engine.guard import as_guard
 from rag_guard_integrations.llama_index.access import guard_access
 from rag_guard_integrations.llama_index.errors import AdapterConfigError, refuse_unknown
@@ -173,13 +175,22 @@ def guard_and_postprocess(
     query_bundle: QueryBundle,
 ) -> GuardedNodes:
     """Guarded retrieval, then each of ``postprocessors`` on what the guard kept, silenced, and
-    the guard again on its output: the nodes the LLM may be sent, judged as it will read them."""
+    the guard again on its output: the nodes the LLM may be sent, judged as it will read them.
+
+    Raises:
+        RetrievalError: a postprocessor raised; its message, which may quote nodes it added,
+            stays out of the error and so out of every trace and handler.
+    """
     checked = guarded.guarded_retrieve(query_bundle)
     for postprocessor in postprocessors:
         if not checked.nodes:
             break
-        with silenced(*class_modules(type(postprocessor))):
-            changed = postprocessor.postprocess_nodes(checked.nodes, query_bundle=query_bundle)
+        changed = shielded(
+            partial(postprocessor.postprocess_nodes, checked.nodes, query_bundle=query_bundle),
+            silenced(*class_modules(type(postprocessor))),
+            "GuardedQueryEngine",
+            _step(postprocessor),
+        )
         checked = guarded.check(changed, query_bundle, source="GuardedQueryEngine")
     return checked
 
@@ -194,12 +205,18 @@ async def aguard_and_postprocess(
     for postprocessor in postprocessors:
         if not checked.nodes:
             break
-        with silenced(*class_modules(type(postprocessor))):
-            changed = await postprocessor.apostprocess_nodes(
-                checked.nodes, query_bundle=query_bundle
-            )
+        changed = await ashielded(
+            partial(postprocessor.apostprocess_nodes, checked.nodes, query_bundle=query_bundle),
+            silenced(*class_modules(type(postprocessor))),
+            "GuardedQueryEngine",
+            _step(postprocessor),
+        )
         checked = await guarded.acheck(changed, query_bundle, source="GuardedQueryEngine")
     return checked
+
+
+def _step(postprocessor: BaseNodePostprocessor) -> str:
+    return f"the postprocessor {type(postprocessor).__name__}"
 
 
 def guarded_query_engine(
