@@ -58,10 +58,9 @@ class GuardedQueryEngine(RetrieverQueryEngine):
     nodes (``PrevNextNodePostprocessor`` adds neighbours). Those postprocessors run silenced
     (no instrumentation events or spans, callbacks or ``llama_index`` DEBUG records, in this
     request's context only): what they return is not judged yet, so only what the guard then
-    kept is reported. When the domain
-    guard rejects the query, or no node is left, the answer is the refusal text
-    (``GuardResult.refusal``, e.g. "No authorized matching clause found.") and the response
-    synthesizer does not run.
+    kept is reported. When the domain guard rejects the query, or no node is left, the answer
+    is the refusal text (``GuardResult.refusal``, e.g. "No authorized matching clause found.")
+    and the response synthesizer does not run (under ``mode: shadow`` it always runs).
 
     Instantiate:
         ```python
