@@ -16,7 +16,9 @@ GUARDED = {
     "llamaindex_postprocessor",
     "llamaindex_query_engine",
     "llamaindex_sentence_window",
+    "llamaindex_prev_next",
     "llamaindex_chat",
+    "llamaindex_anonymous_chat",
     "llamaindex_agent",
 }
 

@@ -74,9 +74,12 @@ EXPORTS = {
     ],
     "rag_guard_integrations.llama_index": [
         "NO_ACCESS",
+        "AccessScope",
         "GuardDecisionEvent",
         "GuardPostprocessor",
         "GuardTagger",
+        "GuardedChatEngine",
+        "GuardedNodes",
         "GuardedQueryEngine",
         "GuardedRetriever",
         "MiniLMEmbedding",

@@ -1,4 +1,5 @@
-"""Tests for guard_access: per-request access that follows threads and tasks and never leaks."""
+"""Tests for guard_access: per-request access that follows threads and tasks, never leaks, and
+only narrows a pinned access or an enclosing block."""
 
 from __future__ import annotations
 
@@ -8,13 +9,16 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from rag_guard_integrations import AccessContext, InputError
+from rag_guard_integrations import AccessContext, InputError, llama_index
+from rag_guard_integrations.core.access import NO_ACCESS
+from rag_guard_integrations.core.errors import AccessError
 from rag_guard_integrations.llama_index import guard_access
-from rag_guard_integrations.llama_index.access import current_access
+from rag_guard_integrations.llama_index.access import access_for, current_access
 from rag_guard_integrations.llama_index.errors import AdapterConfigError
 
 MSA = AccessContext(contract_type={"MSA"})
 SOW = AccessContext(contract_type={"SOW"})
+BOTH = AccessContext(contract_type={"MSA", "SOW"})
 
 
 def test_block_sets_and_restores_access() -> None:
@@ -25,26 +29,67 @@ def test_block_sets_and_restores_access() -> None:
     assert current_access() is None
 
 
-def test_block_overrides_the_component_default() -> None:
-    """A block's access wins over the default; without a block the default applies."""
-    assert current_access(SOW) == SOW
+def test_block_replaces_an_unpinned_default() -> None:
+    """A block's access replaces a component's unpinned default; with no block the default
+    applies."""
+    assert access_for(SOW) == SOW
     with guard_access(MSA):
-        assert current_access(SOW) == MSA
+        assert access_for(SOW) == MSA
 
 
-def test_none_block_falls_back_to_the_default() -> None:
-    """A block that brings no access leaves the component default in force."""
-    with guard_access(MSA), guard_access(None):
-        assert current_access(SOW) == SOW
-        assert current_access() is None
+@pytest.mark.parametrize("nobody", [None, {}, NO_ACCESS], ids=["None", "empty", "NO_ACCESS"])
+@pytest.mark.parametrize("pinned", [False, True], ids=["unpinned", "pinned"])
+def test_a_block_of_none_is_no_access(nobody: object, pinned: bool) -> None:
+    """``guard_access(None)`` says "no access", like ``{}``: the default does not come back."""
+    with guard_access(nobody):
+        assert access_for(BOTH, pinned=pinned) == NO_ACCESS
+        assert current_access() == NO_ACCESS
 
 
-def test_nested_blocks_restore_the_outer_access() -> None:
-    """Leaving an inner block restores the outer block's access."""
+def test_a_pinned_default_is_only_narrowed() -> None:
+    """Under ``pinned`` a block keeps only what the default allows too: it cannot widen it,
+    and an attribute the default does not name stays denied."""
+    wider = {"contract_type": ["SOW", "NDA"], "region": ["EU"]}
+    with guard_access(wider):
+        assert access_for(BOTH, pinned=True) == AccessContext(contract_type={"SOW"})
+        assert access_for(BOTH) == AccessContext.coerce(wider)
+    assert access_for(BOTH, pinned=True) == BOTH
+
+
+def test_a_pinned_principal_cannot_be_replaced() -> None:
+    """A block naming another principal than the pinned one is refused; one naming none keeps
+    the pinned principal, and one naming a principal fills in an unnamed pin."""
+    pinned = AccessContext("svc", contract_type={"MSA"})
+    with guard_access({"principal": "mallory", "contract_type": ["MSA"]}):
+        with pytest.raises(AccessError, match="differs from the pinned principal"):
+            access_for(pinned, pinned=True)
+        assert access_for(BOTH, pinned=True) == AccessContext("mallory", contract_type={"MSA"})
     with guard_access(MSA):
-        with guard_access(SOW):
+        assert access_for(pinned, pinned=True) == pinned
+
+
+def test_nested_blocks_only_narrow_and_restore_the_outer_access() -> None:
+    """An inner block sees what both blocks allow; leaving it restores the outer block's."""
+    with guard_access(BOTH):
+        with guard_access({"contract_type": ["SOW", "NDA"]}) as inner:
+            assert inner == SOW
             assert current_access() == SOW
-        assert current_access() == MSA
+        with guard_access(None):
+            assert current_access() == NO_ACCESS
+        assert current_access() == BOTH
+
+
+def test_a_nested_block_cannot_change_the_principal() -> None:
+    """An inner block naming another principal than the outer one is refused at entry."""
+    with guard_access({"principal": "alice", "contract_type": ["MSA"]}):
+        with pytest.raises(AccessError, match="differs"), guard_access({"principal": "bob"}):
+            pass  # pragma: no cover - entering the block raises
+        assert current_access() == AccessContext("alice", contract_type={"MSA"})
+
+
+def test_no_access_is_the_cores_marker() -> None:
+    """The adapter's ``NO_ACCESS`` is the one object the core and every adapter share."""
+    assert llama_index.NO_ACCESS is NO_ACCESS
 
 
 def test_mapping_is_coerced() -> None:

@@ -1,11 +1,12 @@
-"""Tests for guarded_chat_engine: per-caller memory, the refusal as the answer, the clause intent
-of follow-ups, streaming and async, in both chat modes."""
+"""Tests for guarded_chat_engine: per-caller memory (none without a principal), the refusal as
+the answer, the clause intent of follow-ups, streaming and async, in both chat modes."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
 import pytest
+from llama_index.core.llms import ChatMessage, MessageRole
 from llama_index_support import MSA_CLAUSE, QUERY, REFUSAL, SOW_CLAUSE, contracts_index
 
 from rag_guard_integrations import Guard
@@ -194,3 +195,66 @@ def test_bad_arguments_are_refused(
     """A wrong mode, a shared memory and a misspelt argument are one-line errors."""
     with pytest.raises(AdapterConfigError, match=message):
         guarded_chat_engine(index, guard, llm=RecordingLLM(), **kwargs)  # type: ignore[arg-type]
+
+
+ANONYMOUS = {"contract_type": ["MSA", "SOW"]}
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("principal", [None, "", "  "], ids=["none", "empty", "blank"])
+def test_two_anonymous_callers_with_equal_access_share_no_memory(
+    index: VectorStoreIndex, guard: Guard, mode: str, principal: str | None
+) -> None:
+    """Two callers with the same allowlists and no principal (or a blank one) cannot be told
+    apart, so neither keeps a memory: B's prompt never holds A's question or clause."""
+    chat, llm = chat_for(index, guard, mode)
+    caller = {**ANONYMOUS, "principal": principal}
+    with guard_access(caller):
+        chat.chat(QUERY)
+    llm.prompts.clear()
+    with guard_access(caller):
+        chat.chat(GOVERNING_LAW)
+        assert chat.chat_history == []
+    assert llm.prompts
+    assert all(QUERY not in p and MSA_CLAUSE not in p for p in llm.prompts)
+
+
+def test_anonymous_callers_share_no_memory_through_the_default_access(
+    index: VectorStoreIndex, guard: Guard
+) -> None:
+    """Callers with no block get the engine's default access, which has no principal: they
+    share no memory either."""
+    llm = RecordingLLM()
+    chat = guarded_chat_engine(index, guard, "context", llm=llm, access=ANONYMOUS)
+    chat.chat(QUERY)
+    llm.prompts.clear()
+    chat.chat(GOVERNING_LAW)
+    assert all(QUERY not in p and MSA_CLAUSE not in p for p in llm.prompts)
+
+
+def test_chatting_without_a_principal_warns_once(
+    index: VectorStoreIndex, guard: Guard, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The first turn without a principal logs one warning naming the fix; later ones and
+    callers with a principal log nothing more."""
+    chat, _ = chat_for(index, guard, "context")
+    with caplog.at_level("WARNING", logger="rag_guard_integrations.llama_index.chat"):
+        for access in (ANONYMOUS, ANONYMOUS, ALICE):
+            with guard_access(access):
+                chat.chat(QUERY)
+    warnings = [r for r in caplog.records if r.name == "rag_guard_integrations.llama_index.chat"]
+    assert len(warnings) == 1
+    assert "without a principal" in warnings[0].getMessage()
+    assert "guard_access({'principal'" in warnings[0].getMessage()
+
+
+def test_an_anonymous_caller_brings_their_own_history(
+    index: VectorStoreIndex, guard: Guard
+) -> None:
+    """History passed with the turn is used for that turn, so an anonymous caller can still
+    hold a conversation of their own."""
+    chat, llm = chat_for(index, guard, "context")
+    history = [ChatMessage(role=MessageRole.USER, content="Remember the word pelican.")]
+    with guard_access(ANONYMOUS):
+        chat.chat(QUERY, chat_history=history)
+    assert any("pelican" in p for p in llm.prompts)

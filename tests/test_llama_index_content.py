@@ -10,7 +10,7 @@ from llama_index.core import Document, VectorStoreIndex
 from llama_index.core.node_parser import SentenceWindowNodeParser
 from llama_index.core.postprocessor import MetadataReplacementPostProcessor
 from llama_index.core.schema import ImageNode, MediaResource, Node, NodeWithScore, TextNode
-from llama_index_support import window_engine
+from llama_index_support import DecisionRecorder, recording_events, window_engine
 
 from rag_guard_integrations import Guard
 from rag_guard_integrations.llama_index import (
@@ -26,6 +26,8 @@ from rag_guard_integrations.llama_index.testing import InstrumentationRecorder, 
 from rag_guard_integrations.policy.loader import load_policy
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
+
     from rag_guard_integrations.embeddings import MiniLMEmbedder
 
 QUERY = "What is the termination notice period?"
@@ -111,12 +113,57 @@ def test_the_policy_can_allow_non_text_nodes() -> None:
 
 
 def test_denied_non_text_nodes_are_reported_in_the_decision(guard: Guard) -> None:
-    """The withheld node is named in the result, so the audit says why it is missing."""
+    """The withheld node has its own decision, stage and reason in the result and its audit
+    record, so the audit says why it is missing."""
     pp = GuardPostprocessor(guard=guard, access=MSA)
     image = ImageNode(id_="image", image="aGVsbG8=", text="", metadata=META)
     checked = pp.guard_nodes([scored(image)])
-    assert checked.non_text_ids == ("image",)
+    (decision,) = checked.result.decisions
+    assert (decision.chunk.id, decision.allowed, decision.stage) == ("image", False, "non_text")
+    assert "(image, empty text)" in decision.reason
+    (row,) = checked.result.audit()["chunks"]
+    assert (row["id"], row["decision"], row["stage"]) == ("image", "deny", "non_text")
     assert checked.nodes == []
+
+
+@pytest.fixture
+def decisions() -> Iterator[DecisionRecorder]:
+    yield from recording_events()
+
+
+def test_a_withheld_non_text_node_is_in_the_event_and_the_audit_log(
+    guard: Guard, decisions: DecisionRecorder, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The instrumentation event and the published audit line name the image node with its
+    ``non_text`` stage, beside the text node that passed."""
+    image = ImageNode(id_="image", image="aGVsbG8=", text="", metadata=META)
+    clean = TextNode(id_="clean", text=CLAUSE, metadata=dict(META))
+    with caplog.at_level("INFO", logger="rag_guard_integrations.audit"):
+        assert kept(guard, [scored(image), scored(clean)]) == ["clean"]
+    (event,) = decisions.events
+    assert event.denied_node_ids == ["image"]
+    assert {"id": "image", "allowed": False, "stage": "non_text", "rule": None} in event.decisions
+    (line,) = [r for r in caplog.records if r.name == "rag_guard_integrations.audit"]
+    rows = {row["id"]: row for row in line.audit["chunks"]}  # type: ignore[attr-defined]
+    assert (rows["image"]["decision"], rows["image"]["stage"]) == ("deny", "non_text")
+    assert rows["clean"]["decision"] == "allow"
+
+
+def test_shadow_mode_keeps_non_text_nodes_and_records_the_would_be_denial() -> None:
+    """Under ``mode: shadow`` an image node goes on to the LLM unchanged; the result and the
+    audit record carry the denial it would have had, marked not enforced."""
+    policy = load_policy("contracts").model_copy(update={"mode": "shadow"})
+    pp = GuardPostprocessor(guard=Guard(policy), access=MSA)
+    image = scored(ImageNode(id_="image", image="aGVsbG8=", text="", metadata=META))
+    checked = pp.guard_nodes([image])
+    assert checked.nodes == [image]
+    assert checked.result.shadow is not None
+    (would_be,) = checked.result.shadow.decisions
+    assert (would_be.allowed, would_be.stage) == (False, "non_text")
+    audit = checked.result.audit()
+    assert audit["mode"] == "shadow"
+    (row,) = audit["chunks"]
+    assert (row["decision"], row["stage"], row["enforced"]) == ("deny", "non_text", False)
 
 
 @pytest.fixture(scope="module")

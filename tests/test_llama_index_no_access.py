@@ -1,5 +1,5 @@
-"""Tests for explicit "no access": a request that says its caller has no access gets nothing and
-the refusal, whatever access the component was built with."""
+"""Tests for explicit "no access": a request that says its caller has no access (None, ``{}``,
+``NO_ACCESS``) gets nothing and the refusal, whatever access the component was built with."""
 
 from __future__ import annotations
 
@@ -28,7 +28,13 @@ if TYPE_CHECKING:
     from rag_guard_integrations.embeddings import MiniLMEmbedder
 
 BROAD = {"contract_type": ["MSA", "SOW", "NDA", "DPA", "CHANNEL"]}
-NOBODY: list[Any] = [NO_ACCESS, {}, {"principal": "anonymous"}, AccessContext(principal="x")]
+NOBODY: list[Any] = [
+    NO_ACCESS,
+    {},
+    None,
+    {"principal": "anonymous"},
+    AccessContext(principal="x"),
+]
 
 
 @pytest.fixture(scope="module")
@@ -53,7 +59,9 @@ def broad_engines(index: VectorStoreIndex, guard: Guard, llm: RecordingLLM) -> l
     ]
 
 
-@pytest.mark.parametrize("nobody", NOBODY, ids=["NO_ACCESS", "empty", "principal", "context"])
+@pytest.mark.parametrize(
+    "nobody", NOBODY, ids=["NO_ACCESS", "empty", "None", "principal", "context"]
+)
 def test_no_access_overrides_a_broad_default(
     index: VectorStoreIndex, guard: Guard, nobody: Any
 ) -> None:
@@ -76,11 +84,12 @@ async def test_async_no_access_overrides_a_broad_default(
     assert llm.prompts == []
 
 
-def test_a_request_bringing_none_uses_the_default(index: VectorStoreIndex, guard: Guard) -> None:
-    """``None`` brings no access of its own: the component's broad default applies."""
-    llm = RecordingLLM()
+def test_a_request_with_no_block_uses_the_default(index: VectorStoreIndex, guard: Guard) -> None:
+    """Only a request with no ``guard_access`` block at all gets the component's default."""
+    llm = RecordingLLM(echo=True)
     for engine in broad_engines(index, guard, llm):
-        assert str(query_with_access(engine, QUERY, None)) != REFUSAL
+        assert str(engine.query(QUERY)) != REFUSAL
+    assert llm.prompts
 
 
 def test_no_access_retrieves_nothing(index: VectorStoreIndex, guard: Guard) -> None:

@@ -197,7 +197,9 @@ def test_a_guard_postprocessor_beside_a_guarded_retriever_narrows_the_context(
 
 def test_guarded_query_engine_refuses_a_retriever(index: VectorStoreIndex, guard: Guard) -> None:
     """A retriever where an index belongs is a one-line error pointing to GuardedQueryEngine."""
-    with pytest.raises(ValueError, match="needs a LlamaIndex index, got GuardedRetriever"):
+    with pytest.raises(
+        ValueError, match="needs a LlamaIndex index, got the retriever GuardedRetriever"
+    ):
         guarded_query_engine(GuardedRetriever(index.as_retriever(), guard), guard)  # type: ignore[arg-type]
 
 

@@ -209,10 +209,12 @@ def test_bad_fetch_k_is_refused(index: VectorStoreIndex, guard: Guard, fetch_k: 
 
 def test_wrong_components_are_refused(index: VectorStoreIndex, guard: Guard) -> None:
     """A retriever or guard of the wrong type fails at construction with the fix."""
-    with pytest.raises(TypeError, match=r"index\.as_retriever"):
+    with pytest.raises(
+        TypeError, match=r"got the index VectorStoreIndex; pass index\.as_retriever"
+    ):
         GuardedRetriever(retriever=index, guard=guard)  # type: ignore[arg-type]
-    with pytest.raises(TypeError, match=r"Guard\.from_policy"):
-        GuardedRetriever(retriever=index.as_retriever(), guard="contracts")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match=r"guard must be a Guard or policy references, got int"):
+        GuardedRetriever(retriever=index.as_retriever(), guard=42)
 
 
 @pytest.mark.parametrize("access", [MSA, SOW, {"contract_type": ["MSA", "NDA"]}, None])

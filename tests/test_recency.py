@@ -70,13 +70,13 @@ def test_policy_section_adds_the_stage_to_the_guard() -> None:
     fresh = (datetime.now(timezone.utc) - timedelta(days=2)).isoformat()
     stale = (datetime.now(timezone.utc) - timedelta(days=400)).date().isoformat()
     guard = Guard(parse_policy(POLICY))
-    assert [check.name for check in guard.checks] == ["recency", "hint"]
+    assert [check.name for check in guard.checks] == ["non_text", "recency", "hint"]
     result = guard.check("q", [{"text": "a", "meta": {"updated_at": fresh}},
                                {"text": "b", "meta": {"updated_at": stale}},
                                {"text": "c"}])  # fmt: skip
     assert [d.allowed for d in result.decisions] == [True, False, False]
     assert {d.stage for d in result.denied} == {"recency"}
-    assert "passed recency, hint" in result.decisions[0].reason
+    assert "recency, hint" in result.decisions[0].reason
 
 
 def test_section_defaults_the_field_and_refuses_bad_ages() -> None:
@@ -97,13 +97,14 @@ def test_lint_counts_recency_as_a_check() -> None:
 
 
 def test_recency_joins_the_other_stages_in_order() -> None:
-    """With access, clauses and recency, the checks run access, clause, recency, hint."""
+    """With access, clauses and recency, the checks run non_text, access, clause, recency, hint."""
     policy = parse_policy(
         "access: {attributes: [contract_type]}\n"
         "clauses: {RENEWAL: {intents: ['renew']}}\n"
         "recency: {max_age_days: 10}\n"
     )
-    assert [c.name for c in Guard(policy).checks] == ["access", "clause", "recency", "hint"]
+    names = [c.name for c in Guard(policy).checks]
+    assert names == ["non_text", "access", "clause", "recency", "hint"]
 
 
 class _Region:
@@ -129,7 +130,7 @@ def test_extra_checks_run_after_the_policy_stages() -> None:
     guard = Guard(
         parse_policy(POLICY), checks=[RecencyGuard("updated_at", 30, fixed_clock), _Region()]
     )
-    assert [c.name for c in guard.checks] == ["recency", "hint", "recency", "region"]
+    assert [c.name for c in guard.checks] == ["non_text", "recency", "hint", "recency", "region"]
     guard = Guard.from_policy("default", checks=[_Region()])
     result = guard.check("q", [{"text": "a", "meta": {"region": "EU"}}, {"text": "b"}])
     assert [(d.allowed, d.stage) for d in result.decisions] == [(True, "passed"), (False, "region")]

@@ -49,7 +49,7 @@ def _keyword_stage(policy: Policy, inputs: QueryInputs) -> _Keyword:
 def test_each_kind_lists_the_builtin_stages_of_the_guards_modules() -> None:
     """The three kinds hold the built-in stages, each declared by its own module."""
     assert [s.name for s in builtin_query_stages()] == ["domain"]
-    assert [s.name for s in builtin_stages()] == ["access", "clause", "recency", "hint"]
+    assert [s.name for s in builtin_stages()] == ["non_text", "access", "clause", "recency", "hint"]
     assert [s.name for s in builtin_set_stages()] == ["combination"]
 
 

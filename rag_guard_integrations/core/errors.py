@@ -86,15 +86,16 @@ class EmbedderUnavailableError(MissingExtraError):
 
 
 class RetrievalError(RagGuardError, RuntimeError):
-    """The retriever a guard wraps raised while fetching candidates. The message names only the
-    original exception's type: its text could quote nodes the guard has not checked, and it
+    """The retriever a guard wraps (or another ``step`` that handles unchecked nodes, such as a
+    postprocessor after the guard) raised. The message names only the original exception's
+    type: its text could quote nodes the guard has not checked, and it
     would reach traces, event handlers and logs. Nothing is returned (fail closed)."""
 
-    def __init__(self, source: str, failed: str) -> None:
+    def __init__(self, source: str, failed: str, step: str = "the inner retriever") -> None:
         self.failed = failed
         super().__init__(
-            f"{source}: the inner retriever raised {failed}; its message is withheld because "
-            "it may quote unchecked nodes (call the inner retriever directly to debug it)"
+            f"{source}: {step} raised {failed}; its message is withheld because it may quote "
+            f"unchecked nodes (call {step} directly to debug it)"
         )
 
 

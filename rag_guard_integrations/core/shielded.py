@@ -21,8 +21,14 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 
 
-def shielded(fetch: Callable[[], T], quiet: AbstractContextManager[object], source: str) -> T:
-    """``fetch()`` inside ``quiet``; a failure becomes a :class:`RetrievalError` of ``source``.
+def shielded(
+    fetch: Callable[[], T],
+    quiet: AbstractContextManager[object],
+    source: str,
+    step: str = "the inner retriever",
+) -> T:
+    """``fetch()`` inside ``quiet``; a failure becomes a :class:`RetrievalError` of ``source``
+    naming ``step`` (what ``fetch`` runs).
 
     Example:
         >>> from contextlib import nullcontext
@@ -43,11 +49,14 @@ retriever raised KeyError; its message is withheld because it may quote unchecke
             raise  # the package's own errors quote no candidate
         except Exception as error:  # re-raised below without its text
             failed = type(error).__name__
-    raise RetrievalError(source, failed)
+    raise RetrievalError(source, failed, step)
 
 
 async def ashielded(
-    fetch: Callable[[], Awaitable[T]], quiet: AbstractContextManager[object], source: str
+    fetch: Callable[[], Awaitable[T]],
+    quiet: AbstractContextManager[object],
+    source: str,
+    step: str = "the inner retriever",
 ) -> T:
     """Async twin of :func:`shielded`."""
     failed = ""
@@ -58,4 +67,4 @@ async def ashielded(
             raise  # the package's own errors quote no candidate
         except Exception as error:  # re-raised below without its text
             failed = type(error).__name__
-    raise RetrievalError(source, failed)
+    raise RetrievalError(source, failed, step)

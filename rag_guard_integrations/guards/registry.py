@@ -73,7 +73,7 @@ class Stage:
 
     Example:
         >>> [stage.name for stage in builtin_stages()]
-        ['access', 'clause', 'recency', 'hint']
+        ['non_text', 'access', 'clause', 'recency', 'hint']
     """
 
     name: str

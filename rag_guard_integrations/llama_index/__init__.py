@@ -2,8 +2,10 @@
 chat engines, a node postprocessor, an ingestion tagger and per-request access; the only place
 in the package that imports ``llama_index``."""
 
-from rag_guard_integrations.llama_index.access import NO_ACCESS, guard_access
-from rag_guard_integrations.llama_index.chat import guarded_chat_engine
+from rag_guard_integrations.core.access import NO_ACCESS
+from rag_guard_integrations.llama_index.access import AccessScope, guard_access
+from rag_guard_integrations.llama_index.chat import GuardedChatEngine, guarded_chat_engine
+from rag_guard_integrations.llama_index.check import GuardedNodes
 from rag_guard_integrations.llama_index.embedding import MiniLMEmbedding
 from rag_guard_integrations.llama_index.events import GuardDecisionEvent
 from rag_guard_integrations.llama_index.postprocessor import GuardPostprocessor
@@ -18,9 +20,12 @@ from rag_guard_integrations.llama_index.tagger import GuardTagger
 
 __all__ = [
     "NO_ACCESS",
+    "AccessScope",
     "GuardDecisionEvent",
     "GuardPostprocessor",
     "GuardTagger",
+    "GuardedChatEngine",
+    "GuardedNodes",
     "GuardedQueryEngine",
     "GuardedRetriever",
     "MiniLMEmbedding",

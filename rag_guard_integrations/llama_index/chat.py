@@ -1,16 +1,16 @@
 """Guarded chat engines: ``condense_plus_context`` and ``context`` chat over a GuardedRetriever,
-with one conversation memory per access context and the refusal as the answer when nothing
-passes."""
+with one conversation memory per caller (a principal; none without one) and the refusal as the
+answer when nothing passes."""
 
 from __future__ import annotations
 
 import inspect
+import logging
 import threading
 from collections import OrderedDict
 from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any, Literal
 
-from llama_index.core.base.base_retriever import BaseRetriever
 from llama_index.core.chat_engine import CondensePlusContextChatEngine, ContextChatEngine
 from llama_index.core.chat_engine.types import BaseChatEngine
 from llama_index.core.indices.base import BaseIndex
@@ -18,7 +18,7 @@ from llama_index.core.llms import MessageRole
 from llama_index.core.schema import QueryBundle
 
 from rag_guard_integrations.core.access import AccessContext
-from rag_guard_integrations.llama_index.access import current_access
+from rag_guard_integrations.engine.guard import Guard, as_guard
 from rag_guard_integrations.llama_index.errors import AdapterConfigError, refuse_unknown
 from rag_guard_integrations.llama_index.query_engine import (
     aguard_and_postprocess,
@@ -26,10 +26,12 @@ from rag_guard_integrations.llama_index.query_engine import (
 )
 from rag_guard_integrations.llama_index.refusal import RefusalSynthesizer
 from rag_guard_integrations.llama_index.retriever import GuardedRetriever
+from rag_guard_integrations.llama_index.sources import require_source
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
+    from llama_index.core.base.base_retriever import BaseRetriever
     from llama_index.core.chat_engine.types import (
         AGENT_CHAT_RESPONSE_TYPE,
         StreamingAgentChatResponse,
@@ -38,8 +40,9 @@ if TYPE_CHECKING:
     from llama_index.core.postprocessor.types import BaseNodePostprocessor
     from llama_index.core.schema import NodeWithScore
 
-    from rag_guard_integrations.engine.guard import Guard
     from rag_guard_integrations.llama_index.check import GuardedNodes
+
+logger = logging.getLogger(__name__)
 
 ChatMode = Literal["condense_plus_context", "context"]
 
@@ -93,7 +96,7 @@ class _Context(_GuardedTurns, ContextChatEngine):
     caller's recent turns ("And for the SOW?" after a question on termination notice)."""
 
     def _guard_query(self, message: str) -> str:
-        guard, access = self._guarded.guard, current_access(self._guarded.access)
+        guard, access = self._guarded.guard, self._guarded.request_access()
         if guard.prefilter(message, access) is not None:
             return message
         earlier = [
@@ -115,13 +118,24 @@ _ENGINES: dict[str, type[_GuardedTurns]] = {
 
 
 class GuardedChatEngine(BaseChatEngine):
-    """A chat engine that keeps one conversation per access context and guards every turn.
+    """A chat engine that keeps one conversation per caller and guards every turn.
 
-    Each caller (their ``AccessContext``: principal and allowlists, from ``guard_access(...)``
-    or the default ``access``) gets an engine and memory of their own, so no caller's clause
-    or answer reaches another caller's prompt. Build it with :func:`guarded_chat_engine`.
-    ``reset()`` and ``chat_history`` act on the current caller's conversation. At most
-    ``max_conversations`` are kept; the least recently used one is dropped first.
+    A caller is their ``AccessContext`` (from ``guard_access(...)`` or the default ``access``)
+    with a principal (not blank): each gets an engine and memory of their own, so no caller's
+    clause or answer reaches another caller's prompt. A caller without a principal cannot be
+    told apart from another with the same allowlists, so each of their turns runs on a fresh
+    memory (the history they pass with ``chat(..., chat_history=...)``, else none) and a
+    warning is logged once. Build it with :func:`guarded_chat_engine`. ``reset()`` and
+    ``chat_history`` act on the current caller's conversation. At most ``max_conversations``
+    are kept; the least recently used one is dropped first.
+
+    Example:
+        ```python
+        chat = guarded_chat_engine(index, "contracts", llm=llm)
+        with guard_access({"principal": "alice", "contract_type": ["MSA"]}):
+            chat.chat("What is the termination notice period?")
+            chat.chat("And what exactly does it say?")   # alice's memory
+        ```
     """
 
     def __init__(
@@ -133,12 +147,17 @@ class GuardedChatEngine(BaseChatEngine):
         self._build = build
         self._retriever = retriever
         self._max = max_conversations
-        self._engines: OrderedDict[AccessContext | None, BaseChatEngine] = OrderedDict()
+        self._engines: OrderedDict[AccessContext, BaseChatEngine] = OrderedDict()
         self._lock = threading.Lock()
+        self._warned = False
 
     def engine(self) -> BaseChatEngine:
-        """The current caller's own engine (built on their first turn)."""
-        key = current_access(self._retriever.access)
+        """The current caller's own engine (built on their first turn); a fresh one, with no
+        memory, for a caller without a principal."""
+        key = self._retriever.request_access()
+        if key is None or not (key.principal or "").strip():
+            self._warn_anonymous()
+            return self._build()
         with self._lock:
             engine = self._engines.get(key)
             if engine is None:
@@ -148,6 +167,17 @@ class GuardedChatEngine(BaseChatEngine):
             else:
                 self._engines.move_to_end(key)
             return engine
+
+    def _warn_anonymous(self) -> None:
+        with self._lock:
+            warned, self._warned = self._warned, True
+        if not warned:
+            logger.warning(
+                "guarded_chat_engine: a caller without a principal chats without conversation "
+                "memory, since callers with the same access would share it; give each caller "
+                "a principal (guard_access({'principal': user_id, ...})) or pass chat_history= "
+                "per call"
+            )
 
     def chat(
         self, message: str, chat_history: list[ChatMessage] | None = None
@@ -185,11 +215,12 @@ class GuardedChatEngine(BaseChatEngine):
 
 def guarded_chat_engine(
     index_or_retriever: BaseIndex[Any] | BaseRetriever,
-    guard: Guard,
+    guard: Guard | Any,
     chat_mode: ChatMode = "condense_plus_context",
     *,
     llm: LLM | None = None,
     access: AccessContext | Any = None,
+    pin_access: bool = False,
     fetch_k: int | None = None,
     node_postprocessors: list[BaseNodePostprocessor] | None = None,
     similarity_top_k: int | None = None,
@@ -200,13 +231,16 @@ def guarded_chat_engine(
     ``chat_mode`` is ``"condense_plus_context"`` (the guard judges the condensed standalone
     question) or ``"context"`` (the message; a follow-up naming no clause takes the intent of
     the caller's recent turns). When the guard leaves nothing, or rejects the query, the answer
-    is the refusal and no LLM writes it. ``node_postprocessors`` run after the guard and the
-    guard judges their result again. Other ``kwargs`` (``system_prompt``, ``context_prompt``,
-    ...) go to the LlamaIndex engine's ``from_defaults``; ``memory`` and ``chat_history`` are
-    refused, since a memory passed in would be shared by every caller. Given a
-    ``GuardedRetriever``, its own guard, ``access`` and ``fetch_k`` decide: ``guard`` must be
-    that retriever's guard, and an ``access`` or ``fetch_k`` other than its own is refused
-    rather than ignored (pass the plain inner retriever to set them here).
+    is the refusal and no LLM writes it. ``node_postprocessors`` run after the guard, silenced,
+    and the guard judges each one's result again. Memory is per principal: a caller without
+    one gets none (see :class:`GuardedChatEngine`). ``guard`` is a Guard or policy references;
+    with ``pin_access=True`` a ``guard_access`` block only narrows ``access``. Other
+    ``kwargs`` (``system_prompt``, ``context_prompt``, ...) go to the LlamaIndex engine's
+    ``from_defaults``; ``memory`` and ``chat_history`` are refused, since a memory passed in
+    would be shared by every caller. Given a ``GuardedRetriever``, its own guard, ``access``,
+    ``pin_access`` and ``fetch_k`` decide: a different ``guard``, an ``access`` or ``fetch_k``
+    other than its own, or ``pin_access=True`` on one that does not pin, is refused rather
+    than ignored (pass the plain inner retriever to set them here).
 
     Example:
         ```python
@@ -231,9 +265,15 @@ def guarded_chat_engine(
     retriever = _retriever(index_or_retriever, similarity_top_k)
     if isinstance(retriever, GuardedRetriever):
         _same_settings(retriever, guard, access, fetch_k)
+        if pin_access and not retriever.pin_access:
+            raise AdapterConfigError(
+                "pin_access=True, but the given GuardedRetriever does not pin its access; "
+                "build it with pin_access=True, or pass the plain inner retriever"
+            )
         guarded = retriever
     else:
-        guarded = GuardedRetriever(retriever, guard, access, fetch_k=fetch_k)
+        guard = as_guard(guard, "guarded_chat_engine")
+        guarded = GuardedRetriever(retriever, guard, access, pin_access=pin_access, fetch_k=fetch_k)
     after_guard = list(node_postprocessors or [])
 
     def build() -> BaseChatEngine:
@@ -246,11 +286,16 @@ def guarded_chat_engine(
 
 
 def _same_settings(
-    guarded: GuardedRetriever, guard: Guard, access: AccessContext | Any, fetch_k: int | None
+    guarded: GuardedRetriever, guard: object, access: AccessContext | Any, fetch_k: int | None
 ) -> None:
-    """Refuse a ``guard``, ``access`` or ``fetch_k`` that a given GuardedRetriever would ignore."""
+    """Refuse a ``guard``, ``access`` or ``fetch_k`` that a given GuardedRetriever would ignore
+    (a guard given as policy references must make the same policy)."""
     fix = "pass the plain inner retriever, or leave it out to use the GuardedRetriever's own"
-    if guard is not guarded.guard:
+    same = guard is guarded.guard or (
+        not isinstance(guard, Guard)
+        and as_guard(guard, "guarded_chat_engine").policy == guarded.guard.policy
+    )
+    if not same:
         raise AdapterConfigError(
             "guard differs from the given GuardedRetriever's guard; pass that same guard, or "
             "the plain inner retriever to guard it with this one"
@@ -266,15 +311,12 @@ def _same_settings(
         )
 
 
-def _retriever(source: BaseIndex[Any] | BaseRetriever, top_k: int | None) -> BaseRetriever:
-    if isinstance(source, BaseRetriever):
-        if top_k is not None:
-            raise AdapterConfigError(
-                "similarity_top_k applies to an index; set it on the retriever you pass"
-            )
-        return source
-    if isinstance(source, BaseIndex):
-        return source.as_retriever(**({} if top_k is None else {"similarity_top_k": top_k}))
-    raise AdapterConfigError(
-        f"guarded_chat_engine needs a LlamaIndex index or retriever, got {type(source).__name__}"
-    )
+def _retriever(source: object, top_k: int | None) -> BaseRetriever:
+    found = require_source(source, "guarded_chat_engine")
+    if isinstance(found, BaseIndex):
+        return found.as_retriever(**({} if top_k is None else {"similarity_top_k": top_k}))
+    if top_k is not None:
+        raise AdapterConfigError(
+            "similarity_top_k applies to an index; set it on the retriever you pass"
+        )
+    return found

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from llama_index.core.schema import ImageNode, MetadataMode, Node, NodeWithScore
 
 from rag_guard_integrations.core.chunk import Chunk
+from rag_guard_integrations.guards.non_text import NonTextChunk
 from rag_guard_integrations.llama_index.content import (
     judged_text,
     masked_copy,
@@ -25,29 +26,38 @@ if TYPE_CHECKING:
     from rag_guard_integrations.core.decisions import GuardResult, Redaction
     from rag_guard_integrations.engine.guard import Guard
 
-NON_TEXT_REASON = "the node has no text content (image, audio, video or empty); denied"
-
 
 @dataclass(frozen=True, slots=True)
 class GuardedNodes:
     """The nodes that may reach the LLM (the input objects, in input order) and the audit.
 
-    ``refusal`` is the text to answer with instead of calling the LLM: the domain guard's when
-    it rejected the query, else the policy's no-context text when no node is left.
-    ``non_text_ids`` are the nodes withheld before the guard ran because no content check can
-    judge them (the policy's ``allow_non_text`` is off); ``unmasked_ids`` the nodes the guard
-    allowed masked whose masks could not be written back into the node, so withheld.
+    ``result.decisions`` holds one decision per node given, in order (a node with content no
+    text check can judge, such as an image, is denied at the ``non_text`` stage unless the
+    policy sets ``allow_non_text: true``). ``refusal`` is the text to answer with instead of
+    calling the LLM: the domain guard's when it rejected the query, else the policy's
+    no-context text when no node is left; never under ``mode: shadow`` (``enforced`` is
+    False), where the policy only records and the LLM answers as it would without the guard.
+    ``unmasked_ids`` are the nodes the guard allowed masked whose masks could not be written
+    back into the node, so withheld.
+
+    Example:
+        ```python
+        checked = GuardPostprocessor(guard=guard, access=access).guard_nodes(nodes, bundle)
+        checked.nodes, checked.refusal, checked.result.audit()
+        ```
     """
 
     nodes: list[NodeWithScore]
     result: GuardResult
     no_context_refusal: str
-    non_text_ids: tuple[str, ...] = field(default=())
     unmasked_ids: tuple[str, ...] = field(default=())
+    enforced: bool = True
 
     @property
     def refusal(self) -> str | None:
         """Text to show instead of an answer, or None when the LLM may answer."""
+        if not self.enforced:
+            return None
         if self.result.refusal is not None:
             return self.result.refusal
         return None if self.nodes else self.no_context_refusal
@@ -58,15 +68,20 @@ def query_text(query_bundle: QueryBundle | None) -> str:
     return "" if query_bundle is None else query_bundle.query_str
 
 
-def has_text_content(node: BaseNode) -> bool:
-    """True when ``node`` is text only: a non-blank body and no image, audio or video."""
+def non_text_kinds(node: BaseNode) -> tuple[str, ...]:
+    """What ``node`` holds besides text that no text check can judge: ``"image"``,
+    ``"audio"``, ``"video"``, or ``"empty text"`` when its body is blank; empty for a text node."""
+    kinds: list[str] = []
     if isinstance(node, ImageNode) and (node.image or node.image_path or node.image_url):
-        return False
-    if isinstance(node, Node) and (
-        node.image_resource or node.audio_resource or node.video_resource
-    ):
-        return False
-    return bool(node.get_content(metadata_mode=MetadataMode.NONE).strip())
+        kinds.append("image")
+    if isinstance(node, Node):
+        resources = (node.image_resource, node.audio_resource, node.video_resource)
+        for kind, resource in zip(("image", "audio", "video"), resources, strict=True):
+            if resource and kind not in kinds:
+                kinds.append(kind)
+    if not node.get_content(metadata_mode=MetadataMode.NONE).strip():
+        kinds.append("empty text")
+    return tuple(kinds)
 
 
 def check_nodes(
@@ -77,9 +92,8 @@ def check_nodes(
     source: str,
 ) -> GuardedNodes:
     """Run ``guard`` on ``nodes`` and report the decision as a :class:`GuardDecisionEvent`."""
-    judged, withheld = _split(guard, nodes)
-    result = guard.check(query, _chunks(judged), access=access)
-    return _conclude(guard, (judged, withheld), result, access, source)
+    result = guard.check(query, _chunks(nodes), access=access)
+    return _conclude(guard, nodes, result, access, source)
 
 
 async def acheck_nodes(
@@ -90,25 +104,8 @@ async def acheck_nodes(
     source: str,
 ) -> GuardedNodes:
     """Async twin of :func:`check_nodes`: awaits ``guard.acheck``."""
-    judged, withheld = _split(guard, nodes)
-    result = await guard.acheck(query, _chunks(judged), access=access)
-    return _conclude(guard, (judged, withheld), result, access, source)
-
-
-def _split(
-    guard: Guard, nodes: Sequence[NodeWithScore]
-) -> tuple[Sequence[NodeWithScore], tuple[str, ...]]:
-    """The nodes the guard judges, and the ids of non-text nodes withheld without a check."""
-    if guard.policy.allow_non_text:
-        return nodes, ()
-    judged: list[NodeWithScore] = []
-    withheld: list[str] = []
-    for item in nodes:
-        if isinstance(item, NodeWithScore) and not has_text_content(item.node):
-            withheld.append(item.node.node_id)
-        else:
-            judged.append(item)
-    return (judged, tuple(withheld)) if withheld else (nodes, ())
+    result = await guard.acheck(query, _chunks(nodes), access=access)
+    return _conclude(guard, nodes, result, access, source)
 
 
 def _chunks(nodes: Sequence[NodeWithScore]) -> list[Chunk]:
@@ -122,7 +119,11 @@ def _chunk(item: object, position: int) -> Chunk:
     # failed probe costs more than the checks.
     if isinstance(item, NodeWithScore):
         node = item.node
-        return Chunk(judged_text(node), node.metadata, item.score, node.node_id)
+        text, metadata, node_id = judged_text(node), node.metadata, node.node_id
+        kinds = non_text_kinds(node)
+        if kinds:
+            return NonTextChunk(text, metadata, item.score, node_id, kinds=kinds)
+        return Chunk(text, metadata, item.score, node_id)
     return Chunk.from_any(item, position=position)
 
 
@@ -141,12 +142,11 @@ def _handed_on(
 
 def _conclude(
     guard: Guard,
-    split: tuple[Sequence[NodeWithScore], tuple[str, ...]],
+    nodes: Sequence[NodeWithScore],
     result: GuardResult,
     access: AccessContext | None,
     source: str,
 ) -> GuardedNodes:
-    nodes, withheld = split
     allowed = result.allowed_indices
     masked = result.redacted
     kept: list[NodeWithScore] = []
@@ -162,29 +162,29 @@ def _conclude(
     def event() -> GuardDecisionEvent:
         passed = set(allowed)
         denied = [n.node.node_id for i, n in enumerate(nodes) if i not in passed]
-        denied.extend(unmasked)
         return GuardDecisionEvent(
             source=source,
             summary=result.summary(),
             principal=None if access is None else access.principal,
             allowed_node_ids=[node.node.node_id for node in kept],
-            denied_node_ids=[*denied, *withheld],
-            decisions=decision_rows(result, withheld, frozenset(unmasked)),
+            denied_node_ids=[*denied, *unmasked],
+            decisions=decision_rows(result, frozenset(unmasked)),
             audit=result.audit(),
         )
 
     emit(event)
-    return GuardedNodes(kept, result, guard.policy.no_context_refusal, withheld, tuple(unmasked))
+    policy = guard.policy
+    return GuardedNodes(
+        kept, result, policy.no_context_refusal, tuple(unmasked), policy.mode != "shadow"
+    )
 
 
 def decision_rows(
-    result: GuardResult,
-    withheld: tuple[str, ...] = (),
-    unmasked: frozenset[str] = frozenset(),
+    result: GuardResult, unmasked: frozenset[str] = frozenset()
 ) -> list[dict[str, object]]:
     """Per-chunk ``{id, allowed, stage, rule}`` for traces: never chunk text or a reason.
     ``unmasked`` ids were allowed masked but withheld: their masks could not be written back."""
-    rows: list[dict[str, object]] = [
+    return [
         {
             "id": d.chunk.id,
             "allowed": d.allowed and d.chunk.id not in unmasked,
@@ -193,5 +193,3 @@ def decision_rows(
         }
         for d in result.decisions
     ]
-    rows.extend({"id": i, "allowed": False, "stage": "content", "rule": None} for i in withheld)
-    return rows

@@ -12,6 +12,8 @@ from rag_guard_integrations.core.errors import RagGuardError
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping
 
+    from rag_guard_integrations.core.access import AccessContext
+
 
 class AdapterConfigError(RagGuardError, TypeError, ValueError):
     """A LlamaIndex adapter got an argument it cannot use, or was used out of order; the message
@@ -31,3 +33,13 @@ def refuse_unknown(component: str, given: Mapping[str, Any], known: Iterable[str
     message = unknown_argument(component, given, known)
     if message is not None:
         raise AdapterConfigError(message)
+
+
+def require_pinnable(component: str, access: AccessContext | None, pinned: bool) -> None:
+    """Refuse ``pin_access=True`` without an ``access`` to pin (every request would see
+    nothing)."""
+    if pinned and access is None:
+        raise AdapterConfigError(
+            f"{component} got pin_access=True but no access to pin; pass access=... (the most "
+            "any request may see), or leave pin_access off"
+        )

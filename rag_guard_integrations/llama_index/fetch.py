@@ -5,7 +5,6 @@ caller's own filters."""
 
 from __future__ import annotations
 
-from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from llama_index.core.indices.vector_store.retrievers import VectorIndexRetriever
@@ -18,7 +17,7 @@ from rag_guard_integrations.llama_index.pushdown import (
     fetching_retriever,
     merge_filters,
 )
-from rag_guard_integrations.llama_index.quiet import silenced
+from rag_guard_integrations.llama_index.quiet import class_modules, silenced
 
 if TYPE_CHECKING:
     from llama_index.core.base.base_retriever import BaseRetriever
@@ -69,7 +68,7 @@ def fetch(
                 raise
             return fallback.retrieve(bundle)
 
-    return shielded(retrieve, silenced(*_modules(type(primary))), "GuardedRetriever")
+    return shielded(retrieve, silenced(*class_modules(type(primary))), "GuardedRetriever")
 
 
 async def afetch(
@@ -85,14 +84,7 @@ async def afetch(
                 raise
             return await fallback.aretrieve(bundle)
 
-    return await ashielded(retrieve, silenced(*_modules(type(primary))), "GuardedRetriever")
-
-
-@lru_cache(maxsize=256)
-def _modules(cls: type[BaseRetriever]) -> tuple[str, ...]:
-    """The modules of a retriever class and its bases (a custom retriever logs under its own
-    name), read once per class rather than on every fetch."""
-    return tuple(sorted({c.__module__ for c in cls.__mro__ if c is not object}))
+    return await ashielded(retrieve, silenced(*class_modules(type(primary))), "GuardedRetriever")
 
 
 def _nested(filters: MetadataFilters) -> bool:

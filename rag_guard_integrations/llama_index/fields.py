@@ -27,15 +27,15 @@ def guard_reference(guard: Guard) -> dict[str, Any]:
     return {"policy": list(guard.policy.refs), "name": guard.policy.name}
 
 
-def coerce_guard(value: object) -> Guard:
+def coerce_guard(value: object, owner: str = "GuardPostprocessor") -> Guard:
     """Accept what :func:`as_guard` accepts, or a stored reference (``guard_reference``)."""
     if isinstance(value, Mapping) and "policy" in value:
-        guard = as_guard(value["policy"], "guard")
+        guard = as_guard(value["policy"], owner)
         name = value.get("name")
         if name and guard.policy.name != name:
             guard = Guard(guard.policy.model_copy(update={"name": name}))
         return guard
-    return as_guard(value, "guard")
+    return as_guard(value, owner)
 
 
 GuardField = Annotated[

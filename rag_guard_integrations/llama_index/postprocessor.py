@@ -2,21 +2,31 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from llama_index.core.bridge.pydantic import ConfigDict, Field
 from llama_index.core.postprocessor.types import BaseNodePostprocessor
 
-from rag_guard_integrations.llama_index.access import current_access
+from rag_guard_integrations.core.access import AccessContext
+from rag_guard_integrations.llama_index.access import access_for
 from rag_guard_integrations.llama_index.check import (
     GuardedNodes,
     acheck_nodes,
     check_nodes,
     query_text,
 )
+from rag_guard_integrations.llama_index.errors import (
+    AdapterConfigError,
+    refuse_unknown,
+    require_pinnable,
+)
 
 # Runtime imports: pydantic resolves these field annotations when the class is built.
-from rag_guard_integrations.llama_index.fields import AccessDefault, GuardField  # noqa: TC001
+from rag_guard_integrations.llama_index.fields import (
+    AccessDefault,
+    GuardField,
+    coerce_guard,
+)
 
 if TYPE_CHECKING:
     from llama_index.core.schema import NodeWithScore, QueryBundle
@@ -35,10 +45,10 @@ class GuardPostprocessor(BaseNodePostprocessor):
     ``node_postprocessors`` so no later stage (a reranker calling an LLM, say) sees a denied
     node.
 
-    Access is, in order: the innermost ``guard_access(...)`` block, then the ``access`` field;
-    with neither, access-controlled nodes are denied. ``guard_access({})`` (or ``NO_ACCESS``)
-    says "this caller has no access": it overrides the ``access`` field, and no
-    access-controlled node passes; ``guard_access(None)`` brings no access of its own.
+    Access is the innermost ``guard_access(...)`` block's, else the ``access`` field; with
+    neither, access-controlled nodes are denied. ``guard_access(None)`` (like ``{}`` or
+    ``NO_ACCESS``) says "this caller has no access". With ``pin_access=True`` the ``access``
+    field is a ceiling: a block can only narrow it (per attribute, the values both allow).
 
     The guard judges what LlamaIndex will send the LLM: ``node.get_content(MetadataMode.LLM)``,
     the text (a ``Node``'s text resource) plus every metadata value not excluded from the LLM,
@@ -62,6 +72,9 @@ class GuardPostprocessor(BaseNodePostprocessor):
             The guard to apply, e.g. ``Guard.from_policy("contracts")``.
         access: AccessContext | Mapping | None
             Default access for requests that bring none.
+        pin_access: bool
+            Make ``access`` the most any request may see: a ``guard_access`` block only
+            narrows it. Default False (a block replaces it).
 
     Instantiate:
         ```python
@@ -94,6 +107,24 @@ class GuardPostprocessor(BaseNodePostprocessor):
     access: AccessDefault = Field(
         default=None, description="default access for requests that bring none"
     )
+    pin_access: bool = Field(
+        default=False,
+        description="access is a ceiling: a guard_access block can only narrow it",
+    )
+
+    def __init__(self, **data: Any) -> None:
+        # Checked before pydantic sees them, so that a bad argument is one line naming the fix
+        # rather than a ValidationError report.
+        refuse_unknown("GuardPostprocessor", data, type(self).model_fields)
+        if "guard" not in data:
+            raise AdapterConfigError(
+                "GuardPostprocessor needs guard=: a Guard or policy references, e.g. "
+                "GuardPostprocessor(guard='contracts')"
+            )
+        data["guard"] = coerce_guard(data["guard"])
+        pinned = data.get("pin_access", False)
+        require_pinnable("GuardPostprocessor", AccessContext.coerce(data.get("access")), pinned)
+        super().__init__(**data)
 
     @classmethod
     def class_name(cls) -> str:
@@ -104,14 +135,14 @@ class GuardPostprocessor(BaseNodePostprocessor):
         self, nodes: list[NodeWithScore], query_bundle: QueryBundle | None = None
     ) -> GuardedNodes:
         """Check ``nodes``; the kept nodes together with the ``GuardResult`` and any refusal."""
-        access = current_access(self.access)
+        access = access_for(self.access, pinned=self.pin_access)
         return check_nodes(self.guard, nodes, query_text(query_bundle), access, self.class_name())
 
     async def aguard_nodes(
         self, nodes: list[NodeWithScore], query_bundle: QueryBundle | None = None
     ) -> GuardedNodes:
         """Async twin of :meth:`guard_nodes` (awaits ``Guard.acheck``)."""
-        access = current_access(self.access)
+        access = access_for(self.access, pinned=self.pin_access)
         return await acheck_nodes(
             self.guard, nodes, query_text(query_bundle), access, self.class_name()
         )

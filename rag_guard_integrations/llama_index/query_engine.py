@@ -4,20 +4,24 @@ query is rejected or no node passes; plus helpers that run one query under one a
 from __future__ import annotations
 
 import inspect
+from functools import partial
 from typing import TYPE_CHECKING, Any, cast
 
 from llama_index.core.callbacks.schema import CBEventType, EventPayload
-from llama_index.core.indices.base import BaseIndex
 from llama_index.core.indices.vector_store import VectorStoreIndex
 from llama_index.core.indices.vector_store.retrievers import VectorIndexRetriever
 from llama_index.core.instrumentation import get_dispatcher  # type: ignore[attr-defined]
 from llama_index.core.query_engine import RetrieverQueryEngine
 
+from rag_guard_integrations.core.shielded import ashielded, shielded
+from rag_guard_integrations.engine.guard import as_guard
 from rag_guard_integrations.llama_index.access import guard_access
 from rag_guard_integrations.llama_index.errors import AdapterConfigError, refuse_unknown
 from rag_guard_integrations.llama_index.postprocessor import GuardPostprocessor
+from rag_guard_integrations.llama_index.quiet import class_modules, silenced
 from rag_guard_integrations.llama_index.refusal import refusal_response
 from rag_guard_integrations.llama_index.retriever import GuardedRetriever
+from rag_guard_integrations.llama_index.sources import require_index, require_retriever
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -26,6 +30,7 @@ if TYPE_CHECKING:
     from llama_index.core.base.base_retriever import BaseRetriever
     from llama_index.core.base.response.schema import RESPONSE_TYPE
     from llama_index.core.callbacks import CallbackManager
+    from llama_index.core.indices.base import BaseIndex
     from llama_index.core.llms import LLM
     from llama_index.core.postprocessor.types import BaseNodePostprocessor
     from llama_index.core.response_synthesizers import BaseSynthesizer
@@ -44,15 +49,18 @@ class GuardedQueryEngine(RetrieverQueryEngine):
 
     The guard is the ``GuardedRetriever`` passed as ``retriever``; or the first
     ``GuardPostprocessor`` in ``node_postprocessors``, in which case the engine wraps the
-    retriever in a ``GuardedRetriever`` with that postprocessor's guard and access (pushdown,
-    over-fetch, and the inner retriever's events kept inside the guard). The guard runs first,
-    so no other postprocessor (a reranker calling an LLM, say) sees a denied node; then the
-    other postprocessors run in their order; then, when there were any, the guard judges the
-    result once more, because a postprocessor can change what the LLM will read
-    (``MetadataReplacementPostProcessor`` swaps a sentence for its window). When the domain
-    guard rejects the query, or no node is left, the answer is the refusal text
-    (``GuardResult.refusal``, e.g. "No authorized matching clause found.") and the response
-    synthesizer does not run.
+    retriever in a ``GuardedRetriever`` with that postprocessor's guard, access and
+    ``pin_access`` (pushdown, over-fetch, and the inner retriever's events kept inside the
+    guard). The guard runs first, so no other postprocessor (a reranker calling an LLM, say)
+    sees a denied node; then each other postprocessor runs, in order, and the guard judges its
+    output before the next one or the LLM sees it, because a postprocessor can change what the
+    LLM will read (``MetadataReplacementPostProcessor`` swaps a sentence for its window) or add
+    nodes (``PrevNextNodePostprocessor`` adds neighbours). Those postprocessors run silenced
+    (no instrumentation events or spans, callbacks or ``llama_index`` DEBUG records, in this
+    request's context only): what they return is not judged yet, so only what the guard then
+    kept is reported. When the domain guard rejects the query, or no node is left, the answer
+    is the refusal text (``GuardResult.refusal``, e.g. "No authorized matching clause found.")
+    and the response synthesizer does not run (under ``mode: shadow`` it always runs).
 
     Instantiate:
         ```python
@@ -75,6 +83,7 @@ class GuardedQueryEngine(RetrieverQueryEngine):
         node_postprocessors: list[BaseNodePostprocessor] | None = None,
         callback_manager: CallbackManager | None = None,
     ) -> None:
+        retriever = require_retriever(retriever, "GuardedQueryEngine")
         postprocessors = list(node_postprocessors or [])
         stage = None
         if not isinstance(retriever, GuardedRetriever):
@@ -89,7 +98,12 @@ class GuardedQueryEngine(RetrieverQueryEngine):
         self._guarded = (
             retriever
             if isinstance(retriever, GuardedRetriever)
-            else GuardedRetriever(retriever, stage.guard, stage.access)  # type: ignore[union-attr]
+            else GuardedRetriever(
+                retriever,
+                stage.guard,  # type: ignore[union-attr]
+                stage.access,  # type: ignore[union-attr]
+                pin_access=stage.pin_access,  # type: ignore[union-attr]
+            )
         )
         self._after_guard = [p for p in postprocessors if p is not stage]
 
@@ -159,15 +173,25 @@ def guard_and_postprocess(
     postprocessors: Sequence[BaseNodePostprocessor],
     query_bundle: QueryBundle,
 ) -> GuardedNodes:
-    """Guarded retrieval, then ``postprocessors`` on what passed, then (when any ran) the guard
-    again on the result: the nodes the LLM may be sent, judged as it will read them."""
+    """Guarded retrieval, then each of ``postprocessors`` on what the guard kept, silenced, and
+    the guard again on its output: the nodes the LLM may be sent, judged as it will read them.
+
+    Raises:
+        RetrievalError: a postprocessor raised; its message, which may quote nodes it added,
+            stays out of the error and so out of every trace and handler.
+    """
     checked = guarded.guarded_retrieve(query_bundle)
-    if not checked.nodes or not postprocessors:
-        return checked
-    kept = checked.nodes
     for postprocessor in postprocessors:
-        kept = postprocessor.postprocess_nodes(kept, query_bundle=query_bundle)
-    return guarded.check(kept, query_bundle, source="GuardedQueryEngine")
+        if not checked.nodes:
+            break
+        changed = shielded(
+            partial(postprocessor.postprocess_nodes, checked.nodes, query_bundle=query_bundle),
+            silenced(*class_modules(type(postprocessor))),
+            "GuardedQueryEngine",
+            _step(postprocessor),
+        )
+        checked = guarded.check(changed, query_bundle, source="GuardedQueryEngine")
+    return checked
 
 
 async def aguard_and_postprocess(
@@ -177,24 +201,38 @@ async def aguard_and_postprocess(
 ) -> GuardedNodes:
     """Async twin of :func:`guard_and_postprocess`."""
     checked = await guarded.aguarded_retrieve(query_bundle)
-    if not checked.nodes or not postprocessors:
-        return checked
-    kept = checked.nodes
     for postprocessor in postprocessors:
-        kept = await postprocessor.apostprocess_nodes(kept, query_bundle=query_bundle)
-    return await guarded.acheck(kept, query_bundle, source="GuardedQueryEngine")
+        if not checked.nodes:
+            break
+        changed = await ashielded(
+            partial(postprocessor.apostprocess_nodes, checked.nodes, query_bundle=query_bundle),
+            silenced(*class_modules(type(postprocessor))),
+            "GuardedQueryEngine",
+            _step(postprocessor),
+        )
+        checked = await guarded.acheck(changed, query_bundle, source="GuardedQueryEngine")
+    return checked
+
+
+def _step(postprocessor: BaseNodePostprocessor) -> str:
+    return f"the postprocessor {type(postprocessor).__name__}"
 
 
 def guarded_query_engine(
     index: BaseIndex[Any],
-    guard: Guard,
+    guard: Guard | Any,
     access: AccessContext | Any = None,
     *,
+    pin_access: bool = False,
     fetch_k: int | None = None,
     llm: LLM | None = None,
     **kwargs: Any,
 ) -> GuardedQueryEngine:
     """Like ``index.as_query_engine(llm=llm, **kwargs)``, behind a :class:`GuardedRetriever`.
+
+    ``guard`` is a Guard or policy references (``"contracts"``); ``access`` and ``pin_access``
+    are the retriever's (with ``pin_access=True`` a ``guard_access`` block only narrows
+    ``access``).
 
     Over a ``VectorStoreIndex`` the ``kwargs`` are the retriever's (``similarity_top_k``,
     ``filters``, ...) and the engine's (``response_mode``, ``node_postprocessors``, ...); any
@@ -207,11 +245,8 @@ def guarded_query_engine(
         answer = query_with_access(engine, "termination notice period?", {"contract_type": "MSA"})
         ```
     """
-    if not isinstance(index, BaseIndex):
-        raise AdapterConfigError(
-            f"guarded_query_engine needs a LlamaIndex index, got {type(index).__name__}; for a "
-            "retriever use GuardedQueryEngine.from_args(GuardedRetriever(retriever, guard))"
-        )
+    require_index(index, "guarded_query_engine")
+    guard = as_guard(guard, "guarded_query_engine")
     engine_names = _parameters(RetrieverQueryEngine.from_args) - {"retriever", "llm"}
     engine_kwargs = {k: v for k, v in kwargs.items() if k in engine_names}
     retriever_kwargs = {k: v for k, v in kwargs.items() if k not in engine_names}
@@ -224,7 +259,7 @@ def guarded_query_engine(
         }
         refuse_unknown("guarded_query_engine", kwargs, known | engine_names)
     inner = index.as_retriever(**retriever_kwargs)
-    retriever = GuardedRetriever(inner, guard, access, fetch_k=fetch_k)
+    retriever = GuardedRetriever(inner, guard, access, pin_access=pin_access, fetch_k=fetch_k)
     engine = GuardedQueryEngine.from_args(retriever, llm=llm, **engine_kwargs)
     return cast("GuardedQueryEngine", engine)
 

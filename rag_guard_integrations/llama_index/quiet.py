@@ -16,7 +16,9 @@ on, except inside :func:`silenced` in the same context (a ``ContextVar``, so oth
 concurrent requests keep their instrumentation; asyncio tasks and LlamaIndex's own worker
 threads copy the context, so work the fetch hands them stays silent too).
 
-A fetch that starts a query engine or a response synthesizer (``QueryStartEvent``,
+The same block runs the postprocessors a guarded engine applies after the guard (a
+``PrevNextNodePostprocessor`` adds neighbours the guard has not judged yet). A fetch or
+postprocessor that starts a query engine or a response synthesizer (``QueryStartEvent``,
 ``SynthesizeStartEvent``: a ``RecursiveRetriever`` or an ``IndexNode`` following a query
 engine) would send unchecked nodes to an LLM: it is refused.
 """
@@ -67,6 +69,13 @@ def silenced(*modules: str) -> Iterator[None]:
         yield
     finally:
         _QUIET.reset(token)
+
+
+@functools.lru_cache(maxsize=256)
+def class_modules(cls: type) -> tuple[str, ...]:
+    """The modules of a class and its bases (a custom retriever or postprocessor logs under its
+    own module's name), for :func:`silenced`; read once per class rather than on every call."""
+    return tuple(sorted({c.__module__ for c in cls.__mro__ if c is not object}))
 
 
 class _QuietInContext(logging.Filter):
@@ -155,7 +164,8 @@ def _refuse_query(args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
     event = args[0] if args else kwargs.get("event")
     if isinstance(event, QueryStartEvent | SynthesizeStartEvent):
         raise AdapterConfigError(
-            f"GuardedRetriever's inner retriever ran a query engine ({type(event).__name__}) on "
-            "nodes the guard has not checked (a RecursiveRetriever with query engines, or an "
-            "IndexNode pointing to one); guard that query engine's retriever instead"
+            f"a guarded fetch or post-guard postprocessor ran a query engine "
+            f"({type(event).__name__}) on nodes the guard has not checked (a RecursiveRetriever "
+            "with query engines, or an IndexNode pointing to one); guard that query engine's "
+            "retriever instead"
         )

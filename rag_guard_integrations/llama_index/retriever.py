@@ -12,15 +12,18 @@ from llama_index.core.schema import QueryBundle
 from rag_guard_integrations.core.access import AccessContext
 from rag_guard_integrations.core.arguments import positive_int
 from rag_guard_integrations.core.errors import InputError
-from rag_guard_integrations.engine.guard import Guard
-from rag_guard_integrations.llama_index.access import current_access
+from rag_guard_integrations.engine.guard import as_guard
+from rag_guard_integrations.llama_index.access import access_for
 from rag_guard_integrations.llama_index.check import GuardedNodes, acheck_nodes, check_nodes
-from rag_guard_integrations.llama_index.errors import AdapterConfigError
+from rag_guard_integrations.llama_index.errors import require_pinnable
 from rag_guard_integrations.llama_index.fetch import afetch, fetch, plan
+from rag_guard_integrations.llama_index.sources import require_retriever
 
 if TYPE_CHECKING:
     from llama_index.core.callbacks import CallbackManager
     from llama_index.core.schema import NodeWithScore, QueryType
+
+    from rag_guard_integrations.engine.guard import Guard
 
 
 class GuardedRetriever(BaseRetriever):
@@ -47,9 +50,10 @@ class GuardedRetriever(BaseRetriever):
     that runs a query engine (a ``RecursiveRetriever`` with ``query_engine_dict``) would send
     unchecked nodes to an LLM and is refused with ``AdapterConfigError``.
 
-    Access is, in order: the innermost ``guard_access(...)`` block (``{}`` or ``NO_ACCESS``:
-    no access), then ``access``; with neither, access-controlled nodes are denied. A request
-    that can see nothing fetches nothing. The store matches pushed-down strings against single
+    Access is the innermost ``guard_access(...)`` block's (None, ``{}`` or ``NO_ACCESS``: no
+    access), else ``access``; with neither, access-controlled nodes are denied. With
+    ``pin_access=True``, ``access`` is a ceiling a block can only narrow. A request that can
+    see nothing fetches nothing. The store matches pushed-down strings against single
     metadata values, so nodes whose access metadata holds numbers or lists are not fetched,
     although the guard (comparing strings, element-wise) would allow them: pushdown can cost
     recall there, never safety.
@@ -61,11 +65,15 @@ class GuardedRetriever(BaseRetriever):
 
     Key init args:
         retriever: BaseRetriever
-            The retriever whose results are checked.
-        guard: Guard
-            The guard to apply, e.g. ``Guard.from_policy("contracts")``.
+            The retriever whose results are checked (``index.as_retriever()``).
+        guard: Guard | str
+            The guard to apply, e.g. ``Guard.from_policy("contracts")``, or policy references
+            (``"contracts"``).
         access: AccessContext | Mapping | None
             Default access for requests that bring none.
+        pin_access: bool
+            Make ``access`` the most any request may see: a ``guard_access`` block only
+            narrows it. Default False (a block replaces it).
         k: int | None
             At most this many nodes come back; default the inner retriever's
             ``similarity_top_k``. Give it over a composite retriever (which gets no over-fetch)
@@ -98,32 +106,26 @@ class GuardedRetriever(BaseRetriever):
     def __init__(
         self,
         retriever: BaseRetriever,
-        guard: Guard,
+        guard: Guard | Any,
         access: AccessContext | Any = None,
         *,
+        pin_access: bool = False,
         k: int | None = None,
         fetch_k: int | None = None,
         callback_manager: CallbackManager | None = None,
         verbose: bool = False,
     ) -> None:
-        if not isinstance(retriever, BaseRetriever):
-            raise AdapterConfigError(
-                f"retriever must be a LlamaIndex BaseRetriever, got {type(retriever).__name__}; "
-                "pass index.as_retriever()"
-            )
-        if not isinstance(guard, Guard):
-            raise AdapterConfigError(
-                f"guard must be a Guard, got {type(guard).__name__}; "
-                "pass Guard.from_policy('contracts') or similar"
-            )
+        retriever = require_retriever(retriever, "GuardedRetriever")
+        self.guard = as_guard(guard, "GuardedRetriever")
         if k is not None:
             positive_int("k", k, fix="or None for the inner retriever's similarity_top_k")
         if fetch_k is not None:
             positive_int("fetch_k", fetch_k, fix="or None for 4 x k")
         self.retriever = retriever
         self._k = k
-        self.guard = guard
         self.access = AccessContext.coerce(access)
+        require_pinnable("GuardedRetriever", self.access, pin_access)
+        self.pin_access = bool(pin_access)
         self.fetch_k = fetch_k
         super().__init__(
             callback_manager=callback_manager or retriever.callback_manager, verbose=verbose
@@ -136,10 +138,15 @@ class GuardedRetriever(BaseRetriever):
         k = self._k if self._k is not None else getattr(self.retriever, "similarity_top_k", None)
         return k if isinstance(k, int) and not isinstance(k, bool) else None
 
+    def request_access(self) -> AccessContext | None:
+        """The access this request is checked with (the ``guard_access`` block's, else
+        ``access``; with ``pin_access``, ``access`` narrowed by the block)."""
+        return access_for(self.access, pinned=self.pin_access)
+
     def guarded_retrieve(self, query: QueryType) -> GuardedNodes:
         """Retrieve and check; the kept nodes together with the ``GuardResult`` and any refusal."""
         bundle = _bundle(query)
-        access = current_access(self.access)
+        access = self.request_access()
         source = self._source(bundle.query_str, access)
         nodes = fetch(*source, bundle) if source is not None else []
         checked = check_nodes(self.guard, nodes, bundle.query_str, access, "GuardedRetriever")
@@ -148,7 +155,7 @@ class GuardedRetriever(BaseRetriever):
     async def aguarded_retrieve(self, query: QueryType) -> GuardedNodes:
         """Async twin of :meth:`guarded_retrieve` (the inner ``aretrieve``, ``Guard.acheck``)."""
         bundle = _bundle(query)
-        access = current_access(self.access)
+        access = self.request_access()
         source = self._source(bundle.query_str, access)
         nodes = await afetch(*source, bundle) if source is not None else []
         checked = await acheck_nodes(
@@ -161,7 +168,7 @@ class GuardedRetriever(BaseRetriever):
     ) -> GuardedNodes:
         """Judge ``nodes`` (for example after a postprocessor changed them) for this request."""
         bundle = _bundle(query)
-        access = current_access(self.access)
+        access = self.request_access()
         return check_nodes(self.guard, nodes, bundle.query_str, access, source)
 
     async def acheck(
@@ -169,7 +176,7 @@ class GuardedRetriever(BaseRetriever):
     ) -> GuardedNodes:
         """Async twin of :meth:`check`."""
         bundle = _bundle(query)
-        access = current_access(self.access)
+        access = self.request_access()
         return await acheck_nodes(self.guard, nodes, bundle.query_str, access, source)
 
     def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:

@@ -23,6 +23,7 @@ PathRunner = Callable[[PromptCorpus, Sequence[PromptCase], bool], list["Observat
 PATH_MODULES = (
     "rag_guard_integrations.evaluation.prompt.langchain_paths",
     "rag_guard_integrations.evaluation.prompt.llama_index_paths",
+    "rag_guard_integrations.evaluation.prompt.llama_index_chat_paths",
 )
 FRAMEWORKS = ("langchain", "langchain_core", "langgraph", "llama_index")
 PATHS: dict[str, PathRunner] = {}

@@ -1,20 +1,23 @@
-"""The LlamaIndex paths of ``rag-guard eval prompt``: each builds a real LlamaIndex app over the
-shared corpus and runs every case with recording LLMs, a recorder of every instrumentation
-event, span and callback payload, and log capture."""
+"""The LlamaIndex query paths of ``rag-guard eval prompt`` and what every LlamaIndex path
+shares: each builds a real LlamaIndex app over the shared corpus and runs every case with
+recording LLMs, a recorder of every instrumentation event, span and callback payload, and log
+capture (the chat and agent paths are in :mod:`.llama_index_chat_paths`)."""
 
 from __future__ import annotations
 
 import asyncio
+import itertools
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, cast
 
 from llama_index.core import Document, VectorStoreIndex
-from llama_index.core.agent.workflow import FunctionAgent
 from llama_index.core.node_parser import SentenceWindowNodeParser
-from llama_index.core.postprocessor import MetadataReplacementPostProcessor
+from llama_index.core.postprocessor import (
+    MetadataReplacementPostProcessor,
+    PrevNextNodePostprocessor,
+)
 from llama_index.core.retrievers import QueryFusionRetriever
-from llama_index.core.schema import TextNode
-from llama_index.core.tools import QueryEngineTool
+from llama_index.core.schema import NodeRelationship, RelatedNodeInfo, TextNode
 
 from rag_guard_integrations.evaluation.prompt.corpus import UNFILTERED_FETCH
 from rag_guard_integrations.evaluation.prompt.harness import Observation, register_path
@@ -25,14 +28,9 @@ from rag_guard_integrations.llama_index import (
     GuardPostprocessor,
     MiniLMEmbedding,
     guard_access,
-    guarded_chat_engine,
     guarded_query_engine,
 )
-from rag_guard_integrations.llama_index.testing import (
-    InstrumentationRecorder,
-    RecordingLLM,
-    ToolCallingLLM,
-)
+from rag_guard_integrations.llama_index.testing import InstrumentationRecorder, RecordingLLM
 
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable, Sequence
@@ -41,8 +39,6 @@ if TYPE_CHECKING:
     from llama_index.core.schema import BaseNode
 
     from rag_guard_integrations.evaluation.prompt.corpus import PromptCase, PromptCorpus
-
-FOLLOW_UP = "And what exactly does it say?"
 
 
 @dataclass
@@ -67,7 +63,7 @@ class Turns:
         )
 
 
-Plan = list[tuple["PromptCase", Turns, str]]
+Plan = list[tuple[dict[str, Any], Turns, str]]
 """The turns to play, in order: whose access, where to record, what to ask."""
 
 
@@ -85,25 +81,26 @@ def play(app: App, plan: Plan, use_async: bool) -> None:
     if use_async:
         asyncio.run(_aplay(app, plan))
         return
-    for case, turns, query in plan:
+    for access, turns, query in plan:
         for llm in app.llms:
             llm.prompts.clear()
-        with InstrumentationRecorder() as seen, capture_logs() as logs, guard_access(_access(case)):
+        with InstrumentationRecorder() as seen, capture_logs() as logs, guard_access(access):
             answer = app.ask(query)
         _keep(turns, app.llms, seen, logs, answer)
 
 
 async def _aplay(app: App, plan: Plan) -> None:
-    for case, turns, query in plan:
+    for access, turns, query in plan:
         for llm in app.llms:
             llm.prompts.clear()
         with InstrumentationRecorder() as seen, capture_logs() as logs:
-            async with guard_access(_access(case)):
+            async with guard_access(access):
                 answer = await app.aask(query)
         _keep(turns, app.llms, seen, logs, answer)
 
 
-def _access(case: PromptCase) -> dict[str, Any]:
+def caller(case: PromptCase) -> dict[str, Any]:
+    """The case's access with its principal, as ``guard_access`` takes it."""
     return {"principal": case.principal, **case.access}
 
 
@@ -112,7 +109,7 @@ def one_question_each(
 ) -> list[Observation]:
     """Every case as one question."""
     turns = [Turns() for _ in cases]
-    play(app, [(c, t, c.query) for c, t in zip(cases, turns, strict=True)], use_async)
+    play(app, [(caller(c), t, c.query) for c, t in zip(cases, turns, strict=True)], use_async)
     return [t.observation(corpus) for t in turns]
 
 
@@ -241,51 +238,29 @@ def sentence_window(
     )
 
 
-@register_path("llamaindex_chat")
-def chat(corpus: PromptCorpus, cases: Sequence[PromptCase], use_async: bool) -> list[Observation]:
-    """One ``condense_plus_context`` chat engine; two callers alternate turns on it (question,
-    then an elliptical follow-up each), so a shared memory would carry one into the other."""
-    llm = RecordingLLM(echo=True)
-    index = index_of(corpus, clause_nodes(corpus))
-    engine = guarded_chat_engine(index, corpus.guard, llm=llm, similarity_top_k=corpus.k)
-    turns = [Turns() for _ in cases]
-    plan: Plan = []
-    for start in range(0, len(cases), 2):
-        pair = list(zip(cases[start : start + 2], turns[start : start + 2], strict=True))
-        plan += [(case, record, case.query) for case, record in pair]
-        plan += [(case, record, FOLLOW_UP) for case, record in pair]
-    play(App([llm], engine.chat, engine.achat), plan, use_async)
-    return [t.observation(corpus) for t in turns]
-
-
-@register_path("llamaindex_agent")
-def agent(corpus: PromptCorpus, cases: Sequence[PromptCase], use_async: bool) -> list[Observation]:
-    """A ``FunctionAgent`` whose tool is a ``QueryEngineTool`` over a guarded engine; access
-    from ``guard_access`` around the run. Every streamed workflow event is recorded too."""
-    engine_llm, agent_llm = RecordingLLM(echo=True), ToolCallingLLM()
-    engine = guarded_query_engine(
-        index_of(corpus, clause_nodes(corpus)),
-        corpus.guard,
-        llm=engine_llm,
-        similarity_top_k=corpus.k,
+@register_path("llamaindex_prev_next")
+def prev_next(
+    corpus: PromptCorpus, cases: Sequence[PromptCase], use_async: bool
+) -> list[Observation]:
+    """Each contract's clauses linked as previous/next; ``PrevNextNodePostprocessor`` adds both
+    neighbours after the guard (another clause of the contract, which the guard then withholds):
+    the neighbours must reach neither the LLM nor the postprocessor's own spans and events."""
+    index = index_of(corpus, chained(clause_nodes(corpus)))
+    neighbours = [PrevNextNodePostprocessor(docstore=index.docstore, mode="both")]
+    return ask_each(
+        corpus,
+        cases,
+        use_async,
+        lambda llm: guarded_query_engine(
+            index, corpus.guard, llm=llm, similarity_top_k=corpus.k, node_postprocessors=neighbours
+        ),
     )
-    tool = QueryEngineTool.from_defaults(
-        engine, name="contract_clauses", description="Answers questions about contract clauses."
-    )
-    runner = FunctionAgent(tools=[tool], llm=agent_llm, system_prompt="Answer from the tool.")
-    streamed: list[str] = []
 
-    async def ask(query: str) -> str:
-        handler = runner.run(user_msg=query)
-        streamed.extend([repr(event) async for event in handler.stream_events()])
-        return str(await handler)
 
-    app = App([engine_llm, agent_llm], lambda query: asyncio.run(ask(query)), ask)
-    seen = []
-    for case in cases:
-        turns = Turns()
-        streamed.clear()
-        play(app, [(case, turns, case.query)], use_async)
-        turns.events.extend(streamed)
-        seen.append(turns.observation(corpus))
-    return seen
+def chained(nodes: list[BaseNode]) -> list[BaseNode]:
+    """``nodes`` with each contract's consecutive clauses linked as previous and next."""
+    for before, after in itertools.pairwise(nodes):
+        if before.metadata["contract_id"] == after.metadata["contract_id"]:
+            before.relationships[NodeRelationship.NEXT] = RelatedNodeInfo(node_id=after.node_id)
+            after.relationships[NodeRelationship.PREVIOUS] = RelatedNodeInfo(node_id=before.node_id)
+    return nodes

@@ -1,0 +1,67 @@
+"""The non-text stage: deny a chunk whose source holds content no text check can judge (an
+image, audio, video, or no text at all), unless the policy sets ``allow_non_text: true``."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from rag_guard_integrations.core.chunk import Chunk
+from rag_guard_integrations.guards.registry import Stage
+from rag_guard_integrations.policy.loader import load_policy
+
+if TYPE_CHECKING:
+    from rag_guard_integrations.core.stage import Request
+    from rag_guard_integrations.policy.loader import PolicyRef
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class NonTextChunk(Chunk):
+    """A chunk whose source also holds what its ``text`` cannot show: ``kinds`` names it
+    (``"image"``, ``"audio"``, ``"video"``, ``"empty text"``). An adapter builds one for such a
+    node, so the decision on it is the guard's, recorded like any other.
+
+    Example:
+        >>> NonTextChunk("caption", {"contract_type": "MSA"}, kinds=("image",)).kinds
+        ('image',)
+    """
+
+    kinds: tuple[str, ...] = ()
+
+
+class NonTextGuard:
+    """Deny every :class:`NonTextChunk`: the other stages judge text, and its other content
+    would reach the LLM unjudged. Plain chunks always pass this stage.
+
+    Example:
+        >>> guard = NonTextGuard()
+        >>> guard(Chunk("text"), None) is None
+        True
+        >>> guard(NonTextChunk("", kinds=("image",)), None).split(";")[0]
+        'no content check can judge this chunk (image)'
+    """
+
+    name = "non_text"
+
+    @classmethod
+    def from_policy(cls, policy: PolicyRef) -> NonTextGuard | None:
+        """The stage, or None when the policy lets non-text content through."""
+        return None if load_policy(policy).allow_non_text else cls()
+
+    def __call__(self, chunk: Chunk, request: Request | None) -> str | None:
+        """Why ``chunk`` is denied, or None when it is a plain text chunk."""
+        if not isinstance(chunk, NonTextChunk):
+            return None
+        kinds = ", ".join(chunk.kinds) or "not text"
+        return (
+            f"no content check can judge this chunk ({kinds}); denied unless the policy sets "
+            "allow_non_text: true"
+        )
+
+    def check_many(self, chunks: list[Chunk], request: Request | None) -> list[str | None]:
+        """:meth:`__call__` over ``chunks``; most are plain, so one type test each."""
+        return [self(chunk, request) if type(chunk) is not Chunk else None for chunk in chunks]
+
+
+# First: what is not text is denied as such, before any stage reads its text.
+STAGES = (Stage("non_text", 5, NonTextGuard.from_policy),)
