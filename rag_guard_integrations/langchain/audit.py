@@ -145,7 +145,7 @@ def conclude(result: GuardResult, call: CheckCall) -> tuple[list[Document], dict
 
 
 def decision_outputs(result: GuardResult, record: dict[str, Any]) -> dict[str, Any]:
-    """The outputs of the ``rag_guard.check`` run: the record plus the audit record v1
+    """The outputs of the ``rag_guard.check`` run: the record plus the audit record v2
     (``audit``: per chunk its id, content hash, decision, stage, rule and reason; no text)."""
     return {**record, "audit": result.audit()}
 
@@ -181,7 +181,7 @@ def publish_withheld(
     *,
     enforced: bool,
 ) -> None:
-    """Publish the audit record v1 of a result an adapter withheld as a whole (a tool result):
+    """Publish the audit record v2 of a result an adapter withheld as a whole (a tool result):
     one ``deny`` decision at stage ``tool_result`` per Document (or Document-shaped mapping)
     it carried, the request
     refused; unenforced (shadow mode), the same decisions marked ``"enforced": false``."""

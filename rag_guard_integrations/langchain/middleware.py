@@ -58,7 +58,7 @@ class GuardMiddleware(AgentMiddleware[GuardState, Any]):
     policy's refusal. A ``create_retriever_tool`` tool (any ``response_format``) whose
     retriever is not a ``GuardedRetriever``, or whose ``document_prompt`` shows metadata, is
     refused before it runs. Each withheld result is logged as a WARNING and recorded as an
-    audit record v1 (stage ``tool_result``, no text). What stays out of reach: a tool that
+    audit record v2 (stage ``tool_result``, no text). What stays out of reach: a tool that
     reads a store directly (``store.similarity_search``) and returns a string it built itself
     looks like any other tool; build retrieval tools with ``create_guarded_retriever_tool``.
     Under a ``mode: shadow`` policy nothing is withheld and nothing runs out of sight: the

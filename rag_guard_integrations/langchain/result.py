@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING, Any
 
 from langchain_core.runnables import RunnableLambda
 
-from rag_guard_integrations.core.audit import text_free_reason
 from rag_guard_integrations.core.chunk import Chunk
+from rag_guard_integrations.core.reasons import Reason, recorded
 
 if TYPE_CHECKING:
     from collections.abc import Iterator, Sequence
@@ -66,7 +66,7 @@ class CheckedResult:
         return cls(result.refusal, result.query.allowed, result.summary(), result.audit())
 
     def to_dict(self) -> dict[str, Any]:
-        """The decision summary plus ``audit`` (the audit record v1), JSON-ready."""
+        """The decision summary plus ``audit`` (the audit record v2), JSON-ready."""
         return {**self.summary, "audit": self.audit}
 
     def __repr__(self) -> str:
@@ -108,7 +108,7 @@ def guard_results() -> Iterator[list[GuardResult]]:
 
 def without_text(result: GuardResult) -> GuardResult:
     """``result`` as it may cross a run boundary inside an exception (``ContextBlocked``): each
-    chunk reduced to its id and score, reasons cut as the audit record cuts them, no masked
+    chunk reduced to its id and score, reasons in the form the audit record holds them, no masked
     original, no stray or unknown labels, no linking values; the shadow evaluation likewise.
 
     Example:
@@ -121,9 +121,7 @@ def without_text(result: GuardResult) -> GuardResult:
         replace(
             d,
             chunk=Chunk("", score=d.chunk.score, id=d.chunk.id),
-            reason=text_free_reason(
-                d.stage, d.reason, d.source.text, keep_query=True, metadata=d.source.metadata
-            ),
+            reason=Reason.fixed(recorded(d.stage, d.reason)),
             labels=frozenset(),
             original=None,
         )

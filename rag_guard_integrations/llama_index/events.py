@@ -50,7 +50,7 @@ class GuardDecisionEvent(BaseEvent):
         default_factory=list, description="per node: id, allowed, stage, rule (no text)"
     )
     audit: dict[str, Any] = Field(
-        default_factory=dict, description="GuardResult.audit(): audit record v1, no chunk text"
+        default_factory=dict, description="GuardResult.audit(): audit record v2, no chunk text"
     )
 
     @classmethod
