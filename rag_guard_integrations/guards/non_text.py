@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from rag_guard_integrations.core.chunk import Chunk
+from rag_guard_integrations.core.reasons import Reason
 from rag_guard_integrations.guards.registry import Stage
 from rag_guard_integrations.policy.loader import load_policy
 
@@ -52,8 +53,9 @@ class NonTextGuard:
         """Why ``chunk`` is denied, or None when it is a plain text chunk."""
         if not isinstance(chunk, NonTextChunk):
             return None
+        # The kinds are the adapter's fixed words (image, audio, ...): the record may hold them.
         kinds = ", ".join(chunk.kinds) or "not text"
-        return (
+        return Reason.fixed(
             f"no content check can judge this chunk ({kinds}); denied unless the policy sets "
             "allow_non_text: true"
         )

@@ -31,6 +31,7 @@ from rag_guard_integrations.core.decisions import (
     QueryDecision,
 )
 from rag_guard_integrations.core.errors import ContextBlocked, QueryRejected
+from rag_guard_integrations.core.reasons import Reason
 from rag_guard_integrations.engine.audit import policy_identity, publish
 from rag_guard_integrations.engine.shadow import SHADOW_REASON
 from rag_guard_integrations.langchain.result import report, without_text
@@ -186,7 +187,8 @@ def publish_withheld(
     it carried, the request
     refused; unenforced (shadow mode), the same decisions marked ``"enforced": false``."""
     chunks = [Chunk.from_any(d) for d in documents]
-    denied = [ChunkDecision(i, c, False, TOOL_STAGE, reason) for i, c in enumerate(chunks)]
+    why = Reason.fixed(reason)  # the middleware's own sentence, never the tool's output
+    denied = [ChunkDecision(i, c, False, TOOL_STAGE, why) for i, c in enumerate(chunks)]
     names, digest = policy_identity(guard.policy)
     mode = "enforce" if enforced else "shadow"
     info = RequestInfo.new(query, access, names, digest, mode=mode)
