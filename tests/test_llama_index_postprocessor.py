@@ -307,7 +307,7 @@ def test_class_name_and_serialisation_round_trip(guard: Guard) -> None:
     data = pp.to_dict()
     assert data["class_name"] == "GuardPostprocessor"
     assert data["access"] == {"principal": None, "contract_type": ["MSA"]}
-    assert data["guard"] == {"policy": ["base", "contracts"], "name": "contracts"}
+    assert data["guard"] == {"policy": ["contracts"], "name": "contracts"}
     rebuilt = GuardPostprocessor.from_dict(data)
     assert rebuilt.guard.policy == guard.policy
     assert rebuilt.access == pp.access
