@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 MSA = {"configurable": {"access": {"contract_type": ["MSA"]}}}
 REFUSAL = "No authorized matching clause found."
 CONTRACTS = Guard.from_policy("contracts")
-SHADOW = Guard(parse_policy("extends: [contracts]\nmode: shadow"))
+SHADOW = Guard(parse_policy("extends: [contracts]\nloosen: [mode]\nmode: shadow"))
 # Module-level, as an app keeps its retriever: no closure of a tool shows it.
 EVERY_CLAUSE = ListRetriever(documents=contract_documents())
 

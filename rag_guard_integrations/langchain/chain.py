@@ -84,7 +84,7 @@ def answer_or_refuse(
 
     Example:
         >>> prompt = ChatPromptTemplate.from_messages(  # doctest: +SKIP
-        ...     [("system", "Context:\n{context}"), ("human", "{question}")])
+        ...     [("system", "Context:\\n{context}"), ("human", "{question}")])
         >>> answer = prompt | llm | StrOutputParser()  # doctest: +SKIP
         >>> rag = answer_or_refuse(guarded_retriever, answer)  # doctest: +SKIP
         >>> rag.invoke("What is the notice period?")  # doctest: +SKIP
