@@ -143,7 +143,7 @@ def audit_record(result: GuardResult, *, include_query: bool = False) -> dict[st
         _chunk_entry(applied, recorded, include_query=include_query)
         for applied, recorded in zip(result.decisions, evaluated.decisions, strict=True)
     ]
-    return {
+    record: dict[str, Any] = {
         "version": AUDIT_VERSION,
         "request_id": info.request_id,
         "time": info.time,
@@ -157,6 +157,9 @@ def audit_record(result: GuardResult, *, include_query: bool = False) -> dict[st
         "notices": list(result.notices),
         "refused": result.refusal is not None,
     }
+    if evaluated.access_source is not None:
+        record["access_source"] = evaluated.access_source.to_dict()
+    return record
 
 
 def _chunk_entry(

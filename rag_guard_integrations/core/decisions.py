@@ -11,6 +11,7 @@ from rag_guard_integrations.core.audit import audit_record, text_free_reason
 from rag_guard_integrations.core.display import result_html
 
 if TYPE_CHECKING:
+    from rag_guard_integrations.authz.record import AccessRecord
     from rag_guard_integrations.core.audit import RequestInfo
     from rag_guard_integrations.core.chunk import Chunk
 
@@ -310,6 +311,8 @@ class GuardResult:
     shadow: GuardResult | None = None
     dropped_labels: Mapping[int, frozenset[str]] = field(default_factory=dict)
     """Labels a classifier answered outside its vocabulary, per input position (not applied)."""
+    access_source: AccessRecord | None = None
+    """The access source asked and its consistency token, and the copied ACLs' ages."""
 
     def __post_init__(self) -> None:
         # Decisions given as a tuple are wrapped once, so every reader below takes one path.

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from rag_guard_integrations.authz.record import AccessRecord
     from rag_guard_integrations.classify.base import Finding
     from rag_guard_integrations.core.audit import RequestInfo
     from rag_guard_integrations.core.chunk import Chunk
@@ -35,6 +36,7 @@ class Run:
     masked: dict[int, Masked] = field(default_factory=dict)
     info: RequestInfo | None = None
     notices: tuple[str, ...] = ()
+    access_record: AccessRecord | None = None
 
 
 def stage_reasons(check: ChunkCheck, chunks: list[Chunk], request: Request) -> list[str | None]:

@@ -119,6 +119,16 @@ class RecencySpec(_Strict):
     max_age_days: float = Field(gt=0, description="oldest allowed age, in days")
 
 
+class AclFreshnessSpec(_Strict):
+    """How old an ACL copied into chunk metadata at ingestion may be: without a live access
+    source the guard denies older and undated copies; with one, the ages are only recorded."""
+
+    field: str = Field(
+        "acl_synced_at", min_length=1, description="metadata key holding when the ACL was copied"
+    )
+    max_age_days: float = Field(gt=0, description="oldest allowed copy, in days")
+
+
 class LinkingSpec(_Strict):
     """Metadata keys whose shared values link chunks for multi-hop rules."""
 
@@ -190,7 +200,7 @@ class RuleSpec(_Strict):
     mode: Mode = Field("enforce", description="shadow: evaluate and record, enforce nothing")
 
 
-CHECKING_SECTIONS = ("access", "clauses", "domain", "recency", "rules")
+CHECKING_SECTIONS = ("access", "clauses", "domain", "recency", "acl_freshness", "rules")
 """The sections that make a policy check something (each feeds a guard stage)."""
 
 
@@ -204,6 +214,7 @@ class Policy(_Strict):
     clauses: dict[str, ClauseSpec] = Field(default_factory=dict)
     domain: DomainSpec | None = None
     recency: RecencySpec | None = None
+    acl_freshness: AclFreshnessSpec | None = None
     linking: LinkingSpec = Field(default_factory=LinkingSpec)
     classifiers: ClassifiersSpec = Field(default_factory=ClassifiersSpec)
     labels: dict[str, LabelSpec] = Field(default_factory=dict)
