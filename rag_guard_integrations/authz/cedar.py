@@ -112,6 +112,18 @@ class CedarAccess:
                 current.entities_text if entities is None else entities,
             )
 
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickle as the policy and entity text (the parsed handles and the lock do not)."""
+        state = {k: v for k, v in self.__dict__.items() if k not in {"_lock", "_snapshot"}}
+        snapshot = self._snapshot
+        return {**state, "_texts": (snapshot.policies_text, snapshot.entities_text)}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        policies, entities = state.pop("_texts")
+        self.__dict__.update(state)
+        self._lock = threading.Lock()
+        self._snapshot = self._load(policies, entities)
+
     @property
     def token(self) -> str:
         """The policy-set version: sha256 over the policies and entities, as loaded."""
