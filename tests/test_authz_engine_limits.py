@@ -174,7 +174,9 @@ def test_spicedb_denies_caveats_bad_ids_and_bounds_nothing_past_a_deadline() -> 
         assert source.scope("ana").ids == {"d1", "d2"}  # a superset: the check decides
         late = SpiceDBAccess.embedded(db, timeout=1e-9).scope("ana")
         assert not late.is_bounded
-        assert "DEADLINE_EXCEEDED" in late.reason
+        # gRPC reports a deadline this short as DEADLINE_EXCEEDED or CANCELLED, by timing.
+        assert late.reason.startswith("LookupResources failed (")
+        assert any(code in late.reason for code in ("DEADLINE_EXCEEDED", "CANCELLED"))
 
 
 def test_spicedb_needs_a_client_with_both_calls() -> None:

@@ -50,7 +50,8 @@ def test_a_revoked_membership_is_denied_live_although_the_copied_acl_grants_it(
     name: str, tmp_path: Path
 ) -> None:
     """Ana leaves backend after indexing: the copied ACL and her login groups still grant the
-    backend chunk, the live check denies it, and the recorded version changes."""
+    backend chunk, the live check denies it, her scope drops it (no cached scope outlives the
+    change), and the recorded version changes."""
     stale = AccessContext("ana", viewers={"ana", "backend", "engineering", "staff"})
     chunk = chunk_of("backend-0")
     with engine(name, ORG, tmp_path) as built:
@@ -58,7 +59,9 @@ def test_a_revoked_membership_is_denied_live_although_the_copied_acl_grants_it(
         live = Guard(COPIED, access_source=built.source)
         before = live.check(QUERY, [chunk], access=stale)
         assert before.allowed_indices == (0,)
+        assert "backend-0" in (built.source.scope("ana").ids or ())
         built.revoke("ana")
+        assert "backend-0" not in (built.source.scope("ana").ids or ())
         after = live.check(QUERY, [chunk], access=stale)
         assert copied_only.check(QUERY, [chunk], access=stale).allowed_indices == (0,)
         assert after.allowed_indices == ()

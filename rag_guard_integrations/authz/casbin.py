@@ -7,7 +7,7 @@ import hashlib
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rag_guard_integrations.authz.source import Answers, Scope
+from rag_guard_integrations.authz.source import Answers, Scope, ScopeCache
 from rag_guard_integrations.core.errors import ArgumentError, MissingExtraError
 
 if TYPE_CHECKING:
@@ -83,6 +83,8 @@ class CasbinAccess:
         self.resources = None if listed is None else tuple(dict.fromkeys(map(str, listed)))
         self.resource_key = resource_key
         self.max_scope = max_scope
+        self._scopes = ScopeCache()
+        self._digest: tuple[int, str] | None = None
 
     @classmethod
     def from_files(
@@ -105,14 +107,26 @@ class CasbinAccess:
 
     @property
     def token(self) -> str:
-        """The policy version: sha256 over the model and every policy and grouping line."""
+        """The policy version: sha256 over the model and every policy and grouping line. The
+        lines are compared with the last ones first (in memory), and hashed again only when
+        they changed."""
         model = self.enforcer.get_model()
-        digest = hashlib.sha256(model.to_text().encode())
-        for section in ("p", "g"):
-            for ptype, assertion in sorted(model.model.get(section, {}).items()):
-                for rule in sorted(assertion.policy):
-                    digest.update("\0".join((ptype, *rule)).encode() + b"\n")
-        return f"sha256:{digest.hexdigest()[:16]}"
+        lines = tuple(
+            (ptype, *rule)
+            for section in ("p", "g")
+            for ptype, assertion in sorted(model.model.get(section, {}).items())
+            for rule in assertion.policy
+        )
+        text = model.to_text()
+        seen = hash((text, lines))
+        if self._digest is not None and self._digest[0] == seen:
+            return self._digest[1]
+        digest = hashlib.sha256(text.encode())
+        for line in sorted(lines):
+            digest.update("\0".join(line).encode() + b"\n")
+        token = f"sha256:{digest.hexdigest()[:16]}"
+        self._digest = (seen, token)
+        return token
 
     def check(self, principal: str, resources: Sequence[str]) -> Answers:
         """Which of ``resources`` the enforcer allows ``principal`` to ``action``."""
@@ -143,7 +157,8 @@ class CasbinAccess:
         return Answers(frozenset(granted), token, reasons)
 
     def scope(self, principal: str) -> Scope:
-        """The collection's resources the enforcer allows ``principal``, one by one."""
+        """The collection's resources the enforcer allows ``principal``, one by one (kept per
+        principal until the policy changes)."""
         if self.resources is None:
             return Scope.unbounded(
                 self.name, "no resource list given; Casbin cannot list", self.resource_key
@@ -154,8 +169,14 @@ class CasbinAccess:
                 f"{len(self.resources)} resources, more than max_scope={self.max_scope}",
                 self.resource_key,
             )
+        token = self.token
+        cached = self._scopes.get(token, principal)
+        if cached is not None:
+            return cached
         answers = self.check(principal, self.resources)
-        return Scope.bounded(answers.granted, self.resource_key, self.name, answers.token)
+        scope = Scope.bounded(answers.granted, self.resource_key, self.name, answers.token)
+        self._scopes.put(token, principal, scope)
+        return scope
 
     def _target(self, resource: str) -> Any:
         if self.attributes is None:

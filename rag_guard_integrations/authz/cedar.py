@@ -8,7 +8,7 @@ import threading
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from rag_guard_integrations.authz.source import Answers, Scope
+from rag_guard_integrations.authz.source import Answers, Scope, ScopeCache
 from rag_guard_integrations.core.errors import ArgumentError, MissingExtraError
 
 if TYPE_CHECKING:
@@ -95,6 +95,7 @@ class CedarAccess:
         self.max_scope = max_scope
         self._schema = json.dumps(schema) if isinstance(schema, dict) else schema
         self._lock = threading.Lock()
+        self._scopes = ScopeCache()
         self._snapshot = self._load(policies, entities)
 
     def update(
@@ -114,7 +115,8 @@ class CedarAccess:
 
     def __getstate__(self) -> dict[str, Any]:
         """Pickle as the policy and entity text (the parsed handles and the lock do not)."""
-        state = {k: v for k, v in self.__dict__.items() if k not in {"_lock", "_snapshot"}}
+        skipped = {"_lock", "_snapshot", "_scopes"}
+        state = {k: v for k, v in self.__dict__.items() if k not in skipped}
         snapshot = self._snapshot
         return {**state, "_texts": (snapshot.policies_text, snapshot.entities_text)}
 
@@ -122,6 +124,7 @@ class CedarAccess:
         policies, entities = state.pop("_texts")
         self.__dict__.update(state)
         self._lock = threading.Lock()
+        self._scopes = ScopeCache()
         self._snapshot = self._load(policies, entities)
 
     @property
@@ -134,8 +137,12 @@ class CedarAccess:
         return _decide(self, self._snapshot, principal, resources)
 
     def scope(self, principal: str) -> Scope:
-        """The resources of ``resource_type`` Cedar allows ``principal``, evaluated one by one."""
+        """The resources of ``resource_type`` Cedar allows ``principal``, evaluated one by one
+        (kept per principal until the policies or entities change)."""
         snapshot = self._snapshot
+        cached = self._scopes.get(snapshot.token, principal)
+        if cached is not None:
+            return cached
         if len(snapshot.resources) > self.max_scope:
             return Scope.unbounded(
                 self.name,
@@ -145,7 +152,9 @@ class CedarAccess:
                 snapshot.token,
             )
         answers = _decide(self, snapshot, principal, snapshot.resources)
-        return Scope.bounded(answers.granted, self.resource_key, self.name, snapshot.token)
+        scope = Scope.bounded(answers.granted, self.resource_key, self.name, snapshot.token)
+        self._scopes.put(snapshot.token, principal, scope)
+        return scope
 
     def _load(self, policies: str, entities: Sequence[Mapping[str, Any]] | str) -> _Snapshot:
         text = entities if isinstance(entities, str) else json.dumps(list(entities))

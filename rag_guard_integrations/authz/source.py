@@ -139,6 +139,36 @@ class AccessSource(Protocol):
         ...
 
 
+class ScopeCache:
+    """Scopes by principal for one policy version, for engines whose scope evaluates every
+    resource: a scope is reused only under the token it was computed at, so a changed policy
+    is never answered from the cache. Holds at most ``size`` principals (oldest dropped).
+
+    Example:
+        >>> cache = ScopeCache(size=2)
+        >>> cache.put("v1", "ana", Scope.bounded({"d1"}, None, "demo"))
+        >>> cache.get("v1", "ana").ids, cache.get("v2", "ana")
+        (frozenset({'d1'}), None)
+    """
+
+    def __init__(self, size: int = 1024) -> None:
+        self.size = size
+        self._token: str | None = None
+        self._scopes: dict[str, Scope] = {}
+
+    def get(self, token: str, principal: str) -> Scope | None:
+        """The scope of ``principal`` computed at ``token``, or None."""
+        return self._scopes.get(principal) if token == self._token else None
+
+    def put(self, token: str, principal: str, scope: Scope) -> None:
+        """Keep ``scope`` for ``principal`` at ``token`` (forgetting other versions)."""
+        if token != self._token:
+            self._token, self._scopes = token, {}
+        if len(self._scopes) >= self.size:
+            self._scopes.pop(next(iter(self._scopes)))
+        self._scopes[principal] = scope
+
+
 def principal_problem(principal: object) -> str | None:
     """Why ``principal`` cannot be asked about (None: it can). A missing, blank or padded
     principal, one with control or format characters, or one holding a character an engine
