@@ -7,8 +7,8 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from rag_guard_integrations.authz.record import AccessRecord, AclAges
 from rag_guard_integrations.authz.source import AccessSource, Answers, Scope, principal_problem
+from rag_guard_integrations.core.access_record import AccessRecord, AclAges
 
 __all__ = [
     "AccessRecord",

@@ -146,10 +146,10 @@ class CasbinAccess:
             verdicts: list[Any] = list(self.enforcer.batch_enforce(requests))
         except Exception:  # one resource may have broken the batch: ask one by one
             verdicts = [self._alone(request) for request in requests]
-        if len(verdicts) != len(requests):
-            raise RuntimeError("casbin answered a different number of requests")
+        # A resource without a verdict of its own is denied: no answer.
+        reasons.update(dict.fromkeys(asked[len(verdicts) :], "no answer from casbin"))
         granted = set()
-        for resource, verdict in zip(asked, verdicts, strict=True):
+        for resource, verdict in zip(asked, verdicts, strict=False):
             if verdict is True:
                 granted.add(resource)
             elif isinstance(verdict, str):

@@ -80,12 +80,13 @@ class Case(Expectation):
 
     @model_validator(mode="after")
     def _one_form(self) -> Case:
+        # DataError is a ValueError: pydantic reports it with the case's key path and line.
         if (self.chunk is None) == (not self.chunks):
-            raise ValueError("give either chunk (one) or chunks (a list), not both or neither")
+            raise DataError("give either chunk (one) or chunks (a list), not both or neither")
         if self.chunks and (self.expect or self.stage or self.rule):
-            raise ValueError("with chunks, put expect, stage and rule on each chunk")
+            raise DataError("with chunks, put expect, stage and rule on each chunk")
         if "principal" in self.access:
-            raise ValueError("principal goes beside access, not inside it")
+            raise DataError("principal goes beside access, not inside it")
         return self
 
     def context(self) -> AccessContext:
@@ -145,7 +146,7 @@ class SourceSpec(_Strict):
     @model_validator(mode="after")
     def _one_engine(self) -> SourceSpec:
         if sum(spec is not None for spec in (self.cedar, self.casbin, self.spicedb)) != 1:
-            raise ValueError("name exactly one engine: cedar, casbin or spicedb")
+            raise DataError("name exactly one engine: cedar, casbin or spicedb")
         return self
 
 

@@ -191,11 +191,10 @@ def _decide(
         for resource in resources
     ]
     results = cedarpy.is_authorized_batch(requests, snapshot.policies, snapshot.entities)
-    if len(results) != len(requests):
-        raise RuntimeError("cedar answered a different number of requests")
     granted: set[str] = set()
-    reasons: dict[str, str] = {}
-    for resource, result in zip(resources, results, strict=True):
+    # A resource without a result of its own is denied: no answer.
+    reasons: dict[str, str] = dict.fromkeys(resources[len(results) :], "no answer from cedar")
+    for resource, result in zip(resources, results, strict=False):
         errors = result.diagnostics.errors
         if errors:
             reasons[resource] = f"{len(errors)} policies failed to evaluate (fail closed)"

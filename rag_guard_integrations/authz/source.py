@@ -197,19 +197,29 @@ def principal_problem(principal: object) -> str | None:
     return next((problem for failed, problem in checks if failed), None)
 
 
-def resource_of(metadata: Mapping[str, object], chunk_id: str | None, key: str | None) -> str:
-    """The resource id a chunk belongs to, or raise ``ValueError`` naming why it has none: the
-    key is missing, blank, or holds several values (a chunk belongs to one resource)."""
+def resource_of(
+    metadata: Mapping[str, object], chunk_id: str | None, key: str | None
+) -> tuple[str | None, str]:
+    """The resource id a chunk belongs to (from ``metadata[key]``, or ``chunk_id`` when
+    ``key`` is None) and ``""``; or None and why it has none: the value is missing, blank,
+    padded, or not one id (a chunk belongs to one resource).
+
+    Example:
+        >>> resource_of({"doc_id": "d1"}, None, "doc_id"), resource_of({}, "c1", None)
+        (('d1', ''), ('c1', ''))
+        >>> resource_of({"doc_id": ["d1", "d2"]}, None, "doc_id")
+        (None, 'doc_id is a list, not one resource id')
+    """
     value: object = chunk_id if key is None else metadata.get(key)
     where = "the chunk id" if key is None else key
     if value is None:
-        raise ValueError(f"the chunk carries no {where}")
+        return None, f"the chunk carries no {where}"
     if isinstance(value, bool) or not isinstance(value, str | int):
-        raise ValueError(f"{where} is a {type(value).__name__}, not one resource id")
+        return None, f"{where} is a {type(value).__name__}, not one resource id"
     text = str(value)
     if not text.strip() or text != text.strip():
-        raise ValueError(f"{where} is blank or padded")
-    return text
+        return None, f"{where} is blank or padded"
+    return text, ""
 
 
 def error_name(error: BaseException) -> str:

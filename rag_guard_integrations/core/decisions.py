@@ -11,7 +11,7 @@ from rag_guard_integrations.core.audit import audit_record, text_free_reason
 from rag_guard_integrations.core.display import result_html
 
 if TYPE_CHECKING:
-    from rag_guard_integrations.authz.record import AccessRecord
+    from rag_guard_integrations.core.access_record import AccessRecord
     from rag_guard_integrations.core.audit import RequestInfo
     from rag_guard_integrations.core.chunk import Chunk
 

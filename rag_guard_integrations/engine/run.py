@@ -7,8 +7,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from rag_guard_integrations.authz.record import AccessRecord
     from rag_guard_integrations.classify.base import Finding
+    from rag_guard_integrations.core.access_record import AccessRecord
     from rag_guard_integrations.core.audit import RequestInfo
     from rag_guard_integrations.core.chunk import Chunk
     from rag_guard_integrations.core.decisions import QueryDecision

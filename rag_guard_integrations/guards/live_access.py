@@ -6,7 +6,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from rag_guard_integrations.authz.record import AccessRecord, AclAges
 from rag_guard_integrations.authz.source import (
     AccessSource,
     Answers,
@@ -16,6 +15,7 @@ from rag_guard_integrations.authz.source import (
     principal_problem,
     resource_of,
 )
+from rag_guard_integrations.core.access_record import AccessRecord, AclAges
 from rag_guard_integrations.core.constraints import Allowed
 from rag_guard_integrations.guards.recency import RecencyGuard, _as_datetime, utc_now
 
@@ -145,9 +145,9 @@ class LiveAccess:
         denied: Denials = {}
         resources: dict[int, str] = {}
         for index, chunk in enumerate(chunks):
-            resource = _resource(chunk, source.resource_key)
-            if isinstance(resource, ValueError):
-                denied[index] = (STAGE, f"{name}: {resource}; denied")
+            resource, problem = resource_of(chunk.metadata, chunk.id, source.resource_key)
+            if resource is None:
+                denied[index] = (STAGE, f"{name}: {problem}; denied")
             else:
                 resources[index] = resource
         asked = distinct(resources.values())
@@ -155,11 +155,15 @@ class LiveAccess:
             return denied, AccessRecord(name, acl_ages=ages)
         assert principal is not None  # principal_problem refuses None
         try:
-            answers = source.check(principal, asked)
-            if not isinstance(answers, Answers):
-                raise TypeError(type(answers).__name__)
+            answers: object = source.check(principal, asked)
         except Exception as error:  # a broken or unreachable source denies every chunk
-            failed = error_name(error)
+            answers = error
+        if not isinstance(answers, Answers):
+            failed = (
+                error_name(answers)
+                if isinstance(answers, BaseException)
+                else f"answered a {type(answers).__name__}"
+            )
             reason = (STAGE, f"{name} check failed ({failed}); denied (fail closed)")
             denied.update(dict.fromkeys(resources, reason))
             return denied, AccessRecord(name, None, len(asked), 0, failed, ages)
@@ -213,11 +217,3 @@ class LiveAccess:
                 return False
             constraints[key] = joined
         return True
-
-
-def _resource(chunk: Chunk, key: str | None) -> str | ValueError:
-    """The chunk's resource id, or the error saying why it has none."""
-    try:
-        return resource_of(chunk.metadata, chunk.id, key)
-    except ValueError as error:
-        return error

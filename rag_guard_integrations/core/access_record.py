@@ -1,5 +1,5 @@
-"""What a check records about access: the source asked, the version its answers hold for, and
-how old the ACLs copied into chunk metadata were."""
+"""What a check records about access: the access source asked, the version its answers hold
+for, and how old the ACLs copied into chunk metadata were."""
 
 from __future__ import annotations
 
