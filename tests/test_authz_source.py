@@ -17,6 +17,7 @@ EXPORTS = [
     "Answers",
     "CasbinAccess",
     "CedarAccess",
+    "OpenFGAAccess",
     "Scope",
     "SpiceDBAccess",
     "principal_problem",
@@ -28,7 +29,7 @@ def test_the_package_exports_the_contract_and_one_class_per_engine() -> None:
     assert authz.__all__ == EXPORTS
     assert all(getattr(authz, name) is not None for name in EXPORTS)
     with pytest.raises(AttributeError):
-        _ = authz.OpenFGAAccess
+        _ = authz.OpaAccess
 
 
 def test_scopes_push_ids_only_when_bounded_and_keyed() -> None:

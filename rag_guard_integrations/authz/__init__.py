@@ -1,6 +1,6 @@
 """Access from the authorization systems users already run: the :class:`AccessSource`
 protocol the guard asks (a scope for pushdown, a live bulk check of the retrieved chunks) and
-one module per engine, each an optional extra: ``cedar``, ``casbin``, ``spicedb``."""
+one module per engine, each an optional extra: ``cedar``, ``casbin``, ``spicedb``, ``openfga``."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ __all__ = [
     "Answers",
     "CasbinAccess",
     "CedarAccess",
+    "OpenFGAAccess",
     "Scope",
     "SpiceDBAccess",
     "principal_problem",
@@ -24,7 +25,12 @@ __all__ = [
 
 # Each engine's module imports its library: loaded on first use, so that the package imports
 # with none of them installed.
-_ENGINES = {"CedarAccess": "cedar", "CasbinAccess": "casbin", "SpiceDBAccess": "spicedb"}
+_ENGINES = {
+    "CedarAccess": "cedar",
+    "CasbinAccess": "casbin",
+    "SpiceDBAccess": "spicedb",
+    "OpenFGAAccess": "openfga",
+}
 
 
 def __getattr__(name: str) -> Any:
