@@ -261,3 +261,14 @@ def test_a_guard_with_a_picklable_source_pickles_with_it() -> None:
     assert copy.access_source is not None
     result = copy.check(QUERY, [chunk("d1"), chunk("d2")], access=AccessContext("ana"))
     assert result.allowed_indices == (0,)
+
+
+async def test_the_async_check_applies_the_same_access_stage() -> None:
+    """``acheck`` denies and records exactly what ``check`` does."""
+    guard = Guard(NOTHING, access_source=Grants({"ana": {"d1"}}))
+    chunks = [chunk("d1"), chunk("d2"), chunk(None)]
+    sync = guard.check(QUERY, chunks, access=AccessContext("ana"))
+    later = await guard.acheck(QUERY, chunks, access=AccessContext("ana"))
+    assert later.allowed_indices == sync.allowed_indices == (0,)
+    assert [d.reason for d in later.decisions] == [d.reason for d in sync.decisions]
+    assert later.access_source == sync.access_source
