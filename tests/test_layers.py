@@ -19,10 +19,11 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("core",),
     ("policy", "embeddings", "data", "console"),
     ("classify",),
-    ("guards",),
+    # access sources sit beside the guards: the access stage asks them
+    ("guards", "authz"),
     # lint checks a policy against what the classifiers and guards provide
     ("engine", "policy.lint"),
-    ("", "notebook", "vector_index"),
+    ("", "notebook", "vector_index", "authz.case_runs", "authz.evaluation"),
     ("langchain", "llama_index", "scale", "scale_worker"),
     ("evaluation",),
     ("cli",),

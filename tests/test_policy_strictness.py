@@ -25,6 +25,7 @@ from rag_guard_integrations.policy.orders import (
 )
 from rag_guard_integrations.policy.schema import (
     AccessSpec,
+    AclFreshnessSpec,
     ClassifiersSpec,
     DomainSpec,
     LabelSpec,
@@ -45,6 +46,7 @@ SECTIONS: dict[str, type[BaseModel]] = {
     "access": AccessSpec,
     "domain": DomainSpec,
     "recency": RecencySpec,
+    "acl_freshness": AclFreshnessSpec,
     "linking": LinkingSpec,
     "classifiers": ClassifiersSpec,
     "labels.*": LabelSpec,

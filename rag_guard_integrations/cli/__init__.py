@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
 __all__ = ["main"]
-COMMANDS = ("demo", "check", "lint", "tag", "evaluate", "calibrate", "bench", "audit")
+COMMANDS = ("demo", "check", "lint", "tag", "evaluate", "calibrate", "bench", "audit", "policy")
 EXIT_USAGE = 2
 
 

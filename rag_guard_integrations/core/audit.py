@@ -153,7 +153,7 @@ def audit_record(result: GuardResult, *, include_query: bool = False) -> dict[st
         _chunk_entry(applied, recorded_decision, info)
         for applied, recorded_decision in zip(result.decisions, evaluated.decisions, strict=True)
     ]
-    return {
+    record: dict[str, Any] = {
         "version": AUDIT_VERSION,
         "request_id": info.request_id,
         "time": info.time,
@@ -169,6 +169,9 @@ def audit_record(result: GuardResult, *, include_query: bool = False) -> dict[st
         "refused": result.refusal is not None,
         "refused_shadow": result.refusal is None and evaluated.refusal is not None,
     }
+    if evaluated.access_source is not None:
+        record["access_source"] = evaluated.access_source.to_dict()
+    return record
 
 
 def _chunk_entry(

@@ -14,6 +14,7 @@ from rag_guard_integrations.core.reasons import recorded
 if TYPE_CHECKING:
     from collections.abc import Collection
 
+    from rag_guard_integrations.core.access_record import AccessRecord
     from rag_guard_integrations.core.audit import RequestInfo
     from rag_guard_integrations.core.chunk import Chunk
 
@@ -316,6 +317,8 @@ class GuardResult:
     shadow: GuardResult | None = None
     dropped_labels: Mapping[int, frozenset[str]] = field(default_factory=dict)
     """Labels a classifier answered outside its vocabulary, per input position (not applied)."""
+    access_source: AccessRecord | None = None
+    """The access source asked and its consistency token, and the copied ACLs' ages."""
 
     def __post_init__(self) -> None:
         # Decisions given as a tuple are wrapped once, so every reader below takes one path.

@@ -29,6 +29,7 @@ from rag_guard_integrations.engine.run import Run, stage_reasons
 from rag_guard_integrations.engine.shadow import Shadow
 from rag_guard_integrations.engine.verdicts import Verdicts
 from rag_guard_integrations.guards.clause import ClauseGuard
+from rag_guard_integrations.guards.live_access import LiveAccess
 from rag_guard_integrations.guards.registry import (
     QueryInputs,
     policy_checks,
@@ -41,6 +42,7 @@ from rag_guard_integrations.policy.schema import Policy
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
 
+    from rag_guard_integrations.authz.source import AccessSource
     from rag_guard_integrations.classify.base import Classifier
     from rag_guard_integrations.core.keys import AuditKeyLike
     from rag_guard_integrations.embeddings import Embedder
@@ -91,6 +93,9 @@ class Guard:
             (HMAC-SHA256; bytes or a str of at least 16 bytes); by default
             ``$RAG_GUARD_AUDIT_KEY``, else a random key of the process, with a notice (see
             :mod:`rag_guard_integrations.core.keys`). Records name it by its id only.
+        access_source: an authorization system (:class:`~rag_guard_integrations.authz.
+            AccessSource`) asked live about every candidate before any other stage, the query
+            gate included; its scope joins :meth:`prefilter`.
 
     A check's reason reaches records in its record form: return a
     :class:`~rag_guard_integrations.core.reasons.Reason` from your own check to have it
@@ -117,9 +122,12 @@ class Guard:
         identifiers: Iterable[str] | IdentifierLookup = (),
         *,
         audit_key: AuditKeyLike = None,
+        access_source: AccessSource | None = None,
     ) -> None:
         self.policy = policy
         self.audit_key = keys.audit_key(audit_key)
+        self.access_source = access_source
+        self.live = LiveAccess.of(policy, access_source)
         self._inputs = QueryInputs(
             embedder, identifiers if callable(identifiers) else tuple(identifiers)
         )
@@ -131,7 +139,8 @@ class Guard:
         self.classifier = self._bind(classifier)
         self._reads_labels = self.combination is not None or policy.declares_vocabulary
         self._labelling = Labelling(policy, self.combination, self.recognizers, self.classifier)
-        stages = [c.name for c in self.checks] + (["combination"] if self.combination else [])
+        stages = [*(self.live.stages if self.live else ()), *(c.name for c in self.checks)]
+        stages += ["combination"] if self.combination else []
         passed = Reason.fixed("passed " + ", ".join(stages))
         # The evaluation behind shadow mode is the policy as enforced: it asks what an
         # enforcing prefilter would say (whether an empty retrieval could have held anything).
@@ -150,6 +159,7 @@ class Guard:
         checks: Iterable[ChunkCheck] = (),
         identifiers: Iterable[str] | IdentifierLookup = (),
         audit_key: AuditKeyLike = None,
+        access_source: AccessSource | None = None,
     ) -> Guard:
         """A guard for policies, built-in names or paths, merged in order. Every
         ``from_policy`` of the package takes such references as :func:`load_policy` does (a
@@ -158,7 +168,8 @@ class Guard:
         ``identifiers`` are the collection's standard identifiers (for instance
         ``collection_identifiers(chunks, policy.domain.identifier_keys)`` over the corpus):
         the domain guard accepts a query that names one of them, whatever was retrieved; or a
-        lookup the retriever or index provides (see :class:`DomainGuard`).
+        lookup the retriever or index provides (see :class:`DomainGuard`). ``access_source``
+        is the authorization system asked live about every candidate (see :class:`Guard`).
         """
         return cls(
             load_policy(*refs),
@@ -167,6 +178,7 @@ class Guard:
             checks=checks,
             identifiers=identifiers,
             audit_key=audit_key,
+            access_source=access_source,
         )
 
     def _recognizers(self) -> Classifier | None:
@@ -183,14 +195,12 @@ class Guard:
 
     def __reduce__(self) -> tuple[Any, ...]:
         """Pickle and copy as the policy, classifier, embedder, extra checks, identifiers and
-        audit key (a worker keys its records as this guard does); the compiled (RE2) state is
-        rebuilt. The process-wide MiniLM embedder pickles as a reference."""
+        audit key and access source (a worker keys its records as this guard does); the compiled
+        (RE2) state is rebuilt. The process-wide MiniLM embedder pickles as a reference."""
         extra = self.checks[len(policy_checks(self.policy)) :]
         inputs = self._inputs
-        return (
-            partial(type(self), audit_key=self.audit_key),
-            (self.policy, self.classifier, inputs.embedder, extra, inputs.identifiers),
-        )
+        rebuild = partial(type(self), audit_key=self.audit_key, access_source=self.access_source)
+        return (rebuild, (self.policy, self.classifier, inputs.embedder, extra, inputs.identifiers))
 
     def _bind(self, classifier: Classifier | None) -> Classifier | None:
         if self.policy.classify == "never" or self.combination is None:
@@ -256,6 +266,8 @@ class Guard:
                 constraints["clause_id"] = Allowed(frozenset(intents))
             elif self.clause.restricts_without_intent:
                 return None
+        if self.live is not None and not self.live.join_scope(constraints, context):
+            return None
         return Constraints(constraints)
 
     def _start(self, query: str, chunks: Sequence[Any], access: object) -> Run:
@@ -264,18 +276,25 @@ class Guard:
         items = coerce_chunks(chunks)
         context = AccessContext.coerce(access)
         normalized = normalize(query)
-        decision = self._decide_query(query, normalized, items)
+        # Filtering is not authorisation: the access stage judges every candidate first, so no
+        # later stage, the query gate included, sees a chunk the caller may not.
+        denied, record = self.live.judge(items, context) if self.live else ({}, None)
+        seen = [c for i, c in enumerate(items) if i not in denied] if denied else items
+        decision = self._decide_query(query, normalized, seen)
         run = Run(_new_request(query, normalized, decision.intents, context), items, decision)
+        run.denied, run.access_record = denied, record
         if not decision.allowed:
             why = Reason(
                 f"the query was rejected ({decision.reason})",
                 f"the query was rejected (tier {decision.tier})",
             )
-            run.denied = dict.fromkeys(range(len(items)), ("domain", why))
+            run.denied = dict.fromkeys(range(len(items)), ("domain", why)) | denied
             return run
         # Stage by stage over the chunks still in: each chunk is denied by the first stage that
         # denies it, as if the stages ran chunk by chunk.
-        remaining: Sequence[int] = range(len(items))
+        remaining: Sequence[int] = (
+            [i for i in range(len(items)) if i not in denied] if denied else range(len(items))
+        )
         for check in self.checks:
             chunks = items if len(remaining) == len(items) else [items[i] for i in remaining]
             reasons = stage_reasons(check, chunks, run.request)

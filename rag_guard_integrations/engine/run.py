@@ -10,6 +10,7 @@ from rag_guard_integrations.core.reasons import Reason
 
 if TYPE_CHECKING:
     from rag_guard_integrations.classify.base import Finding
+    from rag_guard_integrations.core.access_record import AccessRecord
     from rag_guard_integrations.core.audit import RequestInfo
     from rag_guard_integrations.core.chunk import Chunk
     from rag_guard_integrations.core.decisions import QueryDecision
@@ -37,6 +38,7 @@ class Run:
     masked: dict[int, Masked] = field(default_factory=dict)
     info: RequestInfo | None = None
     notices: tuple[str, ...] = ()
+    access_record: AccessRecord | None = None
 
 
 def stage_reasons(check: ChunkCheck, chunks: list[Chunk], request: Request) -> list[str | None]:

