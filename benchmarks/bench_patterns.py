@@ -17,7 +17,10 @@ from pathlib import Path
 
 from rag_guard_integrations.classify.pattern import PatternClassifier
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+DATA = Path(
+    os.environ.get("RAG_GUARD_SHARED_DATA")
+    or Path(__file__).resolve().parents[2] / "shared" / "data"
+)
 CORPORA = ("cuad_clauses", "pii_samples", "cuad_document")
 
 

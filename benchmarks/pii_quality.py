@@ -1,5 +1,6 @@
 """Precision and recall of the pattern recognisers on annotated PII sentences (Presidio
-research's synthetic set): ``python benchmarks/pii_quality.py [--json] [--data FILE]``.
+research's synthetic set): ``python benchmarks/pii_quality.py [--json] [--data FILE] [--split]``
+(the data is ``../shared/data``, or ``$RAG_GUARD_SHARED_DATA``).
 
 Span level: a finding of a recogniser counts as correct when it overlaps an annotated span of
 the corresponding entity type; an annotated span counts as found when a finding of that
@@ -7,7 +8,9 @@ recogniser overlaps it.
 
 ``--split`` also scores the two halves of a fixed split: a sentence belongs to the *tune* half
 when the first byte of the SHA-256 of its text is even, else to the *held-back* half. The
-recognisers were adjusted looking only at the tune half's misses.
+recognisers were adjusted looking only at the tune half's misses; the person and organisation
+rules were written looking at the tune half's sentences only, and the held-back half was
+scored once they were done.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -26,7 +30,11 @@ if TYPE_CHECKING:
 
     from rag_guard_integrations.classify.base import Classifier, Finding
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "pii_samples.jsonl"
+SHARED = Path(
+    os.environ.get("RAG_GUARD_SHARED_DATA")
+    or Path(__file__).resolve().parents[2] / "shared" / "data"
+)
+DATA = SHARED / "pii_samples.jsonl"
 ENTITY_RECOGNIZER = {
     "EMAIL_ADDRESS": "email",
     "CREDIT_CARD": "credit_card",
@@ -34,8 +42,15 @@ ENTITY_RECOGNIZER = {
     "US_SSN": "us_ssn",
     "PHONE_NUMBER": "phone",
     "IP_ADDRESS": "ip_address",
+    "PERSON": "person",
+    "ORGANIZATION": "organization",
 }
-TARGETS = dict.fromkeys(ENTITY_RECOGNIZER, 0.95)
+# (precision, recall) each type must reach: names are harder than fixed-format values.
+TARGETS = {
+    **dict.fromkeys(list(ENTITY_RECOGNIZER)[:6], (0.95, 0.95)),
+    "PERSON": (0.9, 0.85),
+    "ORGANIZATION": (0.9, 0.85),
+}
 SPLITS = ("tune", "held_back")
 
 
@@ -100,17 +115,22 @@ def main(argv: list[str] | None = None) -> int:
     if args.split:
         scored["split"] = {h: score([r for r in records if split_of(r) == h]) for h in SPLITS}
     results = scored["entities"]
-    missed = [e for e, r in results.items() if min(r["precision"], r["recall"]) < TARGETS[e]]
+    missed = [
+        e
+        for e, r in results.items()
+        if r["precision"] < TARGETS[e][0] or r["recall"] < TARGETS[e][1]
+    ]
     if args.json:
         print(json.dumps({"data": str(args.data), **scored, "missed": missed}, indent=2))
     else:
         from rag_guard_integrations.console import table  # noqa: PLC0415 - only for the table
 
         rows = [
-            (e, r["precision"], r["recall"], r["support"], r["predicted"], TARGETS[e])
+            (e, r["precision"], r["recall"], r["support"], r["predicted"], *TARGETS[e])
             for e, r in results.items()
         ]
-        print(table(("entity", "precision", "recall", "spans", "findings", "target"), rows))
+        header = ("entity", "precision", "recall", "spans", "findings", "target P", "target R")
+        print(table(header, rows))
         for half, part in scored.get("split", {}).items():
             cells = [
                 (e, r["precision"], r["recall"], r["support"]) for e, r in part["entities"].items()

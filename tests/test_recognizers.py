@@ -41,6 +41,10 @@ def test_builtin_names_and_default_labels() -> None:
         "icd10": "health",
         "medical_record_number": "health",
         "account_number": "financial",
+        "financial_figure": "financial",
+        "person": "pii",
+        "organization": "organization",
+        "company_number": "organization",
     }
 
 

@@ -10,9 +10,11 @@ Example:
 from __future__ import annotations
 
 from rag_guard_integrations.classify.recognizers.account_number import ACCOUNT_NUMBER
+from rag_guard_integrations.classify.recognizers.company_number import COMPANY_NUMBER
 from rag_guard_integrations.classify.recognizers.credit_card import CREDIT_CARD
 from rag_guard_integrations.classify.recognizers.date_of_birth import DATE_OF_BIRTH
 from rag_guard_integrations.classify.recognizers.email_address import EMAIL
+from rag_guard_integrations.classify.recognizers.financial_figure import FINANCIAL_FIGURE
 from rag_guard_integrations.classify.recognizers.iban import IBAN
 from rag_guard_integrations.classify.recognizers.icd10 import ICD10
 from rag_guard_integrations.classify.recognizers.ip_address import IP_ADDRESS
@@ -20,12 +22,21 @@ from rag_guard_integrations.classify.recognizers.medical_record_number import (
     MEDICAL_RECORD_NUMBER,
 )
 from rag_guard_integrations.classify.recognizers.money import MONEY
+from rag_guard_integrations.classify.recognizers.organization import ORGANIZATION
+from rag_guard_integrations.classify.recognizers.person import PERSON
 from rag_guard_integrations.classify.recognizers.phone import PHONE
-from rag_guard_integrations.classify.recognizers.recognizer import Recognizer, Validator
+from rag_guard_integrations.classify.recognizers.recognizer import (
+    NameRecognizer,
+    Recognizer,
+    Validator,
+)
 from rag_guard_integrations.classify.recognizers.us_ssn import US_SSN
 from rag_guard_integrations.classify.recognizers.validators import VALIDATORS
 
-BUILTIN_RECOGNIZERS: dict[str, Recognizer] = {
+AnyRecognizer = Recognizer | NameRecognizer
+"""A recogniser of either kind: a regex (:class:`Recognizer`) or a names scanner view."""
+
+BUILTIN_RECOGNIZERS: dict[str, AnyRecognizer] = {
     r.name: r
     for r in (
         EMAIL,
@@ -35,11 +46,22 @@ BUILTIN_RECOGNIZERS: dict[str, Recognizer] = {
         US_SSN,
         IP_ADDRESS,
         MONEY,
+        FINANCIAL_FIGURE,
         DATE_OF_BIRTH,
         ICD10,
         MEDICAL_RECORD_NUMBER,
         ACCOUNT_NUMBER,
+        PERSON,
+        ORGANIZATION,
+        COMPANY_NUMBER,
     )
 }
 
-__all__ = ["BUILTIN_RECOGNIZERS", "VALIDATORS", "Recognizer", "Validator"]
+__all__ = [
+    "BUILTIN_RECOGNIZERS",
+    "VALIDATORS",
+    "AnyRecognizer",
+    "NameRecognizer",
+    "Recognizer",
+    "Validator",
+]
