@@ -42,6 +42,7 @@ def test_builtin_names_and_default_labels() -> None:
         "medical_record_number": "health",
         "account_number": "financial",
         "financial_figure": "financial",
+        "diagnosis": "health",
         "person": "pii",
         "organization": "organization",
         "company_number": "organization",

@@ -11,7 +11,10 @@ import logging
 from typing import TYPE_CHECKING
 
 from rag_guard_integrations.core.arguments import did_you_mean
-from rag_guard_integrations.policy.producible import unproducible_label_problems
+from rag_guard_integrations.policy.producible import (
+    classifier_rules,
+    unproducible_label_problems,
+)
 
 if TYPE_CHECKING:
     from rag_guard_integrations.classify.base import Classifier
@@ -27,6 +30,15 @@ def policy_notices(policy: Policy, classifier: Classifier | None) -> tuple[str, 
     recognizers = getattr(classifier, "recognizers", None)
     if classifier is not None and recognizers is None:
         return ()  # a model classifier answers with any vocabulary label, declared or not
+    if needing := classifier_rules(policy, recognizers or ()):
+        # Expected of a pack used without a classifier: said once, not a warning.
+        logger.info(
+            "policy %r has no classifier attached, so %d of its rules fire only on labels in "
+            "chunk metadata: %s",
+            policy.name,
+            len(needing),
+            "; ".join(needing),
+        )
     return _warn(unproducible_label_problems(policy, recognizers or ()))
 
 

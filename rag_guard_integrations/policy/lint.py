@@ -8,6 +8,7 @@ from rag_guard_integrations.core.errors import PolicyError, PolicyNotFoundError
 from rag_guard_integrations.core.labels import UNCLASSIFIED, clean_label
 from rag_guard_integrations.policy.loader import load_policy, parse_policy
 from rag_guard_integrations.policy.producible import (
+    classifier_rules,
     producible_labels,
     unproducible_label_problems,
 )
@@ -89,6 +90,12 @@ def consistency_problems(policy: Policy, source: str) -> list[str]:
             f"{source}: the policy checks nothing; add one of {', '.join(CHECKING_SECTIONS)}"
         )
     return problems
+
+
+def notes(policy: Policy) -> list[str]:
+    """What is worth knowing but no mistake: the rules that fire only with a classifier (or
+    labels in chunk metadata), because no recogniser gives one of their labels."""
+    return classifier_rules(policy)
 
 
 def _configured(policy: Policy, section: str) -> bool:

@@ -13,6 +13,7 @@ from rag_guard_integrations.classify.recognizers.account_number import ACCOUNT_N
 from rag_guard_integrations.classify.recognizers.company_number import COMPANY_NUMBER
 from rag_guard_integrations.classify.recognizers.credit_card import CREDIT_CARD
 from rag_guard_integrations.classify.recognizers.date_of_birth import DATE_OF_BIRTH
+from rag_guard_integrations.classify.recognizers.diagnosis import DIAGNOSIS
 from rag_guard_integrations.classify.recognizers.email_address import EMAIL
 from rag_guard_integrations.classify.recognizers.financial_figure import FINANCIAL_FIGURE
 from rag_guard_integrations.classify.recognizers.iban import IBAN
@@ -49,6 +50,7 @@ BUILTIN_RECOGNIZERS: dict[str, AnyRecognizer] = {
         FINANCIAL_FIGURE,
         DATE_OF_BIRTH,
         ICD10,
+        DIAGNOSIS,
         MEDICAL_RECORD_NUMBER,
         ACCOUNT_NUMBER,
         PERSON,

@@ -75,6 +75,7 @@ _LEGAL_AFTER = re.compile(r",? ?(?:inc|llc|ltd|plc|gmbh|corp|co|ag|s\.a|b\.v|n\.
 _HONORIFICS_BEFORE = tuple(f"{h}{dot}" for h in ("mr", "mrs", "ms", "miss", "dr") for dot in ".")
 _COORDINATED = re.compile(rf" and ({_word(_UPPER)})(?![^\W\d_]| [{_UPPER}])")
 _VOCATIVE = (", can", ", could", ", would", ", will", ", please", ", do", ", are", ", i ")
+_CUE_NOUNS = frozenset(p for p in words.PERSON_BEFORE if " " not in p and p.isalpha())
 _ABBREVIATIONS = words.HONORIFICS | words.LEGAL_FORMS | {"jr", "st"}
 _ABBREVIATED_FIRM = (" inc", " llc", " ltd", " co", " corp")
 
@@ -186,7 +187,9 @@ def _person(context: Context, tokens: list[Token], tail: str, head: str) -> None
 
 def _strip_opening(context: Context, tokens: list[Token]) -> tuple[bool, list[Token]]:
     """Drop the run's opening words that are no part of a name (greetings, articles, common
-    words, contractions such as ``I'm``); whether an honorific was among them."""
+    words before another word, a person's role such as ``Customer``, contractions such as
+    ``I'm``); whether an honorific was among them. The role stays a context phrase before the
+    name."""
     honorific = False
     while tokens:
         word = tokens[0][2].rstrip(".").lower()
@@ -196,9 +199,10 @@ def _strip_opening(context: Context, tokens: list[Token]) -> tuple[bool, list[To
         elif not (
             word in words.GREETINGS
             or word in words.DETERMINERS
+            or word in _CUE_NOUNS
             or "'" in word
             or "’" in word
-            or (flags & COMMON and not flags & NAME)
+            or (flags & COMMON and (not flags & NAME or len(tokens) > 1))
         ):
             break
         tokens = tokens[1:]
