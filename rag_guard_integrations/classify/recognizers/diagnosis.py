@@ -12,7 +12,8 @@ DIAGNOSIS = Recognizer(
     regex=(
         r"\b(?:diagnosed with|diagnosis of|treated for|treatment for|suffers from|"
         r"suffering from|tested positive for|admitted with|prescribed|relapse of|"
-        r"history of (?:chronic|acute|severe))\s+(?:an? |the )?[a-z][a-z-]{2,}(?: [a-z][a-z-]+){0,3}"
+        r"history of (?:chronic|acute|severe))\s+(?:an? |the )?"
+        r"[a-z][a-z-]{2,}(?: [a-z][a-z-]+){0,3}"
     ),
 )
 """``diagnosed with type 2 diabetes``, ``treated for depression``; a condition named without
