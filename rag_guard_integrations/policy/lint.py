@@ -75,6 +75,13 @@ def consistency_problems(policy: Policy, source: str) -> list[str]:
                 f"{source}: classifiers.builtin.{name} gives label {label!r} that labels: does "
                 "not declare; declare it"
             )
+    if policy.declares_vocabulary:
+        problems.extend(
+            f"{source}: classifiers.ner.{kind} gives label {label!r} that labels: does not "
+            "declare; declare it"
+            for kind, label in policy.classifiers.ner.items()
+            if clean_label(label) not in declared
+        )
     recognised = {clean_label(p.label) for p in policy.classifiers.patterns}
     recognised |= {clean_label(label) for label in policy.classifiers.builtin.values()}
     problems.extend(

@@ -17,8 +17,10 @@ if TYPE_CHECKING:
 
 def producible_labels(policy: Policy, recognizers: Iterable[object] = ()) -> set[str]:
     """Every label something can put on a chunk: the declared labels (a model classifier may
-    answer them), the policy's recognisers, ``recognizers`` given besides, and ``unclassified``."""
+    answer them), the labels ``classifiers.ner`` maps entity types to, the policy's
+    recognisers, ``recognizers`` given besides, and ``unclassified``."""
     producible = {clean_label(name) for name in policy.labels} | {UNCLASSIFIED}
+    producible.update(clean_label(label) for label in policy.classifiers.ner.values())
     producible.update(clean_label(spec.label) for spec in policy.classifiers.patterns)
     producible.update(clean_label(label) for label in policy.classifiers.builtin.values())
     producible.update(clean_label(getattr(r, "label", "")) for r in recognizers)

@@ -103,9 +103,11 @@ def proper(context: Context, word: str) -> bool:
 
 
 def nameable(context: Context, tokens: Sequence[Token], tail: str) -> bool:
-    """Whether a run a context phrase points at can be a name: a proper word in it, or several
-    capitalised words that are no defined role and follow no article (``Credit Karma``, not
-    ``the Licensed Software``)."""
+    """Whether a run a context phrase points at can be a name: not all in capitals, and a proper
+    word in it, or several capitalised words that are no defined role and follow no article
+    (``Credit Karma``, not ``the Licensed Software``)."""
+    if all(w.isupper() for _, _, w in tokens):
+        return False  # an acronym or a ticker, not a name a phrase can vouch for
     if any(proper(context, w) for _, _, w in tokens):
         return True
     names = [w.rstrip(".").lower() for _, _, w in tokens]

@@ -100,7 +100,7 @@ ORGANIZATION_BEFORE = (
     "work for", "works for", "worked for", "working for", "work at", "works at", "worked at",
     "working at", "employed by", "employer", "joined", "subsidiary of", "acquired by",
     "acquisition of", "vendor", "supplier", "contractor", "counterparty", "company", "firm",
-    "address of", "shares of", "on behalf of", "became", "renamed", "renamed to",
+    "address of", "on behalf of", "became", "renamed", "renamed to",
     "rebranded as", "now called", "now known as", "formerly", "formerly known as",
 )  # fmt: skip
 """Phrases just before a name that say it is an organisation's (``work for X``, ``which
