@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from rag_guard_integrations.classify.base import Classification, Finding
 from rag_guard_integrations.classify.recognizers import (
     BUILTIN_RECOGNIZERS,
+    DEFAULT_RECOGNIZERS,
     VALIDATORS,
     AnyRecognizer,
     NameRecognizer,
@@ -256,15 +257,20 @@ def _scan(regex: Any, data: bytes, folded: str) -> list[tuple[int, int]]:
 
 
 class PatternClassifier(VocabularyBound):
-    """Labels text with deterministic recognisers: regex, checksum, and context words.
+    """Labels text with deterministic recognisers: regex, checksum, and context words, and the
+    personal and organisation names of :mod:`~.recognizers.proper_names`.
 
-    All recognisers run in one RE2 pass (a ``re2.Set``); only those that occur are scanned
-    again for their spans. Text is normalised first, so zero-width characters and full-width
-    digits do not hide a value, and every finding's offsets index the original text.
+    All regex recognisers run in one RE2 pass (a ``re2.Set``); only those that occur are
+    scanned again for their spans. Text is normalised first, so zero-width characters and
+    full-width digits do not hide a value. The names recognisers share one scan of the original
+    text (capitalisation is their signal). Every finding's offsets index the original text.
 
     Key init args:
-        recognizers: :class:`Recognizer` objects or built-in names; None means every built-in
-            with its default label (``pii``, ``financial`` or ``health``).
+        recognizers: :class:`Recognizer` or :class:`NameRecognizer` objects or built-in names;
+            None means every built-in regex recogniser with its default label (``pii``,
+            ``financial``, ``health`` or ``organization``). The names recognisers ``person``
+            and ``organization`` read capitalisation, cost several times the rest together,
+            and run only when named (the built-in packs name them).
         labels: the vocabulary this classifier may answer with; findings with other labels
             are dropped and recorded in ``Classification.dropped``. When given,
             :meth:`bind` keeps it instead of taking the policy's.
@@ -386,7 +392,7 @@ class PatternClassifier(VocabularyBound):
 
 def _recognizers(items: Iterable[AnyRecognizer | str] | None) -> tuple[AnyRecognizer, ...]:
     if items is None:
-        return tuple(BUILTIN_RECOGNIZERS.values())
+        return DEFAULT_RECOGNIZERS
     if isinstance(items, str | Recognizer | NameRecognizer):
         items = [items]
     chosen: list[AnyRecognizer] = []

@@ -1,6 +1,8 @@
 """The built-in recognisers by name, plus the record type and validators they are built from.
 
 Example:
+    >>> sorted(NAME_RECOGNIZERS)
+    ['organization', 'person']
     >>> sorted(BUILTIN_RECOGNIZERS)[:3]
     ['account_number', 'credit_card', 'date_of_birth']
     >>> BUILTIN_RECOGNIZERS["iban"].label
@@ -59,8 +61,20 @@ BUILTIN_RECOGNIZERS: dict[str, AnyRecognizer] = {
     )
 }
 
+NAME_RECOGNIZERS = frozenset(
+    n for n, r in BUILTIN_RECOGNIZERS.items() if isinstance(r, NameRecognizer)
+)
+"""The built-ins that read capitalisation (``person``, ``organization``): several times the
+cost of all the regex recognisers together, so they run only where named (the built-in
+packs name them in ``classifiers.builtin``)."""
+
+DEFAULT_RECOGNIZERS = tuple(r for n, r in BUILTIN_RECOGNIZERS.items() if n not in NAME_RECOGNIZERS)
+"""What ``PatternClassifier()`` runs: every built-in but the names recognisers."""
+
 __all__ = [
     "BUILTIN_RECOGNIZERS",
+    "DEFAULT_RECOGNIZERS",
+    "NAME_RECOGNIZERS",
     "VALIDATORS",
     "AnyRecognizer",
     "NameRecognizer",

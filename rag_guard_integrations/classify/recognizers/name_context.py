@@ -25,16 +25,34 @@ _GROUP_WINDOW = 160
 class Context:
     """One text, its lower-case form and the names found in it so far."""
 
-    __slots__ = ("_groups", "flags", "lower", "organizations", "person_words", "persons", "text")
+    __slots__ = (
+        "_cues",
+        "_groups",
+        "flags",
+        "lower",
+        "organizations",
+        "person_words",
+        "persons",
+        "text",
+    )
 
     def __init__(self, text: str, lower: str) -> None:
         self.text = text
         self.lower = lower
+        self._cues: bool | None = None
         self.flags = word_flags()
         self.persons: list[Span] = []
         self.organizations: list[Span] = []
         self.person_words: set[str] = set()
         self._groups: bool | None = None
+
+    @property
+    def cues(self) -> bool:
+        """Whether the text holds any word a context phrase starts with: without one, no run
+        needs its surroundings read (one scan of the text, at the first run that asks)."""
+        if self._cues is None:
+            self._cues = words.CUES.search(self.lower) is not None
+        return self._cues
 
     def flag(self, word: str) -> int:
         """The names-table flags of ``word`` (case and a trailing period ignored)."""

@@ -125,4 +125,18 @@ ORGANIZATION_GROUPS = re.compile(_GROUPS + r"[^.;!?\n]*?(?::|such as|including|l
 """A plural noun for organisations, then a list of them (``car makers such as A and B``)."""
 ORGANIZATION_GROUPS_WORD = re.compile(_GROUPS)
 
+CUES = re.compile(
+    r"\b(?:mr|mrs|ms|miss|dr|name[ds]?|i'm|i am|this is|dear|hi|hello|hey|thanks|attn|"
+    r"attention|signed|directed|written|customer|client|employee|patient|applicant|candidate|"
+    r"contact|tenant|borrower|cardholder|holder|beneficiary|witness|player|features|starring|"
+    r"says|said|it to|speak to|ask for|cc|who|shouted|told|asked|wrote|replied|born|aged|"
+    r"years? old|work|works|worked|working|employed|employer|joined|subsidiary|acquired|"
+    r"acquisition|vendor|supplier|contractor|counterparty|company|firm|address|behalf|became|"
+    r"renamed|rebranded|called|known as|formerly|as an?|as the|startup|provider|manufacturer|"
+    r"corporation|business|organi[sz]ation|agency|group|retailer|insurer|nonprofit|charity|"
+    r"conglomerate|lender|broker|bank)\b|" + _GROUPS + "|, | and | & "
+)
+"""Any word that starts a context phrase above, or a list's separator (an organisation's list
+continues after one): text without any has no context for any run."""
+
 CONTACT_LINE = re.compile(r"(?:mobile|phone|tel|telephone|fax|e-?mail|desk|office|cell)\b", re.I)

@@ -95,7 +95,14 @@ def find_names(text: str) -> Names:
     context = Context(text, lower)
     if lower != text:
         singles: list[Token] = []
+        flags = context.flags
         for run in (_ASCII_RUN if text.isascii() else _RUN).finditer(text):
+            word = run.group()
+            if " " not in word:
+                # Most runs are one common word opening a sentence: skipped before any work.
+                found = flags.get(word.rstrip(".").lower(), 0)
+                if found & COMMON and not found & NAME:
+                    continue
             for piece in _pieces(_tokens(run)):
                 _judge(context, piece, singles)
         # A single word that is part of a name found elsewhere in the text is that person.
@@ -136,6 +143,8 @@ def _pieces(tokens: list[Token]) -> list[list[Token]]:
 
 def _judge(context: Context, tokens: list[Token], singles: list[Token]) -> None:
     """Decide one run of capitalised words: an organisation, a person, or neither."""
+    if not tokens:
+        return
     if len(tokens) == 1:
         flags = context.flag(tokens[0][2])
         if flags & COMMON and not flags & NAME:
@@ -153,7 +162,7 @@ def _judge(context: Context, tokens: list[Token], singles: list[Token]) -> None:
         return
     if tokens[0][0] != opening:
         tail = context.tail(tokens[0][0])
-    if honorific or tail.endswith(_HONORIFICS_BEFORE):
+    if honorific or (context.cues and tail.endswith(_HONORIFICS_BEFORE)):
         context.person(tokens[:4])
         return
     names = [w for _, _, w in tokens]
@@ -179,7 +188,7 @@ def _person(context: Context, tokens: list[Token], tail: str, head: str) -> None
         context.person(tokens)
     elif any(f & COMMON for f in flags) or previous in words.DETERMINERS:
         return
-    elif len(tokens) <= 3 and person_context(tail, context.head(tokens[-1][1])):
+    elif len(tokens) <= 3 and context.cues and person_context(tail, context.head(tokens[-1][1])):
         context.person(tokens)
     elif len(tokens) == 1:
         _single(context, tokens[0], flags[0], previous, head)
