@@ -77,6 +77,11 @@ _COORDINATED = re.compile(rf" and ({_word(_UPPER)})(?![^\W\d_]| [{_UPPER}])")
 _VOCATIVE = (", can", ", could", ", would", ", will", ", please", ", do", ", are", ", i ")
 _CUE_NOUNS = frozenset(p for p in words.PERSON_BEFORE if " " not in p and p.isalpha())
 _ABBREVIATIONS = words.HONORIFICS | words.LEGAL_FORMS | {"jr", "st"}
+_FAMILY_PREFIXES = ("o'", "o’", "mc", "mac", "fitz", "d'", "d’")
+_FAMILY_SUFFIXES = (
+    "wicz", "ewski", "owski", "escu", "poulos", "opoulos", "enko", "dóttir", "sson", "ović",
+    "ovich", "ishvili", "idze", "yan", "ian", "oglu", "oğlu",
+)  # fmt: skip
 _ABBREVIATED_FIRM = (" inc", " llc", " ltd", " co", " corp")
 
 
@@ -129,15 +134,15 @@ def _pieces(tokens: list[Token]) -> list[list[Token]]:
     """The run cut after a sentence's last word (a period after anything but an initial or an
     abbreviation) and at street words (``Barbara Yudina Apt.`` is a name, then an address)."""
     pieces: list[list[Token]] = [[]]
-    for token in tokens:
-        word = token[2]
+    for start, end, word in tokens:
         bare = word.rstrip(".").lower()
         if bare in words.STREET_WORDS:
             pieces.append([])
-            continue
-        pieces[-1].append(token)
-        if word[-1] == "." and len(bare) > 1 and bare not in _ABBREVIATIONS:
+        elif word[-1] == "." and len(bare) > 1 and bare not in _ABBREVIATIONS:
+            pieces[-1].append((start, end - 1, word[:-1]))  # the period ends the sentence
             pieces.append([])
+        else:
+            pieces[-1].append((start, end, word))
     return [p for p in pieces if p]
 
 
@@ -230,9 +235,20 @@ def _full_name(names: list[str], flags: list[int]) -> bool:
         return False
     if not (first & GIVEN and not first & COMMON) and len(names[0].rstrip(".")) > 1:
         return False
-    if last & COMMON or not last & NAME:
+    if any(n in words.PARTICLES for n, _ in middle) and not last & COMMON:
+        return True  # a given name, a particle, a capitalised word: Ludwig van Beethoven
+    if last & COMMON or not (last & NAME or _family_form(names[-1])):
         return False
     return all((f & NAME and not f & COMMON) or n in words.PARTICLES for n, f in middle)
+
+
+def _family_form(word: str) -> bool:
+    """Whether a word outside the names table has the form of a family name: ``O'Neill``,
+    ``McAllister``, ``FitzGerald``, or an ending only family names have (``-wicz``, ``-escu``)."""
+    lower = word.lower()
+    if lower.startswith(_FAMILY_PREFIXES) and len(lower) > 4 and word[-1].islower():
+        return True
+    return lower.endswith(_FAMILY_SUFFIXES) and len(lower) > 5
 
 
 def _single(context: Context, token: Token, flags: int, previous: str, head: str) -> None:
