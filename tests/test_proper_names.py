@@ -156,3 +156,20 @@ def test_the_shipped_names_table_names_its_sources() -> None:
     header = gzip.decompress(data.read_bytes()).decode("utf-8").partition("\n")[0]
     assert header.startswith("# names-dataset 3.3.1, spacy-lookups-data 1.0.5;")
     assert "given rank <= 2000, family rank <= 3000" in header
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Card on file for customer Ja\u200bne R\u200doe.",
+        "Card on file for customer Ｊａｎｅ Ｒｏｅ.",
+    ],
+)
+def test_invisible_and_full_width_characters_do_not_hide_a_name(text: str) -> None:
+    """A name spelt with zero-width joiners or full-width letters is found, its span covering
+    the original characters."""
+    (span,) = find_names(text).persons
+    assert text[span[0] : span[1]].replace("\u200b", "").replace("\u200d", "") in {
+        "Jane Roe",
+        "Ｊａｎｅ Ｒｏｅ",
+    }

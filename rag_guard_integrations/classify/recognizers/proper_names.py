@@ -19,6 +19,7 @@ Example:
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass
 
 from rag_guard_integrations.classify.recognizers import name_words as words
@@ -62,14 +63,19 @@ def _run_pattern(upper: str) -> re.Pattern[str]:
     joined by single spaces, name particles and ``and``/``of``/``&``. The pattern starts with
     the class of capitals, so the engine skips to the next capital in C."""
     word = rf"{_word(upper)}\.?"
-    joiners = "|".join(sorted(words.PARTICLES | {"and", "of", "&"}))
-    return re.compile(rf"{word}(?: {{1,2}}(?:(?:{joiners}) )*{word})*")
+    return re.compile(rf"{word}(?: {{1,2}}(?:(?:{_joiners()}) )*{word})*")
+
+
+def _joiners() -> str:
+    return "|".join(sorted(words.PARTICLES | {"and", "of", "&"}))
 
 
 _UPPER = _upper_class()
-# Plain ASCII text (the common case) is scanned with a pattern whose capitals are A-Z: a class
-# of a thousand Unicode capitals costs several times more a character.
-_ASCII_RUN = _run_pattern("A-Z")
+# Plain ASCII text (the common case) is scanned with a pattern of ASCII letters: a class of a
+# thousand Unicode capitals, and one of Unicode letters, cost several times more a character.
+_ASCII_RUN = re.compile(
+    rf"[A-Z][a-zA-Z'-]*\.?(?: {{1,2}}(?:(?:{_joiners()}) )*[A-Z][a-zA-Z'-]*\.?)*"
+)
 _RUN = _run_pattern(_UPPER)
 _LEGAL_AFTER = re.compile(r",? ?(?:inc|llc|ltd|plc|gmbh|corp|co|ag|s\.a|b\.v|n\.v)\b\.?")
 _HONORIFICS_BEFORE = tuple(f"{h}{dot}" for h in ("mr", "mrs", "ms", "miss", "dr") for dot in ".")
@@ -82,6 +88,11 @@ _FAMILY_SUFFIXES = (
     "wicz", "ewski", "owski", "escu", "poulos", "opoulos", "enko", "dóttir", "sson", "ović",
     "ovich", "ishvili", "idze", "yan", "ian", "oglu", "oğlu",
 )  # fmt: skip
+# Zero-width and other format characters, and full-width ASCII forms.
+_DISGUISE = re.compile(
+    "[\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\ufeff\uff01-\uff5e]"
+)
+_LEGAL_OPENINGS = (", ", " i", " l", " p", " g", " c", " a", " s", " b", " n")
 _ABBREVIATED_FIRM = (" inc", " llc", " ltd", " co", " corp")
 
 
@@ -95,7 +106,34 @@ class Names:
 
 
 def find_names(text: str) -> Names:
-    """Every personal and organisation name of ``text`` (see the module docstring)."""
+    """Every personal and organisation name of ``text`` (see the module docstring). Invisible
+    format characters and full-width letters do not hide a name: they are read as the plain
+    text they show, and the spans still index ``text``."""
+    if text.isascii() or not _DISGUISE.search(text):
+        return _find(text)
+    plain, offsets = _undisguise(text)
+    found = _find(plain)
+
+    def back(spans: tuple[Span, ...]) -> tuple[Span, ...]:
+        return tuple((offsets[s], offsets[e - 1] + 1) for s, e in spans)
+
+    return Names(text, back(found.persons), back(found.organizations))
+
+
+def _undisguise(text: str) -> tuple[str, list[int]]:
+    """``text`` without format characters, full-width forms as ASCII, and where each of its
+    characters was in ``text``."""
+    chars, offsets = [], []
+    for index, char in enumerate(text):
+        if unicodedata.category(char) == "Cf":
+            continue
+        point = ord(char)
+        chars.append(chr(point - 0xFEE0) if 0xFF01 <= point <= 0xFF5E else char)
+        offsets.append(index)
+    return "".join(chars), offsets
+
+
+def _find(text: str) -> Names:
     lower = text.lower()
     context = Context(text, lower)
     if lower != text:
@@ -275,11 +313,9 @@ def _single(context: Context, token: Token, flags: int, previous: str, head: str
 def _organization(context: Context, tokens: list[Token], head: str) -> bool:
     """Record the run as an organisation when it ends in a legal form (``Healthpocket Inc``),
     or in an organisation noun after a proper word (``Streetcred Software``)."""
-    if not any(proper(context, w) for _, _, w in tokens):
-        return False
     last = tokens[-1][2].rstrip(".").lower()
     end = tokens[-1][1]
-    legal = _LEGAL_AFTER.match(head) if head[:2] in (", ", " i", " l", " p", " g", " c") else None
+    legal = _LEGAL_AFTER.match(head) if head[:2] in _LEGAL_OPENINGS else None
     if legal:
         end += legal.end()
     elif len(tokens) > 1 and last in words.LEGAL_FORMS:
@@ -289,6 +325,9 @@ def _organization(context: Context, tokens: list[Token], head: str) -> bool:
         and last in words.ORGANIZATION_NOUNS
         and not all(w.isupper() for _, _, w in tokens)
     ):
+        return False
+    # Checked last: most runs end in no legal form or organisation noun at all.
+    if not any(proper(context, w) for _, _, w in tokens):
         return False
     context.organizations.append((tokens[0][0], end))
     return True
