@@ -173,3 +173,25 @@ def test_invisible_and_full_width_characters_do_not_hide_a_name(text: str) -> No
         "Jane Roe",
         "Ｊａｎｅ Ｒｏｅ",
     }
+
+
+@pytest.mark.integration
+def test_the_shipped_names_table_is_what_the_generator_builds() -> None:
+    """``data/names.txt.gz`` is up to date with the pinned data packages (about 1 GB while
+    the generator reads names-dataset)."""
+    pytest.importorskip("names_dataset", reason="the dev extra's names-dataset is not installed")
+    pytest.importorskip("spacy_lookups_data", reason="the dev extra is not installed")
+    import importlib.util
+    from importlib import resources
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "tools" / "gen_names.py"
+    spec = importlib.util.spec_from_file_location("gen_names", path)
+    assert spec is not None
+    assert spec.loader is not None
+    generator = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(generator)
+    shipped = resources.files("rag_guard_integrations.classify.recognizers").joinpath(
+        "data/names.txt.gz"
+    )
+    assert generator.render(generator.build()) == shipped.read_bytes()

@@ -1,10 +1,12 @@
 """What the words around a run of capitalised words say: the text before and after it, read
-as lower case, and the checks on it that the name rules share. Phrases are matched with
-``str.endswith``/``startswith`` on tuples (one C call) and a word-boundary check only then."""
+as lower case, and the checks on it that the name rules share; and the text a disguised name
+shows. Phrases are matched with ``str.endswith``/``startswith`` on tuples (one C call) and a
+word-boundary check only then."""
 
 from __future__ import annotations
 
 import re
+import unicodedata
 from typing import TYPE_CHECKING
 
 from rag_guard_integrations.classify.recognizers import name_words as words
@@ -20,6 +22,10 @@ _CONNECTIVES = frozenset({"and", "of", "&", "the", "for"})
 _TAIL_PUNCTUATION = " \t:,?\"'“(-"
 _LIST_SEPARATOR = re.compile(r"(?:,| and|, and|,? &) $")
 _GROUP_WINDOW = 160
+# Zero-width and other format characters, and full-width ASCII forms.
+DISGUISE = re.compile(
+    "[\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\ufeff\uff01-\uff5e]"
+)
 
 
 class Context:
@@ -163,3 +169,16 @@ def at_sentence_start(text: str, start: int) -> bool:
     while index >= 0 and text[index] in " \t\"'“‘(>*-•?":
         index -= 1
     return index < 0 or text[index] in ".!?:\n"
+
+
+def undisguise(text: str) -> tuple[str, list[int]]:
+    """``text`` without format characters, full-width forms as ASCII, and where each of its
+    characters was in ``text``."""
+    chars, offsets = [], []
+    for index, char in enumerate(text):
+        if unicodedata.category(char) == "Cf":
+            continue
+        point = ord(char)
+        chars.append(chr(point - 0xFEE0) if 0xFF01 <= point <= 0xFF5E else char)
+        offsets.append(index)
+    return "".join(chars), offsets

@@ -19,12 +19,12 @@ Example:
 from __future__ import annotations
 
 import re
-import unicodedata
 from dataclasses import dataclass
 
 from rag_guard_integrations.classify.recognizers import name_words as words
 from rag_guard_integrations.classify.recognizers.name_blocks import block_names
 from rag_guard_integrations.classify.recognizers.name_context import (
+    DISGUISE,
     Context,
     Span,
     Token,
@@ -33,6 +33,7 @@ from rag_guard_integrations.classify.recognizers.name_context import (
     organization_context,
     person_context,
     proper,
+    undisguise,
 )
 from rag_guard_integrations.classify.recognizers.names_table import (
     COMMON,
@@ -88,10 +89,6 @@ _FAMILY_SUFFIXES = (
     "wicz", "ewski", "owski", "escu", "poulos", "opoulos", "enko", "dóttir", "sson", "ović",
     "ovich", "ishvili", "idze", "yan", "ian", "oglu", "oğlu",
 )  # fmt: skip
-# Zero-width and other format characters, and full-width ASCII forms.
-_DISGUISE = re.compile(
-    "[\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\ufeff\uff01-\uff5e]"
-)
 _LEGAL_OPENINGS = (", ", " i", " l", " p", " g", " c", " a", " s", " b", " n")
 _ABBREVIATED_FIRM = (" inc", " llc", " ltd", " co", " corp")
 
@@ -109,28 +106,15 @@ def find_names(text: str) -> Names:
     """Every personal and organisation name of ``text`` (see the module docstring). Invisible
     format characters and full-width letters do not hide a name: they are read as the plain
     text they show, and the spans still index ``text``."""
-    if text.isascii() or not _DISGUISE.search(text):
+    if text.isascii() or not DISGUISE.search(text):
         return _find(text)
-    plain, offsets = _undisguise(text)
+    plain, offsets = undisguise(text)
     found = _find(plain)
 
     def back(spans: tuple[Span, ...]) -> tuple[Span, ...]:
         return tuple((offsets[s], offsets[e - 1] + 1) for s, e in spans)
 
     return Names(text, back(found.persons), back(found.organizations))
-
-
-def _undisguise(text: str) -> tuple[str, list[int]]:
-    """``text`` without format characters, full-width forms as ASCII, and where each of its
-    characters was in ``text``."""
-    chars, offsets = [], []
-    for index, char in enumerate(text):
-        if unicodedata.category(char) == "Cf":
-            continue
-        point = ord(char)
-        chars.append(chr(point - 0xFEE0) if 0xFF01 <= point <= 0xFF5E else char)
-        offsets.append(index)
-    return "".join(chars), offsets
 
 
 def _find(text: str) -> Names:
