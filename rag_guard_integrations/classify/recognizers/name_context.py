@@ -32,8 +32,7 @@ class Context:
     """One text, its lower-case form and the names found in it so far."""
 
     __slots__ = (
-        "_cues",
-        "_groups",
+        "_words",
         "flags",
         "lower",
         "organizations",
@@ -45,20 +44,24 @@ class Context:
     def __init__(self, text: str, lower: str) -> None:
         self.text = text
         self.lower = lower
-        self._cues: bool | None = None
+        self._words: frozenset[str] | None = None
         self.flags = word_flags()
         self.persons: list[Span] = []
         self.organizations: list[Span] = []
         self.person_words: set[str] = set()
-        self._groups: bool | None = None
+
+    @property
+    def words(self) -> frozenset[str]:
+        """The text's lower-case words (found once, at the first run that asks)."""
+        if self._words is None:
+            self._words = frozenset(words.TEXT_WORD.findall(self.lower))
+        return self._words
 
     @property
     def cues(self) -> bool:
-        """Whether the text holds any word a context phrase starts with: without one, no run
-        needs its surroundings read (one scan of the text, at the first run that asks)."""
-        if self._cues is None:
-            self._cues = words.CUES.search(self.lower) is not None
-        return self._cues
+        """Whether the text holds any word a context phrase needs: without one, no run needs
+        its surroundings read."""
+        return not self.words.isdisjoint(words.CUE_WORDS)
 
     def flag(self, word: str) -> int:
         """The names-table flags of ``word`` (case and a trailing period ignored)."""
@@ -79,10 +82,8 @@ class Context:
 
     def listed_group(self, start: int) -> bool:
         """Whether a plural noun for organisations introduces a list right before ``start``."""
-        if self._groups is None:  # once a text: most texts name no such group
-            self._groups = words.ORGANIZATION_GROUPS_WORD.search(self.lower) is not None
-        if not self._groups:
-            return False
+        if self.words.isdisjoint(words.GROUP_WORDS):
+            return False  # most texts name no such group
         window = self.lower[max(0, start - _GROUP_WINDOW) : start]
         return words.ORGANIZATION_GROUPS.search(window) is not None
 
@@ -145,6 +146,8 @@ def nameable(context: Context, tokens: Sequence[Token], tail: str) -> bool:
 
 def organization_context(context: Context, start: int, tail: str, head: str) -> bool:
     """Whether the words around a run say it names an organisation."""
+    if not context.cues:
+        return context.listed(start)
     return (
         ends_with(tail, words.ORGANIZATION_BEFORE)
         or (head[:1] in ", " and words.ORGANIZATION_AFTER.match(head) is not None)

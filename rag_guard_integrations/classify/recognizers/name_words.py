@@ -116,27 +116,27 @@ ORGANIZATION_AFTER = re.compile(
 EMPLOYED_AS = (" as a ", " as an ", " as the ")
 """``at X as the assistant``: the place someone works, after ``at``."""
 
-_GROUPS = (
-    r"\b(?:companies|firms|manufacturers|makers|vendors|suppliers|banks|insurers|lenders|"
-    r"competitors|sponsors|brands|retailers|carriers|startups|providers|brokers|employers|"
-    r"publishers|labels|studios)\b"
+CUE_WORDS = _words(
+    "mr mrs ms miss dr name named names i'm am this dear hi hello hey thanks attn attention "
+    "signed directed written customer client employee patient applicant candidate contact "
+    "tenant borrower cardholder holder beneficiary witness player features starring says said "
+    "speak ask cc who shouted told asked wrote replied born aged old work works worked working "
+    "employed employer joined subsidiary acquired acquisition vendor supplier contractor "
+    "counterparty company firm address behalf became renamed rebranded called known formerly "
+    "as startup provider manufacturer corporation business organisation organization agency "
+    "group retailer insurer nonprofit charity conglomerate lender broker bank"
 )
+"""Every word a context phrase above starts with or needs: text without any has no context
+for any run (a list continuing after an organisation is checked apart)."""
+GROUP_WORDS = _words(
+    "companies firms manufacturers makers vendors suppliers banks insurers lenders "
+    "competitors sponsors brands retailers carriers startups providers brokers employers "
+    "publishers labels studios"
+)
+TEXT_WORD = re.compile(r"[a-z']+")
+
+_GROUPS = r"\b(?:" + "|".join(sorted(GROUP_WORDS)) + r")\b"
 ORGANIZATION_GROUPS = re.compile(_GROUPS + r"[^.;!?\n]*?(?::|such as|including|like|namely) *$")
 """A plural noun for organisations, then a list of them (``car makers such as A and B``)."""
-ORGANIZATION_GROUPS_WORD = re.compile(_GROUPS)
-
-CUES = re.compile(
-    r"\b(?:mr|mrs|ms|miss|dr|name[ds]?|i'm|i am|this is|dear|hi|hello|hey|thanks|attn|"
-    r"attention|signed|directed|written|customer|client|employee|patient|applicant|candidate|"
-    r"contact|tenant|borrower|cardholder|holder|beneficiary|witness|player|features|starring|"
-    r"says|said|it to|speak to|ask for|cc|who|shouted|told|asked|wrote|replied|born|aged|"
-    r"years? old|work|works|worked|working|employed|employer|joined|subsidiary|acquired|"
-    r"acquisition|vendor|supplier|contractor|counterparty|company|firm|address|behalf|became|"
-    r"renamed|rebranded|called|known as|formerly|as an?|as the|startup|provider|manufacturer|"
-    r"corporation|business|organi[sz]ation|agency|group|retailer|insurer|nonprofit|charity|"
-    r"conglomerate|lender|broker|bank)\b|" + _GROUPS + "|, | and | & "
-)
-"""Any word that starts a context phrase above, or a list's separator (an organisation's list
-continues after one): text without any has no context for any run."""
 
 CONTACT_LINE = re.compile(r"(?:mobile|phone|tel|telephone|fax|e-?mail|desk|office|cell)\b", re.I)

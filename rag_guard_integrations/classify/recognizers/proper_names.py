@@ -89,6 +89,7 @@ _FAMILY_SUFFIXES = (
     "wicz", "ewski", "owski", "escu", "poulos", "opoulos", "enko", "dóttir", "sson", "ović",
     "ovich", "ishvili", "idze", "yan", "ian", "oglu", "oğlu",
 )  # fmt: skip
+_NEVER_ALONE = words.ROLE_TERMS | words.LEGAL_FORMS | words.ORGANIZATION_NOUNS
 _LEGAL_OPENINGS = (", ", " i", " l", " p", " g", " c", " a", " s", " b", " n")
 _ABBREVIATED_FIRM = (" inc", " llc", " ltd", " co", " corp")
 
@@ -124,12 +125,17 @@ def _find(text: str) -> Names:
         singles: list[Token] = []
         flags = context.flags
         for run in (_ASCII_RUN if text.isascii() else _RUN).finditer(text):
-            word = run.group()
-            if " " not in word:
-                # Most runs are one common word opening a sentence: skipped before any work.
-                found = flags.get(word.rstrip(".").lower(), 0)
-                if found & COMMON and not found & NAME:
-                    continue
+            # Most runs are common words (a sentence's first word, a defined term such as
+            # "Confidential Information"): with no context phrase in the text they can be
+            # nothing, and are skipped before any other work.
+            parts = run.group().split()
+            if len(parts) == 1 and parts[0].rstrip(".").lower() in _NEVER_ALONE:
+                continue  # "Licensee", "Company": a role or legal form alone names nobody
+            found = [flags.get(w.rstrip(".").lower(), 0) for w in parts]
+            if all(f & COMMON for f in found) and (
+                (len(found) == 1 and not found[0] & NAME) or (len(found) > 1 and not context.cues)
+            ):
+                continue
             for piece in _pieces(_tokens(run)):
                 _judge(context, piece, singles)
         # A single word that is part of a name found elsewhere in the text is that person.
@@ -174,9 +180,10 @@ def _judge(context: Context, tokens: list[Token], singles: list[Token]) -> None:
         return
     if len(tokens) == 1:
         flags = context.flag(tokens[0][2])
-        if flags & COMMON and not flags & NAME:
-            return  # the commonest run: a sentence's first word
-        singles.append(tokens[0])
+        if flags & NAME or not flags & COMMON:
+            singles.append(tokens[0])  # a name found elsewhere in the text makes it one
+        if flags & COMMON:
+            return  # a common word alone is nobody's name without the full name elsewhere
     tail, head = context.tail(tokens[0][0]), context.head(tokens[-1][1])
     if organization_context(context, tokens[0][0], tail, head) and nameable(context, tokens, tail):
         if len(tokens) > 1 and tokens[0][2] == "The":
