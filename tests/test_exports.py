@@ -42,6 +42,8 @@ EXPORTS = {
     ],
     "rag_guard_integrations.classify.recognizers": [
         "BUILTIN_RECOGNIZERS",
+        "DEFAULT_RECOGNIZERS",
+        "NAME_RECOGNIZERS",
         "VALIDATORS",
         "AnyRecognizer",
         "NameRecognizer",

@@ -4,7 +4,7 @@ Example:
     >>> sorted(NAME_RECOGNIZERS)
     ['organization', 'person']
     >>> sorted(BUILTIN_RECOGNIZERS)[:3]
-    ['account_number', 'credit_card', 'date_of_birth']
+    ['account_number', 'company_number', 'credit_card']
     >>> BUILTIN_RECOGNIZERS["iban"].label
     'financial'
 """
