@@ -195,3 +195,24 @@ def test_the_shipped_names_table_is_what_the_generator_builds() -> None:
         "data/names.txt.gz"
     )
     assert generator.render(generator.build()) == shipped.read_bytes()
+
+
+@pytest.mark.parametrize(
+    ("text", "person", "organization"),
+    [
+        ("According to Tomasz Zielinski the deal is off.", "Tomasz Zielinski", None),
+        ("Okonkwo, 42, was promoted.", "Okonkwo", None),
+        ("We met Haldorsen's wife at the gala.", "Haldorsen", None),
+        ("She is the founder of Brightloom and its largest investor.", None, "Brightloom"),
+        ("Kestrelix's shareholders approved the merger.", None, "Kestrelix"),
+        ("Talvora, a Finnish retailer, opened a store.", None, "Talvora"),
+        ("He signed a contract with Norvane for two years.", None, "Norvane"),
+    ],
+)
+def test_context_phrases_of_people_and_organizations(
+    text: str, person: str | None, organization: str | None
+) -> None:
+    """Attribution, ages, family words, roles in a company, possessives and appositives."""
+    persons, organizations = names(text)
+    assert persons == ([person] if person else [])
+    assert organizations == ([organization] if organization else [])

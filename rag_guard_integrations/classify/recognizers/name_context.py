@@ -151,18 +151,19 @@ def organization_context(context: Context, start: int, tail: str, head: str) -> 
     return (
         ends_with(tail, words.ORGANIZATION_BEFORE)
         or (head[:1] in ", " and words.ORGANIZATION_AFTER.match(head) is not None)
+        or head.startswith(words.ORGANIZATION_POSSESSIVE)
         or (ends_with(tail, ("at",)) and head.startswith(words.EMPLOYED_AS))
         or context.listed(start)
         or context.listed_group(start)
     )
 
 
-def person_context(tail: str, head: str) -> bool:
-    """Whether the words around a run say it names a person."""
-    return (
-        ends_with(tail, words.PERSON_BEFORE)
-        or starts_with(head, words.PERSON_AFTER)
-        or (head.startswith(" is a") and words.AGE_AFTER.match(head) is not None)
+def person_context(context: Context, tail: str, head: str) -> bool:
+    """Whether the words around a run say it names a person (an age after it needs no word)."""
+    if head[:2] in (" i", ", ") and words.AGE_AFTER.match(head) is not None:
+        return True
+    return context.cues and (
+        ends_with(tail, words.PERSON_BEFORE) or starts_with(head, words.PERSON_AFTER)
     )
 
 

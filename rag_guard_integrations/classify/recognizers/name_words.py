@@ -83,18 +83,22 @@ PERSON_BEFORE = (
     "hey", "thanks", "attn", "attention", "signed by", "directed by", "written by", "customer",
     "client", "employee", "patient", "applicant", "candidate", "contact", "tenant", "borrower",
     "cardholder", "account holder", "beneficiary", "witness", "player", "features",
-    "starring", "says", "said", "it to", "speak to", "ask for", "cc",
+    "starring", "says", "said", "it to", "speak to", "ask for", "cc", "according to",
+    "interviewed", "married", "daughter of", "son of", "wife of", "husband of",
 )  # fmt: skip
 """Phrases just before a name that say it is a person's (the text lower-cased, the name's
 colon, comma or question mark dropped: ``Name: X``, ``What's your name? X``)."""
 
 PERSON_AFTER = (
     " who", ", who", " said", " says", " shouted", " told", " asked", " wrote", " replied",
-    " signed", " was born", ", aged", " aged",
+    " signed", " was born", ", aged", " aged", "'s wife", "'s husband", "'s son",
+    "'s daughter", "'s mother", "'s father", "'s family", "'s brother", "'s sister",
+    " himself", " herself",
 )  # fmt: skip
 """Phrases just after a name that say it is a person's."""
 
-AGE_AFTER = re.compile(r" is an? \d+[ -]years?[ -]old\b")
+AGE_AFTER = re.compile(r" is an? \d+[ -]years?[ -]old\b|, \d{1,2}, ")
+"""An age after a name: ``X is a 30-year-old``, ``X, 42, ...``."""
 
 ORGANIZATION_BEFORE = (
     "work for", "works for", "worked for", "working for", "work at", "works at", "worked at",
@@ -102,16 +106,27 @@ ORGANIZATION_BEFORE = (
     "acquisition of", "vendor", "supplier", "contractor", "counterparty", "company", "firm",
     "address of", "on behalf of", "became", "renamed", "renamed to",
     "rebranded as", "now called", "now known as", "formerly", "formerly known as",
+    "ceo of", "cfo of", "cto of", "founder of", "co-founder of", "president of", "chairman of",
+    "employees of", "staff of", "customers of", "clients of", "shareholders of", "investors in",
+    "board of", "spokesperson for", "spokesman for", "spokeswoman for", "division of",
+    "unit of", "founded", "co-founded", "stake in", "shares in", "contract with",
 )  # fmt: skip
 """Phrases just before a name that say it is an organisation's (``work for X``, ``which
 later became X``)."""
 
 ORGANIZATION_AFTER = re.compile(
-    r",? (?:is|was|has been) (?:an?|the) (?:[\w-]+ ){0,4}(?:company|firm|bank|startup|"
+    r"(?:,? (?:is|was|has been)|,) (?:an?|the) (?:[\w-]+ ){0,4}(?:company|firm|bank|startup|"
     r"provider|manufacturer|corporation|business|organi[sz]ation|agency|group|retailer|insurer|"
     r"nonprofit|charity|conglomerate|subsidiary|lender|broker)\b"
 )
-"""Phrases just after a name that say it is an organisation's (``X is an Icelandic bank``)."""
+"""Phrases just after a name that say it is an organisation's (``X is an Icelandic bank``,
+``X, a Swedish retailer``)."""
+ORGANIZATION_POSSESSIVE = (
+    "'s ceo", "'s cfo", "'s board", "'s shareholders", "'s employees", "'s customers",
+    "'s headquarters", "'s subsidiary", "'s shares", "'s stock", "'s revenue", "'s profits",
+    "'s earnings", "'s spokesperson", "’s ceo", "’s board", "’s shareholders",
+)  # fmt: skip
+"""A possessive that only an organisation takes (``X's shareholders``)."""
 
 EMPLOYED_AS = (" as a ", " as an ", " as the ")
 """``at X as the assistant``: the place someone works, after ``at``."""
@@ -124,7 +139,12 @@ CUE_WORDS = _words(
     "employed employer joined subsidiary acquired acquisition vendor supplier contractor "
     "counterparty company firm address behalf became renamed rebranded called known formerly "
     "as startup provider manufacturer corporation business organisation organization agency "
-    "group retailer insurer nonprofit charity conglomerate lender broker bank"
+    "group retailer insurer nonprofit charity conglomerate lender broker bank according "
+    "interviewed married daughter son wife husband mother father family brother sister "
+    "himself herself ceo cfo cto founder co-founder founded co-founded president chairman "
+    "employees staff customers clients shareholders investors board spokesperson spokesman "
+    "spokeswoman division unit stake shares contract headquarters subsidiary stock revenue "
+    "profits earnings"
 )
 """Every word a context phrase above starts with or needs: text without any has no context
 for any run (a list continuing after an organisation is checked apart)."""

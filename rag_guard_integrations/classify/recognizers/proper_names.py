@@ -160,11 +160,15 @@ def _tokens(run: re.Match[str]) -> list[Token]:
 
 def _pieces(tokens: list[Token]) -> list[list[Token]]:
     """The run cut after a sentence's last word (a period after anything but an initial or an
-    abbreviation) and at street words (``Barbara Yudina Apt.`` is a name, then an address)."""
+    abbreviation), after a possessive (``Nowak's``, the ``'s`` left out) and at street words
+    (``Barbara Yudina Apt.`` is a name, then an address)."""
     pieces: list[list[Token]] = [[]]
     for start, end, word in tokens:
         bare = word.rstrip(".").lower()
         if bare in words.STREET_WORDS:
+            pieces.append([])
+        elif word.endswith(("'s", "’s")) and len(word) > 3:
+            pieces[-1].append((start, end - 2, word[:-2]))  # a possessive ends the name
             pieces.append([])
         elif word[-1] == "." and len(bare) > 1 and bare not in _ABBREVIATIONS:
             pieces[-1].append((start, end - 1, word[:-1]))  # the period ends the sentence
@@ -188,7 +192,9 @@ def _judge(context: Context, tokens: list[Token], singles: list[Token]) -> None:
     if organization_context(context, tokens[0][0], tail, head) and nameable(context, tokens, tail):
         if len(tokens) > 1 and tokens[0][2] == "The":
             tokens = tokens[1:]
-        context.organizations.append((tokens[0][0], tokens[-1][1]))
+        end = tokens[-1][1]
+        legal = _LEGAL_AFTER.match(head) if head[:2] in _LEGAL_OPENINGS else None
+        context.organizations.append((tokens[0][0], end + (legal.end() if legal else 0)))
         return
     opening = tokens[0][0]
     honorific, tokens = _strip_opening(context, tokens)
@@ -222,7 +228,7 @@ def _person(context: Context, tokens: list[Token], tail: str, head: str) -> None
         context.person(tokens)
     elif any(f & COMMON for f in flags) or previous in words.DETERMINERS:
         return
-    elif len(tokens) <= 3 and context.cues and person_context(tail, context.head(tokens[-1][1])):
+    elif len(tokens) <= 3 and person_context(context, tail, context.head(tokens[-1][1])):
         context.person(tokens)
     elif len(tokens) == 1:
         _single(context, tokens[0], flags[0], previous, head)
