@@ -11,9 +11,10 @@ Luhn-failing card numbers, and broken e-mail addresses. Stages, each timed on it
 - ``catastrophic``: the four backtracking traps searched in the normalised text;
 - ``recognisers``: :class:`PatternClassifier` with every built-in recogniser, cache off;
 - ``combination``: the ``default`` pack's rules over the text cut into 1 KB labelled chunks;
-- ``hints``: the whole text as one chunk carrying index hints at the size bound (two hints of
-  about 1,000 RE2 instructions each: a 130-word alternation and a counted repeat, neither
-  matching, so each scans the whole text);
+- ``hints``: the text cut into chunks as long as the hint work budget admits, each carrying
+  index hints at the size bound (two hints of about 1,000 RE2 instructions each: a 130-word
+  alternation and a counted repeat, neither matching, so each scans its whole chunk): the most
+  hint work a text can bring (one chunk of the whole text would be denied unrun);
 - ``linking``: the text cut into 1 KB chunks whose linking values are slices of it (look-alikes,
   full-width digits and zero-width characters included) and lists of account ids, normalised,
   checked and linked by the ``default`` pack's linked rule.
@@ -35,9 +36,9 @@ from typing import TYPE_CHECKING
 from rag_guard_integrations import Chunk, load_policy
 from rag_guard_integrations.classify.pattern import PatternClassifier
 from rag_guard_integrations.core.normalize import normalize
-from rag_guard_integrations.core.patterns import compile_pattern
+from rag_guard_integrations.core.patterns import compile_pattern, compile_untrusted
 from rag_guard_integrations.core.stage import Request
-from rag_guard_integrations.guards.access import HintGuard
+from rag_guard_integrations.guards.access import MAX_HINT_WORK, HintGuard
 from rag_guard_integrations.guards.combination import CombinationGuard, Labelled
 
 if TYPE_CHECKING:
@@ -85,8 +86,15 @@ def stages() -> dict[str, Callable[[str, str], object]]:
     linked = CombinationGuard([r for r in default.rules if r.trigger.scope == "linked"],
                               default.linking.keys)  # fmt: skip
 
+    program = sum(compile_untrusted(hint).programsize for hint in HINTS.values())
+    # The unit normalises to fewer ASCII bytes than it has characters: a chunk of this many
+    # characters (with the matching suffix) is within the hint work budget.
+    admitted = MAX_HINT_WORK // program - len(HINT_WORDS[-1]) - 2
+
     def hint(text: str, _: str) -> object:
-        return hints(Chunk(f"{text} {HINT_WORDS[-1]}7", HINTS), request)
+        pieces = range(0, len(text), admitted)
+        chunks = [Chunk(f"{text[i : i + admitted]} {HINT_WORDS[-1]}7", HINTS) for i in pieces]
+        return hints.check_many(chunks, request)
 
     def link(text: str, _: str) -> object:
         rng = random.Random(11)

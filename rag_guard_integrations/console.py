@@ -1,5 +1,6 @@
 """Terminal output shared by the CLI and the evaluations: JSON or a plain table, and a progress
-bar on stderr."""
+bar on stderr. Everything printed goes through :func:`printable`: control characters from
+chunk ids or metadata are escaped, never sent to the terminal raw."""
 
 from __future__ import annotations
 
@@ -9,6 +10,8 @@ import textwrap
 import time
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from rag_guard_integrations.core.printable import printable
+
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator, Sequence
 
@@ -16,13 +19,27 @@ T = TypeVar("T")
 
 
 def print_json(data: Any) -> None:
-    """Write ``data`` as indented JSON to stdout."""
-    print(json.dumps(data, indent=2, ensure_ascii=False, default=str))
+    """Write ``data`` as indented JSON to stdout, control characters in strings as ``\\u``
+    escapes (JSON escapes C0 itself; the line breaks left are the layout's)."""
+    text = json.dumps(data, indent=2, ensure_ascii=False, default=str)
+    print("\n".join(map(printable, text.split("\n"))))
+
+
+def print_line(text: str) -> None:
+    """Write one line of text to stdout, control characters escaped."""
+    print(printable(text))
 
 
 def table(headers: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:
-    """A plain-text table with columns padded to their widest cell."""
-    cells = [[str(h) for h in headers]] + [[_cell(v) for v in row] for row in rows]
+    r"""A plain-text table with columns padded to their widest cell; every cell printable.
+
+    Example:
+        >>> print(table(["id", "n"], [["a\x1b[2J", 1.5]]))
+        id          n
+        ----------  -----
+        a\u001b[2J  1.500
+    """
+    cells = [[printable(str(h)) for h in headers]] + [[_cell(v) for v in row] for row in rows]
     widths = [max(len(row[i]) for row in cells) for i in range(len(headers))]
     lines = ["  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)) for row in cells]
     lines.insert(1, "  ".join("-" * w for w in widths))
@@ -32,7 +49,7 @@ def table(headers: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:
 def _cell(value: Any) -> str:
     if isinstance(value, float):
         return f"{value:.3f}"
-    return str(value)
+    return printable(str(value))
 
 
 def progress(items: Iterable[T], total: int | None, label: str) -> Iterator[T]:
@@ -52,9 +69,9 @@ def progress(items: Iterable[T], total: int | None, label: str) -> Iterator[T]:
 
 def heading(text: str) -> None:
     """A section heading."""
-    print(f"\n{'=' * 78}\n{text}\n{'=' * 78}")
+    print(f"\n{'=' * 78}\n{printable(text)}\n{'=' * 78}")
 
 
 def snippet(text: str, width: int = 60) -> str:
-    """One line of at most ``width`` characters."""
-    return textwrap.shorten(" ".join(text.split()), width=width, placeholder="...")
+    """One printable line of at most ``width`` characters (before escaping)."""
+    return printable(textwrap.shorten(" ".join(text.split()), width=width, placeholder="..."))

@@ -1,4 +1,4 @@
-"""Tests for audit record v1: the schema, no text, identity, the audit logger and OTel spans."""
+"""Tests for audit record v2: the schema, no text, identity, the audit logger and OTel spans."""
 
 from __future__ import annotations
 
@@ -21,6 +21,7 @@ from rag_guard_integrations import AccessContext, Chunk, Guard, GuardResult, Que
 from rag_guard_integrations.classify.base import Classification
 from rag_guard_integrations.core.audit import audit_schema, new_request_id
 from rag_guard_integrations.core.decisions import ChunkDecision
+from rag_guard_integrations.core.reasons import Reason
 
 if TYPE_CHECKING:
     from collections.abc import Iterator, Mapping, Sequence
@@ -81,7 +82,7 @@ def default() -> Guard:
 
 
 def test_records_validate_against_the_shipped_schema(contracts: Guard, default: Guard) -> None:
-    """Allowed, access-denied, clause-denied and rule-blocked records all match schema v1."""
+    """Allowed, access-denied, clause-denied and rule-blocked records all match schema v2."""
     access = AccessContext("alice", contract_type={"MSA"})
     records = [
         contracts.check(QUERY, [MSA, SOW], access=access).audit(),
@@ -95,13 +96,16 @@ def test_records_validate_against_the_shipped_schema(contracts: Guard, default: 
 
 
 def test_record_carries_request_identity(contracts: Guard) -> None:
-    """Principal, access, query hash, policy names and hash, time and a fresh request id."""
+    """Principal, access, keyed query hash and key id, policy names and hash, time and a fresh
+    request id."""
     access = AccessContext("alice", contract_type={"MSA", "SOW"})
     first = contracts.check(QUERY, [MSA, SOW], access=access).audit()
     second = contracts.check(QUERY, [MSA, SOW], access=access).audit()
     assert first["principal"] == "alice"
     assert first["access"] == {"contract_type": ["MSA", "SOW"]}
-    assert first["query"]["sha256"] == hashlib.sha256(QUERY.encode()).hexdigest()
+    assert first["query"]["hmac"] == contracts.audit_key.digest(QUERY)
+    assert first["query"]["hmac"] != hashlib.sha256(QUERY.encode()).hexdigest()
+    assert first["key_id"] == contracts.audit_key.id == second["key_id"]
     assert first["policy"]["names"] == ["contracts"]
     assert first["policy"]["sha256"] == second["policy"]["sha256"]
     assert first["request_id"] != second["request_id"]
@@ -121,11 +125,11 @@ def test_policy_hash_changes_with_the_policy() -> None:
 def test_per_chunk_entries_give_id_hash_decision_stage_rule(
     contracts: Guard, default: Guard
 ) -> None:
-    """Each chunk is named by id and content hash with its decision, stage and rule."""
+    """Each chunk is named by id and keyed content hash with its decision, stage and rule."""
     record = contracts.check(QUERY, [MSA, SOW], access={"contract_type": ["MSA"]}).audit()
     msa, sow = record["chunks"]
     assert (msa["id"], msa["decision"], msa["stage"]) == ("msa-1", "allow", "passed")
-    assert msa["content_sha256"] == hashlib.sha256(MSA.text.encode()).hexdigest()
+    assert msa["content_hmac"] == contracts.audit_key.digest(MSA.text)
     assert (sow["id"], sow["decision"], sow["stage"]) == (None, "deny", "access")
     blocked = default.check("who earns what?", [PAY, WHO]).audit()
     assert [c["rule"] for c in blocked["chunks"]] == [None, "default_financials_client"]
@@ -179,26 +183,30 @@ def test_classifier_errors_quoting_chunks_stay_out(classifier: Classifier) -> No
     "value", [f"Project {CANARY} acquisition", [f"{CANARY} group", "hr"]], ids=["text", "list"]
 )
 def test_metadata_values_a_reason_names_stay_out(contracts: Guard, value: object) -> None:
-    """A denied chunk's access value is in its reason but not in the no-text records."""
+    """A denied chunk's access value stays out of its reason and the no-text records: the
+    reason is a template naming the attribute (the value is in the chunk's own metadata)."""
     chunk = Chunk("Either party may terminate on notice.", {"contract_type": value})
     result = contracts.check(QUERY, [MSA, chunk], access={"contract_type": ["MSA"]})
-    assert CANARY in result.decisions[1].reason  # the caller still learns why
     for record in (result.audit(), result.to_dict(include_text=False)):
         assert CANARY not in json.dumps(record)
     reason = result.audit()["chunks"][1]["reason"]
-    assert reason.startswith("contract_type=")
-    assert "<value withheld>" in reason
-    assert reason.endswith("is not in the caller's allowlist")
+    assert reason == result.decisions[1].reason
+    assert reason == "contract_type value is not in the caller's allowlist"
     validate(result.audit())
 
 
-def test_reason_quoting_the_chunk_is_withheld() -> None:
-    """Whatever the stage, a reason that repeats the chunk's words is not put in the record."""
+def test_a_plain_text_reason_is_not_recorded_a_reason_object_is() -> None:
+    """A check's plain-text reason may quote the chunk, so records name its stage only; a
+    Reason's record form is recorded as written."""
     chunk = Chunk(f"an unusual sentence with the {CANARY} inside it")
-    decision = ChunkDecision(0, chunk, False, "custom", f"saw 'unusual sentence with the {CANARY}'")
-    record = GuardResult(QueryDecision(), (decision,)).audit()
-    assert CANARY not in json.dumps(record)
-    assert record["chunks"][0]["reason"].startswith("custom: reason withheld")
+    plain = ChunkDecision(0, chunk, False, "custom", f"saw {CANARY}")
+    own = ChunkDecision(1, chunk, False, "custom", Reason(f"saw {CANARY}", "saw a code name"))
+    result = GuardResult(QueryDecision(), (plain, own))
+    for record in (result.audit(), result.to_dict(include_text=False)):
+        assert CANARY not in json.dumps(record)
+    first, second = result.audit()["chunks"]
+    assert first["reason"].startswith("custom: reason not recorded")
+    assert second["reason"] == "saw a code name"
 
 
 def test_audit_logger_emits_one_json_record(

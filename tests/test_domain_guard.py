@@ -154,24 +154,26 @@ def test_bare_numbers_are_not_identifiers(
 
 
 @pytest.mark.parametrize(
-    ("query", "standard"),
+    ("query", "standard", "written"),
     [
-        ("IS 2019 scope", "IS 2019"),
-        ("is:2062 grades", "IS 2062"),
-        ("ＩＳ　２０６２ grades", "IS 2062"),
-        ("AIS-140 tracking", "AIS 140"),
-        ("iec 60898 breakers", "IS/IEC 60898-1"),
+        ("IS 2019 scope", "IS 2019", "IS 2019"),
+        ("is:2062 grades", "IS 2062", "is:2062"),
+        ("ＩＳ　２０６２ grades", "IS 2062", "ＩＳ　２０６２"),
+        ("AIS-140 tracking", "AIS 140", "AIS-140"),
+        ("iec 60898 breakers", "IS/IEC 60898-1", "iec 60898"),
     ],
 )
 def test_prefixed_identifier_carried_in_metadata_is_accepted(
-    guard: DomainGuard, query: str, standard: str
+    guard: DomainGuard, query: str, standard: str, written: str
 ) -> None:
-    """A prefixed identifier that a retrieved chunk carries in metadata decides at tier 2."""
+    """A prefixed identifier that a retrieved chunk carries in metadata decides at tier 2; the
+    decision quotes it as the query writes it, never the chunk's own value."""
     chunks = [*scored("IS 269", score=0.05), *scored(standard, score=0.05)]
     decision = guard.decide(query, chunks)
     assert decision.tier == "identifier"
-    assert decision.evidence == {"identifier": standard, "key": "standard", "chunk": 1,
+    assert decision.evidence == {"identifier": written, "key": "standard", "chunk": 1,
                                  "chunk_id": None}  # fmt: skip
+    assert f"The query names {written}, which retrieved chunk 1" in decision.reason
 
 
 @pytest.fixture(scope="session")

@@ -122,7 +122,8 @@ def test_a_failing_stage_withholds_every_chunk_and_says_why(
     mode: str,
 ) -> None:
     """An exception in the stage passes nothing; each decision names the stage and the error
-    (a query stage names the error's type only: its message may quote a chunk)."""
+    (a query stage names the error's type only: its message may quote a chunk), and the
+    no-text record the error's type only."""
     guard = guard_for()
     inject(monkeypatch, guard)
     result = run(guard, mode)
@@ -136,7 +137,11 @@ def test_a_failing_stage_withholds_every_chunk_and_says_why(
     if stage == "domain":
         assert (result.query.allowed, result.query.tier) == (False, "error")
         assert named in result.query.reason
-    assert named in json.dumps(result.to_dict(include_text=False))
+    # The no-text record names the failing stage and the error's type, not its message.
+    record = json.dumps(result.to_dict(include_text=False))
+    failed = "query" if stage == "domain" else stage
+    assert f"{failed} check failed (RuntimeError)" in record
+    assert "injected" not in record
 
 
 def test_the_warn_only_policy_has_no_block_rule() -> None:

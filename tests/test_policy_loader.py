@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from rag_guard_integrations import PolicyError, PolicyNotFoundError, load_policy, parse_policy
+from rag_guard_integrations.policy import schema
 from rag_guard_integrations.policy.loader import MAX_YAML_NODES, builtin_names
 
 if TYPE_CHECKING:
@@ -153,3 +154,19 @@ def test_every_builtin_loads_by_name() -> None:
     assert {"default", "finance", "hipaa", "gdpr", "contracts", "bis"} <= set(names)
     for name in names:
         assert load_policy(name).sources
+
+
+def test_every_setting_is_described_in_the_json_schema() -> None:
+    """Policy.model_json_schema() describes each field of the policy and its sections, loosen
+    and overrides included (editors show the descriptions)."""
+    models = ("Policy", "AccessSpec", "DomainSpec", "RecencySpec", "LinkingSpec")
+    models += ("ClassifiersSpec", "PatternSpec", "LabelSpec", "TriggerSpec", "RuleSpec")
+    models += ("RuleOverride", "OverridesSpec")
+    definitions = schema.Policy.model_json_schema()["$defs"]
+    for name in models:
+        properties = (schema.Policy.model_json_schema() if name == "Policy" else definitions[name])[
+            "properties"
+        ]
+        undescribed = [field for field, spec in properties.items() if not spec.get("description")]
+        assert undescribed == [], name
+    assert "loosen" in schema.Policy.model_json_schema()["properties"]

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import copy
-import hashlib
 import json
 from typing import TYPE_CHECKING
 
@@ -96,7 +95,7 @@ def test_audit_keeps_offsets_and_no_text(guard: Guard) -> None:
     (entry,) = record["chunks"]
     assert entry["decision"] == "redact"
     assert [(r["start"], r["end"]) for r in entry["redactions"]] == [(9, 30), (39, 54)]
-    assert entry["content_sha256"] == hashlib.sha256(CONTACT.text.encode()).hexdigest()
+    assert entry["content_hmac"] == guard.audit_key.digest(CONTACT.text)
     dumped = json.dumps(record)
     assert EMAIL not in dumped
     assert "[CONTACT_DETAILS]" not in dumped

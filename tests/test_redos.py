@@ -73,19 +73,27 @@ def test_guard_check_with_catastrophic_policy_finishes(
     pattern: str, text: str, found: bool
 ) -> None:
     """A 200 KB adversarial chunk and query through every stage of such a policy: the query
-    stage, access, an adversarial hint, the fingerprint, the classifier and the rules."""
+    stage, access, the fingerprint, the classifier and the rules; the same chunk carrying the
+    pattern as an index hint is over the hint work budget at this length, so it is denied
+    without the hint running."""
     guard = Guard(parse_policy(policy_with(pattern)))
-    meta = {"tenant": "t", "clause_id": "TRAP", "trap_regex_hint": pattern}
-    chunks = [Chunk(text, meta, score=0.9), Chunk(text, {**meta, "tenant": "other"}, score=0.9)]
+    meta = {"tenant": "t", "clause_id": "TRAP"}
+    chunks = [
+        Chunk(text, meta, score=0.9),
+        Chunk(text, {**meta, "tenant": "other"}, score=0.9),
+        Chunk(text, {**meta, "trap_regex_hint": pattern}, score=0.9),
+    ]
     result = guard.check(f"trap {text}", chunks, access=AccessContext(tenant={"t"}))
     assert result.query.allowed
     assert result.query.intents == ("TRAP",)
-    first, second = result.decisions
+    first, second, hinted = result.decisions
     # The fingerprint (the same pattern) runs before the hint, so a miss stops at the clause.
     assert (first.allowed, first.stage) == ((True, "passed") if found else (False, "clause"))
     assert second.stage == "access"
+    assert (hinted.allowed, hinted.stage) == (False, "hint" if found else "clause")
     if found:
         assert first.labels == {"trapped"}
+        assert "budget" in hinted.reason
 
 
 @pytest.mark.parametrize(("pattern", "text", "found"), CATASTROPHIC, ids=CASES)
@@ -214,7 +222,7 @@ def test_untrusted_bounds_are_what_compile_untrusted_enforces() -> None:
         compile_untrusted(r"\pL{20}")
 
 
-@pytest.mark.parametrize("size", [100, 40_000], ids=["cached", "long"])
+@pytest.mark.parametrize("size", [100, 20_000], ids=["cached", "long"])
 def test_hints_judge_long_and_short_texts_alike(size: int) -> None:
     """A text past the cache limit is normalised once for all its hints, with the same verdict."""
     guard = Guard(parse_policy("version: 1\n"))

@@ -9,10 +9,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rag_guard_integrations import Chunk, Guard, load_policy, parse_policy
+from rag_guard_integrations import Chunk, ContextBlocked, Guard, load_policy, parse_policy
 from rag_guard_integrations.data import load_corpus
 
-SHADOW_DEFAULT = "version: 1\nname: default-shadow\nextends: [default]\nmode: shadow\n"
+SHADOW_DEFAULT = (
+    "version: 1\nname: default-shadow\nextends: [default]\nloosen: [mode]\nmode: shadow\n"
+)
 RULES = """
 version: 1
 name: rules
@@ -36,7 +38,7 @@ SHADOWED = Guard(parse_policy(SHADOW_DEFAULT))
 def verdicts(record: dict[str, object]) -> list[tuple[object, ...]]:
     chunks = record["chunks"]
     assert isinstance(chunks, list)
-    keys = ("index", "id", "content_sha256", "decision", "stage", "rule", "reason", "labels")
+    keys = ("index", "id", "content_hmac", "decision", "stage", "rule", "reason", "labels")
     return [tuple(json.dumps(c[k]) for k in keys) for c in chunks]
 
 
@@ -146,3 +148,88 @@ def test_shadow_audit_equals_enforcement_for_any_retrieved_set(labels: list[list
     recorded = SHADOWED.check("q", chunks)
     assert recorded.allowed == chunks
     assert verdicts(recorded.audit()) == verdicts(applied.audit())
+
+
+@pytest.mark.parametrize(
+    ("pack", "query"),
+    [("bis", "price of bitcoin"), ("contracts", "opening hours")],
+    ids=["query_rejected", "no_clause_asked"],
+)
+def test_shadow_policy_gives_no_refusal_for_an_empty_retrieval(pack: str, query: str) -> None:
+    """An empty retrieval under a shadow policy is answered, with the query allowed, where the
+    enforcing policy refuses (a rejected query, a query for no known clause); the audit says
+    the whole policy would have refused."""
+    enforcing = Guard.from_policy(pack)
+    shadow = Guard(load_policy(pack).model_copy(update={"mode": "shadow"}))
+    assert enforcing.check(query, []).refusal is not None
+    result = shadow.check(query, [])
+    assert (result.refusal, result.query.allowed, result.allowed) == (None, True, [])
+    record = result.audit()
+    assert (record["refused"], record["refused_shadow"]) == (False, True)
+
+
+BRANCHES = {
+    "access_and_clause": "version: 1\nextends: [contracts]\n",
+    "domain": (
+        "version: 1\nextends: [bis]\nloosen: [domain.retriever_scores]\n"
+        "domain: {retriever_scores: cosine}\n"
+    ),
+    "raise": "version: 1\nextends: [default]\non_block: raise\n",
+    "empty": "version: 1\nextends: [default]\non_block: empty\n",
+    "redact": (
+        "version: 1\nclassifiers: {builtin: {email: contact_details}}\n"
+        "rules:\n  - name: mask\n    action: redact\n"
+        "    trigger: {all_present: [contact_details]}\n"
+    ),
+}
+# Scored, so that the domain guard takes the retriever's similarity and needs no embedder.
+BRANCH_CHUNKS = [
+    Chunk(c.text, c.metadata, 0.9, c.id)
+    for c in [
+        PAY,
+        WHO,
+        PLAIN,
+        Chunk("Reach me at ann@example.com", id="mail"),
+        Chunk("IS 2062: hot rolled structural steel", {"standard": "IS 2062"}, id="steel"),
+        *load_corpus("contracts")[:6],
+    ]
+]
+BRANCH_QUERIES = [QUERY, "price of bitcoin", "who pays whom?", "IS 2062 steel grades"]
+
+
+def both(policy: str) -> tuple[Guard, Guard]:
+    parsed = parse_policy(policy)
+    return Guard(parsed), Guard(parsed.model_copy(update={"mode": "shadow"}))
+
+
+GUARDS = {name: both(text) for name, text in BRANCHES.items()}
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    branch=st.sampled_from(sorted(BRANCHES)),
+    picked=st.lists(st.sampled_from(range(len(BRANCH_CHUNKS))), max_size=5),
+    query=st.sampled_from(BRANCH_QUERIES),
+    access=st.sampled_from([None, {"contract_type": ["MSA"]}]),
+)
+def test_shadow_changes_nothing_in_any_branch(
+    branch: str, picked: list[int], query: str, access: dict[str, list[str]] | None
+) -> None:
+    """Query rejected, empty retrieval, on_block raise or empty, redaction: a shadow policy
+    hands every chunk on unchanged, refuses nothing, raises nothing, and its audit records what
+    the enforcing policy decided."""
+    enforcing, shadow = GUARDS[branch]
+    chunks = [BRANCH_CHUNKS[i] for i in picked]
+    try:
+        applied = enforcing.check(query, chunks, access=access)
+    except ContextBlocked as blocked:
+        applied = blocked.result
+    recorded = shadow.check(query, chunks, access=access)
+    assert recorded.allowed == chunks
+    assert [c.text for c in recorded.allowed] == [c.text for c in chunks]
+    assert recorded.redacted == {}
+    assert (recorded.refusal, recorded.query.allowed, recorded.is_safe) == (None, True, True)
+    audit, reference = recorded.audit(), applied.audit()
+    assert verdicts(audit) == verdicts(reference)
+    assert audit["query"]["allowed"] == reference["query"]["allowed"]
+    assert audit["refused_shadow"] == (applied.refusal is not None)

@@ -46,3 +46,25 @@ def lines_run(call: Callable[[], Any], *modules: ModuleType) -> int:
 def growth(work: Callable[[int], int], size: int) -> float:
     """``work(2 * size) / work(size)``: about 2 for linear work, about 4 for quadratic."""
     return work(2 * size) / max(1, work(size))
+
+
+class CountedText(str):
+    """A text that counts the characters read out of it by indexing and slicing (``copied``).
+
+    Python lines do not show work done inside one line, such as slicing a long text; handing
+    the code a ``CountedText`` where it would get the plain one (a real text, only counted)
+    shows that work: a slice of the whole text per match makes ``copied`` grow with matches x
+    length, a bounded read per match with the matches alone.
+    """
+
+    copied: int
+
+    def __new__(cls, text: str) -> CountedText:
+        counted = super().__new__(cls, text)
+        counted.copied = 0
+        return counted
+
+    def __getitem__(self, key: Any) -> str:  # type: ignore[override]
+        part = str.__getitem__(self, key)
+        self.copied += len(part)
+        return part

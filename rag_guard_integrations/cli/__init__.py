@@ -9,6 +9,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from rag_guard_integrations.core.errors import RagGuardError
+from rag_guard_integrations.core.printable import printable
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -35,7 +36,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         code: int = args.run(args)
     except RagGuardError as error:
-        print(f"rag-guard {args.command}: {error}", file=sys.stderr)
+        # One line, whatever the message quotes (a path or value holding control characters).
+        print(printable(f"rag-guard {args.command}: {error}"), file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         print(f"rag-guard {args.command}: interrupted", file=sys.stderr)

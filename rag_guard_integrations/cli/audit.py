@@ -1,5 +1,5 @@
-"""``rag-guard audit FILE``: summarise a JSONL file of audit records (v1) per rule, stage and
-principal, as tables or ``--json``."""
+"""``rag-guard audit FILE``: summarise a JSONL file of audit records (v2, and v1 written before)
+per rule, stage, principal and audit key, as tables or ``--json``."""
 
 from __future__ import annotations
 
@@ -8,8 +8,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from rag_guard_integrations.cli.audit_schema import record_problem
 from rag_guard_integrations.console import print_json, table
-from rag_guard_integrations.core.audit import AUDIT_VERSION
+from rag_guard_integrations.core.audit import AUDIT_VERSION, READABLE_VERSIONS
 from rag_guard_integrations.core.errors import DataError
 from rag_guard_integrations.data.jsonl import read_jsonl
 
@@ -17,7 +18,8 @@ if TYPE_CHECKING:
     import argparse
 
 EXIT_OK, EXIT_FINDINGS = 0, 1
-_CHUNK_KEYS = ("decision", "enforced", "stage", "rule")
+# v1 records hashed with plain sha256: no key, so their hashes match any other v1 record's.
+_UNKEYED = "(v1, plain sha256)"
 
 
 def register(commands: argparse._SubParsersAction[Any]) -> None:
@@ -25,7 +27,7 @@ def register(commands: argparse._SubParsersAction[Any]) -> None:
     parser = commands.add_parser(
         "audit", help="summarise audit records (JSONL) per rule, stage and principal"
     )
-    parser.add_argument("file", type=Path, help="JSONL file, one audit record v1 a line")
+    parser.add_argument("file", type=Path, help="JSONL file, one audit record a line")
     parser.add_argument("--json", action="store_true", help="machine-readable summary")
     parser.set_defaults(run=run)
 
@@ -46,8 +48,15 @@ class Tally:
 
 
 def summarise(records: list[tuple[int, Any]], source: Path) -> dict[str, Any]:
-    """Totals and per-rule, per-stage and per-principal counts of ``records``."""
+    """Totals and per-rule, per-stage and per-principal counts of ``records``, and the records
+    per audit key id (hashes match only between records of one key).
+
+    Raises:
+        DataError: a line is not an audit record (the message names the line and the first
+            field that does not fit the shipped schema of its version).
+    """
     totals: Counter[str] = Counter()
+    keys: Counter[str] = Counter()
     rules: dict[str, Tally] = {}
     stages: dict[str, Tally] = {}
     principals: dict[str, Tally] = {}
@@ -56,9 +65,11 @@ def summarise(records: list[tuple[int, Any]], source: Path) -> dict[str, Any]:
         request = str(record["request_id"])
         who = principals.setdefault(str(record["principal"] or "(none)"), Tally())
         totals["requests"] += 1
-        totals["refused"] += bool(record.get("refused"))
-        totals["shadow_mode"] += record.get("mode") == "shadow"
-        who.add(request, "requests", *(["refused"] if record.get("refused") else []))
+        keys[str(record.get("key_id", _UNKEYED))] += 1
+        totals["refused"] += record["refused"]
+        totals["refused_shadow"] += bool(record.get("refused_shadow"))
+        totals["shadow_mode"] += record["mode"] == "shadow"
+        who.add(request, "requests", *(["refused"] if record["refused"] else []))
         for chunk in record["chunks"]:
             outcome = _outcome(chunk)
             totals.update(["chunks", outcome])
@@ -67,8 +78,8 @@ def summarise(records: list[tuple[int, Any]], source: Path) -> dict[str, Any]:
                 stages.setdefault(str(chunk["stage"]), Tally()).add(request, outcome)
             if chunk["rule"] is not None:
                 rules.setdefault(str(chunk["rule"]), Tally()).add(request, outcome)
-        for rule in record.get("rules", []):
-            fired = "fired" if rule.get("enforced", True) else "fired_shadow"
+        for rule in record["rules"]:
+            fired = "fired" if rule["enforced"] else "fired_shadow"
             rules.setdefault(str(rule["rule"]), Tally()).add(request, fired)
     return {
         "records": len(records),
@@ -76,6 +87,7 @@ def summarise(records: list[tuple[int, Any]], source: Path) -> dict[str, Any]:
         "rules": {name: t.to_dict() for name, t in sorted(rules.items())},
         "stages": {name: t.to_dict() for name, t in sorted(stages.items())},
         "principals": {name: t.to_dict() for name, t in sorted(principals.items())},
+        "keys": dict(sorted(keys.items())),
     }
 
 
@@ -105,31 +117,24 @@ def _outcome(chunk: dict[str, Any]) -> str:
 
 
 def _validate(record: Any, source: Path, number: int) -> None:
+    """Refuse a line that is not an audit record of a readable version, naming the first field
+    that does not fit its schema."""
     where = f"{source} line {number}"
-    if not isinstance(record, dict) or record.get("version") != AUDIT_VERSION:
+    if not isinstance(record, dict) or record.get("version") not in READABLE_VERSIONS:
         raise DataError(
-            f'{where}: not an audit record v{AUDIT_VERSION} (no "version": 1); '
-            "pass the JSON lines written by GuardResult.audit()"
+            f'{where}: not an audit record (no "version": {AUDIT_VERSION}, or 1 for older '
+            "records); pass the JSON lines written by GuardResult.audit()"
         )
-    missing = [k for k in ("request_id", "principal", "chunks") if k not in record]
-    chunks = record.get("chunks")
-    if not missing and not isinstance(chunks, list):
-        missing = ["chunks (a list)"]
-    for chunk in chunks if isinstance(chunks, list) else []:
-        if not isinstance(chunk, dict) or any(k not in chunk for k in _CHUNK_KEYS):
-            missing = [f"chunks[].{'/'.join(_CHUNK_KEYS)}"]
-            break
-    if missing:
-        raise DataError(
-            f"{where}: audit record lacks {', '.join(missing)}; "
-            "pass the JSON lines written by GuardResult.audit()"
-        )
+    if problem := record_problem(record):
+        raise DataError(f"{where}: {problem}; pass the JSON lines written by GuardResult.audit()")
 
 
 def _print_tables(summary: dict[str, Any]) -> None:
     totals = summary["totals"]
     print(f"{summary['records']} audit records, {totals.get('chunks', 0)} chunks")
     print(table(["total", "count"], sorted(totals.items())))
+    print("\nper audit key (hashes match only within one key)")
+    print(table(["key id", "records"], sorted(summary["keys"].items())))
     for title, key, first in (
         ("rule", "rules", "rule"),
         ("stage", "stages", "stage"),

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rag_guard_integrations.console import print_json, table
+from rag_guard_integrations.console import print_json, print_line, table
 from rag_guard_integrations.core.errors import ArgumentError
 from rag_guard_integrations.data.jsonl import read_jsonl
 
@@ -35,13 +35,28 @@ def register(commands: argparse._SubParsersAction[Any]) -> None:
 
 
 def parse_allow(values: list[str]) -> dict[str, list[str]]:
-    """``["contract_type=MSA,SOW"]`` -> ``{"contract_type": ["MSA", "SOW"]}``."""
+    """``["contract_type=MSA,SOW"]`` -> ``{"contract_type": ["MSA", "SOW"]}``.
+
+    Raises:
+        ArgumentError: a value is not ``attribute=values``, or names ``principal`` (who asks,
+            given with ``--principal``, is not an allowlist).
+
+    Example:
+        >>> parse_allow(["contract_type=MSA,SOW", "region=EU"])
+        {'contract_type': ['MSA', 'SOW'], 'region': ['EU']}
+    """
     allow: dict[str, list[str]] = {}
     for value in values:
         name, sep, items = value.partition("=")
-        if not sep or not name.strip():
+        name = name.strip()
+        if not sep or not name:
             raise ArgumentError(f"--allow {value!r} must look like attribute=value1,value2")
-        allow.setdefault(name.strip(), []).extend(v.strip() for v in items.split(",") if v.strip())
+        if name == "principal":
+            raise ArgumentError(
+                f"--allow {value!r}: principal names who is asking, not an access attribute; "
+                f"pass --principal {items.strip() or 'NAME'} instead"
+            )
+        allow.setdefault(name, []).extend(v.strip() for v in items.split(",") if v.strip())
     return allow
 
 
@@ -66,13 +81,13 @@ def explain(record: dict[str, Any]) -> None:
     query = record["query"]
     verdict = "allowed" if query["allowed"] else "rejected"
     intents = ", ".join(query["intents"]) or "none"
-    print(
+    print_line(
         f"query {verdict} (tier {query['tier'] or '-'}; intents {intents}); mode {record['mode']}"
     )
     rows = [
         [
             c["index"],
-            c["id"] or c["content_sha256"][:12],
+            c["id"] or c["content_hmac"][:12],
             c["decision"] if c["enforced"] else f"{c['decision']} (shadow)",
             c["stage"],
             c["rule"] or "-",
@@ -83,6 +98,6 @@ def explain(record: dict[str, Any]) -> None:
     print(table(["#", "chunk", "decision", "stage", "rule", "reason"], rows))
     for rule in record["rules"]:
         state = "" if rule["enforced"] else " (shadow, not enforced)"
-        print(f"rule {rule['rule']} {rule['action']}{state}: chunks {rule['chunks']}")
+        print_line(f"rule {rule['rule']} {rule['action']}{state}: chunks {rule['chunks']}")
     for notice in record["notices"]:
-        print(f"notice: {notice}")
+        print_line(f"notice: {notice}")

@@ -7,10 +7,13 @@ from dataclasses import dataclass, field, fields
 from itertools import filterfalse
 from typing import TYPE_CHECKING, Any, overload
 
-from rag_guard_integrations.core.audit import audit_record, text_free_reason
+from rag_guard_integrations.core.audit import audit_record, record_labels, record_recognizer
 from rag_guard_integrations.core.display import result_html
+from rag_guard_integrations.core.reasons import recorded
 
 if TYPE_CHECKING:
+    from collections.abc import Collection
+
     from rag_guard_integrations.core.audit import RequestInfo
     from rag_guard_integrations.core.chunk import Chunk
 
@@ -46,32 +49,31 @@ class ChunkDecision:
         """The input chunk (``chunk`` is its masked copy when ``redactions`` is not empty)."""
         return self.original or self.chunk
 
-    def to_dict(self, *, include_text: bool = True) -> dict[str, Any]:
-        """JSON-ready record; chunk text only when ``include_text`` (without it, a reason that
-        could quote the chunk is cut to its fixed part)."""
-        reason = (
-            self.reason
-            if include_text
-            else text_free_reason(
-                self.stage,
-                self.reason,
-                self.source.text,
-                keep_query=True,
-                metadata=self.source.metadata,
-            )
-        )
+    def to_dict(
+        self, *, include_text: bool = True, names: Collection[str] = frozenset()
+    ) -> dict[str, Any]:
+        """JSON-ready record. With ``include_text`` the chunk's text, metadata, labels and full
+        reason; without it nothing the chunk holds: the reason's record form (see
+        :class:`~rag_guard_integrations.core.reasons.Reason`), the labels among the policy's
+        ``names`` (any other is counted in ``unknown_labels``) and masks by those recogniser
+        names (any other is ``classifier``)."""
         out: dict[str, Any] = {
             "index": self.index,
             "id": self.chunk.id,
             "allowed": self.allowed,
             "stage": self.stage,
-            "reason": reason,
+            "reason": self.reason if include_text else recorded(self.stage, self.reason),
             "rule": self.rule,
             "labels": sorted(self.labels),
             "score": self.chunk.score,
         }
+        if not include_text:
+            out["labels"], out["unknown_labels"] = record_labels(self.labels, names)
         if self.redactions:
             out["redactions"] = [[r.label, r.start, r.end, r.recognizer] for r in self.redactions]
+            if not include_text:
+                for mask in out["redactions"]:
+                    mask[3] = record_recognizer(mask[3], names)
         if include_text:
             out["text"] = self.chunk.text
             out["metadata"] = _jsonable(self.chunk.metadata)
@@ -262,8 +264,9 @@ class Violation:
     scope: str = "context"
     links: tuple[Link, ...] = ()
 
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready record."""
+    def to_dict(self, *, include_text: bool = True) -> dict[str, Any]:
+        """JSON-ready record; each link as ``[a, b, key, value]``, or without ``include_text``
+        as ``[a, b, key]`` (the shared value is the chunks' own)."""
         return {
             "rule": self.rule,
             "action": self.action,
@@ -271,7 +274,10 @@ class Violation:
             "labels": list(self.labels),
             "chunks": list(self.chunk_indices),
             "scope": self.scope,
-            "links": [[lk.a, lk.b, lk.key, lk.value] for lk in self.links],
+            "links": [
+                [lk.a, lk.b, lk.key, lk.value] if include_text else [lk.a, lk.b, lk.key]
+                for lk in self.links
+            ],
         }
 
 
@@ -361,34 +367,42 @@ class GuardResult:
         }
 
     def audit(self, *, include_query: bool = False) -> dict[str, Any]:
-        """Audit record v1 (schema ``schemas/audit-v1.json``): request id, time, principal,
-        access, query hash, policy names and sha256, and per chunk its id, content hash,
-        decision, stage, rule and reason. Never chunk text; the query text only when
-        ``include_query``."""
+        """Audit record v2 (schema ``schemas/audit-v2.json``): request id, time, principal,
+        access, the audit key's id, the query's keyed hash, policy names and sha256, and per
+        chunk its id, keyed content hash, decision, stage, rule, recorded reason and labels.
+        Nothing a chunk holds; the query text only when ``include_query``."""
         return audit_record(self, include_query=include_query)
 
     def to_dict(self, *, include_text: bool = True) -> dict[str, Any]:
-        """The JSON-ready audit record (chunk text left out when ``include_text`` is False)."""
+        """The JSON-ready decisions. Without ``include_text`` nothing a chunk holds: no text,
+        metadata or link values, reasons in their record form, and labels outside the policy's
+        vocabulary (the chunk's or a model's own) only counted."""
+        names = self.request.names if self.request is not None else frozenset()
+        out = [d.to_dict(include_text=include_text, names=names) for d in self.decisions]
         return {
             "query": self.query.to_dict(),
             "allowed": list(self.allowed_indices),
             "is_safe": self.is_safe,
             "refusal": self.refusal,
-            "decisions": [d.to_dict(include_text=include_text) for d in self.decisions],
-            "violations": [v.to_dict() for v in self.violations],
-            "warnings": [w.to_dict() for w in self.warnings],
+            "decisions": out,
+            "violations": [v.to_dict(include_text=include_text) for v in self.violations],
+            "warnings": [w.to_dict(include_text=include_text) for w in self.warnings],
             "bridges": [{"label": b.label, "rules": list(b.rules)} for b in self.bridges],
-            "unknown_labels": {str(i): sorted(s) for i, s in self.unknown_labels.items()},
+            "unknown_labels": _labels_by_chunk(self.unknown_labels, include_text),
             "notices": list(self.notices),
-            # A model's stray labels may quote the chunk: the no-text record only counts them.
-            "dropped_labels": {
-                str(i): sorted(s) if include_text else len(s)
-                for i, s in self.dropped_labels.items()
-            },
+            "dropped_labels": _labels_by_chunk(self.dropped_labels, include_text),
         }
 
     def _repr_html_(self) -> str:
         return result_html(self)
+
+
+def _labels_by_chunk(
+    labels: Mapping[int, frozenset[str]], include_text: bool
+) -> dict[str, list[str] | int]:
+    """Labels per chunk position, sorted; without ``include_text`` their number only (labels
+    outside the vocabulary are the chunk's or a model's own words)."""
+    return {str(i): sorted(found) if include_text else len(found) for i, found in labels.items()}
 
 
 def _lazy(decisions: Sequence[ChunkDecision]) -> ChunkDecisions:

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from html import escape
+import html
 from typing import TYPE_CHECKING
+
+from rag_guard_integrations.core.printable import printable
 
 if TYPE_CHECKING:
     from rag_guard_integrations.core.decisions import ChunkDecision, GuardResult
@@ -11,6 +13,17 @@ if TYPE_CHECKING:
 _STYLE = "border-collapse:collapse;font-family:sans-serif;font-size:13px;color:#111"
 _CELL = "border:1px solid #ccc;padding:3px 6px;text-align:left;vertical-align:top"
 _HEADERS = ("#", "id", "score", "verdict", "stage", "reason", "labels", "text")
+
+
+def escape(text: str) -> str:
+    r"""``text`` as HTML: white space squeezed to single spaces (as HTML shows it), other
+    control and bidi characters as escapes (they would reorder or hide what a cell shows).
+
+    Example:
+        >>> escape("a <b>\n\u202eexe")
+        'a &lt;b&gt; \\u202eexe'
+    """
+    return html.escape(printable(" ".join(text.split())))
 
 
 def result_html(result: GuardResult, *, text_width: int = 120) -> str:

@@ -7,6 +7,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from rag_guard_integrations.core.normalize import normalize
+from rag_guard_integrations.core.reasons import Reason
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
@@ -64,7 +65,7 @@ def _label_set(label: str) -> frozenset[str]:
     return found
 
 
-def metadata_labels(metadata: Mapping[str, Any]) -> tuple[frozenset[str], str | None]:
+def metadata_labels(metadata: Mapping[str, Any]) -> tuple[frozenset[str], Reason | None]:
     """Labels from ``classification`` (a string) and ``classifications`` (a list of strings).
 
     Returns ``(labels, problem)``. Malformed values (non-strings, nested lists) give the label
@@ -74,20 +75,26 @@ def metadata_labels(metadata: Mapping[str, Any]) -> tuple[frozenset[str], str | 
     if type(single) is str and metadata.get(LABEL_KEYS[1]) is None:
         return _label_set(single), None  # the common case: one label as a string
     labels: set[str] = set()
-    problem: str | None = None
+    problem: Reason | None = None
     for key in LABEL_KEYS:
         value = metadata.get(key)
         if value is None:
             continue
         items = [value] if isinstance(value, str) else value
         if not isinstance(items, list | tuple | set | frozenset):
-            problem = f"metadata {key!r} is a {type(value).__name__}, not a string or list"
+            problem = Reason(
+                f"metadata {key!r} is a {type(value).__name__}, not a string or list",
+                f"metadata {key!r} is not a string or list",
+            )
             continue
         for item in items:
             if isinstance(item, str):
                 labels.update(_label_set(item))
             else:
-                problem = f"metadata {key!r} holds a {type(item).__name__}, not a string"
+                problem = Reason(
+                    f"metadata {key!r} holds a {type(item).__name__}, not a string",
+                    f"metadata {key!r} holds an item that is not a string",
+                )
     if problem is not None:
         labels.add(UNCLASSIFIED)
     return frozenset(labels), problem
@@ -95,11 +102,11 @@ def metadata_labels(metadata: Mapping[str, Any]) -> tuple[frozenset[str], str | 
 
 def labels_many(
     metadata: Sequence[Mapping[str, Any]],
-) -> tuple[list[frozenset[str]], dict[int, str]]:
+) -> tuple[list[frozenset[str]], dict[int, Reason]]:
     """:func:`metadata_labels` of each mapping: the labels in order, and the problem of each
     position that has one."""
     out: list[frozenset[str]] = []
-    problems: dict[int, str] = {}
+    problems: dict[int, Reason] = {}
     single_key, list_key = LABEL_KEYS
     cached = _LABEL_SETS.get
     for position, meta in enumerate(metadata):

@@ -21,7 +21,9 @@ class Request:
 
 
 class ChunkCheck(Protocol):
-    """A per-chunk stage: returns None when the chunk passes, else why it is denied."""
+    """A per-chunk stage: returns None when the chunk passes, else why it is denied: a
+    :class:`~rag_guard_integrations.core.reasons.Reason` for records to carry its record form
+    (a plain string is recorded by the stage's name only)."""
 
     name: str
 

@@ -9,6 +9,7 @@ import logging
 from typing import TYPE_CHECKING, Any
 
 from rag_guard_integrations.core.audit import sha256_text
+from rag_guard_integrations.core.labels import clean_label
 
 if TYPE_CHECKING:
     from rag_guard_integrations.core.decisions import GuardResult
@@ -30,6 +31,23 @@ def policy_identity(policy: Policy) -> tuple[tuple[str, ...], str]:
     names = tuple(part for part in (policy.name or "").split("+") if part) or ("<unnamed>",)
     canonical = json.dumps(policy.model_dump(mode="json"), sort_keys=True, separators=(",", ":"))
     return names, sha256_text(canonical)
+
+
+def record_names(policy: Policy) -> frozenset[str]:
+    """The label and recogniser names a record of ``policy`` may show: its vocabulary, its
+    recognisers and their labels (every one the policy wrote; a chunk's or a model's own
+    labels, and recogniser names a classifier made up, are not).
+
+    Example:
+        >>> from rag_guard_integrations import load_policy
+        >>> {"financial", "credit_card"} <= record_names(load_policy("default"))
+        True
+    """
+    classifiers = policy.classifiers
+    produced = [spec.label for spec in classifiers.patterns] + list(classifiers.builtin.values())
+    recognizers = [spec.name for spec in classifiers.patterns] + list(classifiers.builtin)
+    labels = {clean_label(label) for label in produced}
+    return frozenset(policy.vocabulary).union(labels, recognizers)
 
 
 def publish(result: GuardResult) -> None:
@@ -59,16 +77,17 @@ def span_attributes(record: dict[str, Any]) -> dict[str, Any]:
     chunks = record["chunks"]
     attributes: dict[str, Any] = {
         "rag_guard.audit.version": record["version"],
+        "rag_guard.audit.key_id": record["key_id"],
         "rag_guard.request_id": record["request_id"],
         "rag_guard.policy.names": record["policy"]["names"],
         "rag_guard.policy.sha256": record["policy"]["sha256"],
-        "rag_guard.query.sha256": record["query"]["sha256"],
+        "rag_guard.query.hmac": record["query"]["hmac"],
         "rag_guard.query.allowed": record["query"]["allowed"],
         "rag_guard.mode": record["mode"],
         "rag_guard.refused": record["refused"],
         "rag_guard.chunks": len(chunks),
         "rag_guard.allowed": sum(c["decision"] != "deny" or not c["enforced"] for c in chunks),
-        "rag_guard.chunk.ids": [c["id"] or c["content_sha256"] for c in chunks],
+        "rag_guard.chunk.ids": [c["id"] or c["content_hmac"] for c in chunks],
         "rag_guard.chunk.decisions": [c["decision"] for c in chunks],
         "rag_guard.chunk.enforced": [c["enforced"] for c in chunks],
         "rag_guard.chunk.stages": [c["stage"] for c in chunks],

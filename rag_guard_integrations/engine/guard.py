@@ -11,6 +11,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
+from rag_guard_integrations.core import keys
 from rag_guard_integrations.core.access import AccessContext, AccessLike
 from rag_guard_integrations.core.audit import RequestInfo
 from rag_guard_integrations.core.chunk import Chunk, coerce_chunks
@@ -18,9 +19,10 @@ from rag_guard_integrations.core.constraints import Allowed, Constraints
 from rag_guard_integrations.core.decisions import GuardResult, QueryDecision
 from rag_guard_integrations.core.errors import ArgumentError, ContextBlocked, InputError
 from rag_guard_integrations.core.normalize import normalize
+from rag_guard_integrations.core.reasons import Reason
 from rag_guard_integrations.core.records import slot_filler
 from rag_guard_integrations.core.stage import ChunkCheck, Request
-from rag_guard_integrations.engine.audit import policy_identity, publish
+from rag_guard_integrations.engine.audit import policy_identity, publish, record_names
 from rag_guard_integrations.engine.labelling import Labelling, aattempt, attempt, take_labels
 from rag_guard_integrations.engine.notices import policy_notices, request_notices
 from rag_guard_integrations.engine.run import Run, stage_reasons
@@ -40,6 +42,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
 
     from rag_guard_integrations.classify.base import Classifier
+    from rag_guard_integrations.core.keys import AuditKeyLike
     from rag_guard_integrations.embeddings import Embedder
     from rag_guard_integrations.guards.domain_identifiers import IdentifierLookup
     from rag_guard_integrations.guards.registry import QueryCheck, SetCheck
@@ -84,6 +87,15 @@ class Guard:
         checks: extra per-chunk checks.
         identifiers: the collection's standard identifiers, or a lookup that answers whether
             it holds one, for the domain guard's tier 2.
+        audit_key: the secret the audit record's content and query hashes are keyed with
+            (HMAC-SHA256; bytes or a str of at least 16 bytes); by default
+            ``$RAG_GUARD_AUDIT_KEY``, else a random key of the process, with a notice (see
+            :mod:`rag_guard_integrations.core.keys`). Records name it by its id only.
+
+    A check's reason reaches records in its record form: return a
+    :class:`~rag_guard_integrations.core.reasons.Reason` from your own check to have it
+    recorded (a plain string is recorded as ``"<name>: reason not recorded ..."``, since it may
+    quote the chunk).
 
     Example:
         >>> from rag_guard_integrations import AccessContext, Guard
@@ -103,8 +115,11 @@ class Guard:
         embedder: Embedder | None = None,
         checks: Iterable[ChunkCheck] = (),
         identifiers: Iterable[str] | IdentifierLookup = (),
+        *,
+        audit_key: AuditKeyLike = None,
     ) -> None:
         self.policy = policy
+        self.audit_key = keys.audit_key(audit_key)
         self._inputs = QueryInputs(
             embedder, identifiers if callable(identifiers) else tuple(identifiers)
         )
@@ -117,9 +132,13 @@ class Guard:
         self._reads_labels = self.combination is not None or policy.declares_vocabulary
         self._labelling = Labelling(policy, self.combination, self.recognizers, self.classifier)
         stages = [c.name for c in self.checks] + (["combination"] if self.combination else [])
-        self._verdicts = Verdicts(policy, "passed " + ", ".join(stages), self.prefilter)
+        passed = Reason.fixed("passed " + ", ".join(stages))
+        # The evaluation behind shadow mode is the policy as enforced: it asks what an
+        # enforcing prefilter would say (whether an empty retrieval could have held anything).
+        self._verdicts = Verdicts(policy, passed, self._constraints)
         self._identity = policy_identity(policy)
-        self._notices = policy_notices(policy, self.classifier)
+        self._record_names = record_names(policy)
+        self._notices = policy_notices(policy, self.classifier, self.audit_key)
         self._shadow = Shadow.of(policy)
 
     @classmethod
@@ -130,6 +149,7 @@ class Guard:
         embedder: Embedder | None = None,
         checks: Iterable[ChunkCheck] = (),
         identifiers: Iterable[str] | IdentifierLookup = (),
+        audit_key: AuditKeyLike = None,
     ) -> Guard:
         """A guard for policies, built-in names or paths, merged in order. Every
         ``from_policy`` of the package takes such references as :func:`load_policy` does (a
@@ -146,6 +166,7 @@ class Guard:
             embedder=embedder,
             checks=checks,
             identifiers=identifiers,
+            audit_key=audit_key,
         )
 
     def _recognizers(self) -> Classifier | None:
@@ -161,13 +182,13 @@ class Guard:
         return PatternClassifier.from_policy(policy).bind(policy.vocabulary)
 
     def __reduce__(self) -> tuple[Any, ...]:
-        """Pickle and copy as the policy, classifier, embedder, extra checks and identifiers;
-        the compiled (RE2) state is rebuilt. The process-wide MiniLM embedder pickles as a
-        reference."""
+        """Pickle and copy as the policy, classifier, embedder, extra checks, identifiers and
+        audit key (a worker keys its records as this guard does); the compiled (RE2) state is
+        rebuilt. The process-wide MiniLM embedder pickles as a reference."""
         extra = self.checks[len(policy_checks(self.policy)) :]
         inputs = self._inputs
         return (
-            type(self),
+            partial(type(self), audit_key=self.audit_key),
             (self.policy, self.classifier, inputs.embedder, extra, inputs.identifiers),
         )
 
@@ -214,9 +235,13 @@ class Guard:
             ...     "termination notice period?", {"contract_type": ["MSA"]})
             Constraints(contract_type=all:['MSA'], clause_id=all:['TERMINATION_NOTICE'])
         """
-        context = AccessContext.coerce(access)
         if self.policy.mode == "shadow":
             return Constraints()  # a store-side filter would enforce what shadow mode only records
+        return self._constraints(query, access)
+
+    def _constraints(self, query: str, access: AccessLike) -> Constraints | None:
+        """:meth:`prefilter` of the policy as enforced, whatever its mode."""
+        context = AccessContext.coerce(access)
         constraints: dict[str, Allowed] = {}
         for attribute in self.policy.access.attributes:
             allowed = context.allowlists.get(attribute) if context is not None else None
@@ -242,8 +267,11 @@ class Guard:
         decision = self._decide_query(query, normalized, items)
         run = Run(_new_request(query, normalized, decision.intents, context), items, decision)
         if not decision.allowed:
-            rejected = ("domain", f"the query was rejected ({decision.reason})")
-            run.denied = dict.fromkeys(range(len(items)), rejected)
+            why = Reason(
+                f"the query was rejected ({decision.reason})",
+                f"the query was rejected (tier {decision.tier})",
+            )
+            run.denied = dict.fromkeys(range(len(items)), ("domain", why))
             return run
         # Stage by stage over the chunks still in: each chunk is denied by the first stage that
         # denies it, as if the stages ran chunk by chunk.
@@ -285,7 +313,12 @@ class Guard:
         ``on_block: raise``."""
         request = run.request
         run.info = RequestInfo.new(
-            request.query, request.access, *self._identity, started_ns=run.started_ns
+            request.query,
+            request.access,
+            *self._identity,
+            started_ns=run.started_ns,
+            key=self.audit_key,
+            names=self._record_names,
         )
         run.notices = self._notices + request_notices(self.policy, request.access)
         if self._shadow is None:

@@ -13,6 +13,7 @@ from rag_guard_integrations.core.labels import (
     labels_many,
     metadata_labels,
 )
+from rag_guard_integrations.core.reasons import Reason
 from rag_guard_integrations.engine.run import failure
 
 if TYPE_CHECKING:
@@ -118,7 +119,8 @@ def take_labels(
     stage: str,
 ) -> None:
     """Union each classification into its chunk's labels (cleaned like metadata labels); a
-    classifier's error becomes the chunk's note (no-text records leave its text out)."""
+    classifier's error becomes the chunk's note (records say only that the classifier failed:
+    its text may quote the chunk)."""
     if isinstance(found, Exception):  # a failing classifier must not let chunks through
         reason = failure(stage, found)
         found = [Classification.failed(reason)] * len(indices)
@@ -140,7 +142,7 @@ def take_labels(
         if dropped := _clean_labels(classification.dropped):
             run.dropped[index] = run.dropped.get(index, frozenset()) | dropped
         if classification.error is not None:
-            run.notes[index] = f"classifier: {classification.error}"
+            run.notes[index] = Reason(f"classifier: {classification.error}", "classifier failed")
 
 
 def attempt(

@@ -1,5 +1,6 @@
 """Mistakes that would otherwise pass silently: an access-controlled policy checked without
-access, an access attribute the policy does not declare, a rule label nothing can produce.
+access, an access attribute the policy does not declare, a rule label nothing can produce, and
+audit hashes keyed with no configured key.
 
 Each becomes a WARNING on the ``rag_guard_integrations`` logger and a line in
 ``GuardResult.notices``.
@@ -11,6 +12,7 @@ import logging
 from typing import TYPE_CHECKING
 
 from rag_guard_integrations.core.arguments import did_you_mean
+from rag_guard_integrations.core.keys import key_notice
 from rag_guard_integrations.policy.producible import (
     classifier_rules,
     unproducible_label_problems,
@@ -19,18 +21,20 @@ from rag_guard_integrations.policy.producible import (
 if TYPE_CHECKING:
     from rag_guard_integrations.classify.base import Classifier
     from rag_guard_integrations.core.access import AccessContext
+    from rag_guard_integrations.core.keys import AuditKey
     from rag_guard_integrations.policy.schema import Policy
 
 logger = logging.getLogger("rag_guard_integrations")
 
 
-def policy_notices(policy: Policy, classifier: Classifier | None) -> tuple[str, ...]:
+def policy_notices(policy: Policy, classifier: Classifier | None, key: AuditKey) -> tuple[str, ...]:
     """Rule trigger labels that no label declaration, recogniser or classifier can produce
-    (so the rule fires only on chunks tagged with the label in metadata); logged once."""
+    (so the rule fires only on chunks tagged with the label in metadata), and an audit key the
+    process drew for want of a configured one; logged once, when the guard is built."""
     recognizers = getattr(classifier, "recognizers", None)
-    if classifier is not None and recognizers is None:
-        return ()  # a model classifier answers with any vocabulary label, declared or not
-    if needing := classifier_rules(policy, recognizers or ()):
+    # A model classifier answers with any vocabulary label, declared or not.
+    model = classifier is not None and recognizers is None
+    if not model and (needing := classifier_rules(policy, recognizers or ())):
         # Expected of a pack used without a classifier: said once, not a warning.
         logger.info(
             "policy %r has no classifier attached, so %d of its rules fire only on labels in "
@@ -39,7 +43,9 @@ def policy_notices(policy: Policy, classifier: Classifier | None) -> tuple[str, 
             len(needing),
             "; ".join(needing),
         )
-    return _warn(unproducible_label_problems(policy, recognizers or ()))
+    problems = [] if model else unproducible_label_problems(policy, recognizers or ())
+    drawn = key_notice(key)
+    return _warn([*problems, drawn] if drawn is not None else problems)
 
 
 def request_notices(policy: Policy, access: AccessContext | None) -> tuple[str, ...]:

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from rag_guard_integrations.core.chunk import Chunk
 from rag_guard_integrations.core.decisions import ChunkDecision, Redaction
+from rag_guard_integrations.core.reasons import Reason
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
@@ -34,7 +35,8 @@ class Masked:
     def decision(self, index: int, original: Chunk, labels: frozenset[str]) -> ChunkDecision:
         """The allowed decision for input ``index``: the masked chunk, spans and ``original``."""
         kinds = ", ".join(sorted({r.label for r in self.redactions}))
-        reason = f"{len(self.redactions)} span(s) of {kinds} masked by {self.rule}"
+        # Labels and the rule are the policy's names: the record keeps the whole reason.
+        reason = Reason.fixed(f"{len(self.redactions)} span(s) of {kinds} masked by {self.rule}")
         return ChunkDecision(
             index,
             self.chunk,

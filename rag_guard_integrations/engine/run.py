@@ -6,6 +6,8 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from rag_guard_integrations.core.reasons import Reason
+
 if TYPE_CHECKING:
     from rag_guard_integrations.classify.base import Finding
     from rag_guard_integrations.core.audit import RequestInfo
@@ -22,10 +24,10 @@ class Run:
     request: Request
     chunks: list[Chunk]
     query: QueryDecision
-    denied: dict[int, tuple[str, str]] = field(default_factory=dict)
+    denied: dict[int, tuple[str, str]] = field(default_factory=dict)  # stage, reason
     labels: dict[int, frozenset[str]] = field(default_factory=dict)
     pending: list[int] = field(default_factory=list)
-    notes: dict[int, str] = field(default_factory=dict)
+    notes: dict[int, Reason] = field(default_factory=dict)
     dropped: dict[int, frozenset[str]] = field(default_factory=dict)
     started_ns: int = field(default_factory=time.time_ns)
     # Labels that no span backs (metadata's, and a classifier's given without a finding), for
@@ -58,6 +60,11 @@ def stage_reasons(check: ChunkCheck, chunks: list[Chunk], request: Request) -> l
     return out
 
 
-def failure(stage: str, error: BaseException) -> str:
-    """The reason a chunk is denied when ``stage`` raised ``error`` on it."""
-    return f"{stage} check failed ({type(error).__name__}: {error}); denied (fail closed)"
+def failure(stage: str, error: BaseException) -> Reason:
+    """The reason a chunk is denied when ``stage`` raised ``error`` on it; its record names the
+    error's type only (the message may quote the chunk)."""
+    kind = type(error).__name__
+    return Reason(
+        f"{stage} check failed ({kind}: {error}); denied (fail closed)",
+        f"{stage} check failed ({kind}); denied (fail closed)",
+    )

@@ -11,6 +11,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from rag_guard_integrations.core.decisions import PASSED, ChunkDecision, GuardResult
+from rag_guard_integrations.core.reasons import Reason
 from rag_guard_integrations.guards.registry import set_check
 
 if TYPE_CHECKING:
@@ -20,7 +21,7 @@ if TYPE_CHECKING:
     from rag_guard_integrations.guards.registry import SetCheck
     from rag_guard_integrations.policy.schema import Policy
 
-SHADOW_REASON = "shadow mode: evaluated and recorded, not enforced"
+SHADOW_REASON = Reason.fixed("shadow mode: evaluated and recorded, not enforced")
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,7 +49,11 @@ class Shadow:
         enforce: Callable[[SetCheck | None], GuardResult],
     ) -> GuardResult:
         """The applied result, carrying ``evaluated`` (the whole policy enforced) as its
-        ``shadow``; ``enforce`` re-runs the combination stage with the enforced rules."""
+        ``shadow``; ``enforce`` re-runs the combination stage with the enforced rules.
+
+        A shadow policy changes nothing, whatever the evaluation decided: every chunk passes
+        unmasked, the query is allowed, no refusal is given (not even for an empty retrieval)
+        and no rule fires, so ``on_block: raise`` has nothing to raise for."""
         if not self.whole:
             return replace(enforce(self.enforced), shadow=evaluated)
         decisions = tuple(
@@ -60,7 +65,7 @@ class Shadow:
             replace(evaluated.query, allowed=True, refusal=None),
             decisions,
             unknown_labels=evaluated.unknown_labels,
-            refusal=evaluated.refusal if not chunks else None,
+            refusal=None,
             request=None if info is None else replace(info, mode="shadow"),
             notices=evaluated.notices,
             shadow=evaluated,

@@ -7,6 +7,7 @@ from itertools import filterfalse, repeat
 from typing import TYPE_CHECKING
 
 from rag_guard_integrations.core.decisions import ChunkDecisions, GuardResult
+from rag_guard_integrations.core.reasons import Reason, compose
 from rag_guard_integrations.core.records import slot_filler
 from rag_guard_integrations.engine.redact import confirm_masks, redact
 from rag_guard_integrations.engine.run import failure
@@ -38,7 +39,7 @@ class Verdicts:
 
     Args:
         policy: the guard's policy (its rules, vocabulary and ``on_*`` settings).
-        passed_reason: the reason an allowed chunk carries (the stages it passed).
+        passed_reason: the reason an allowed chunk carries (the stages it passed, by name).
         prefilter: the guard's :meth:`~rag_guard_integrations.Guard.prefilter`, which tells
             whether an empty retrieval could have held anything that passes.
     """
@@ -48,7 +49,7 @@ class Verdicts:
     def __init__(
         self,
         policy: Policy,
-        passed_reason: str,
+        passed_reason: Reason,
         prefilter: Callable[[str, AccessContext | None], Constraints | None],
     ) -> None:
         self.policy = policy
@@ -56,7 +57,9 @@ class Verdicts:
         self._prefilter = prefilter
         self._vocabulary = frozenset(policy.vocabulary) if policy.declares_vocabulary else None
         self._redacting = {rule.name: rule for rule in policy.rules if rule.action == "redact"}
-        self._by_rule = {rule.name: ("combination", rule_message(rule)) for rule in policy.rules}
+        self._by_rule: dict[str, tuple[str, str]] = {
+            rule.name: ("combination", Reason.fixed(rule_message(rule))) for rule in policy.rules
+        }
 
     def finish(self, run: Run, combination: SetCheck | None) -> GuardResult:
         """Apply ``combination`` (the policy's rules, or those shadow mode enforces) to the
@@ -88,9 +91,8 @@ class Verdicts:
         # Labels that could not be read or computed are not known to be safe: withheld even when
         # no rule of the policy names ``unclassified`` (fail closed).
         for index, note in run.notes.items():
-            run.denied.setdefault(
-                index, ("labels", f"{note}; labels unknown, denied (fail closed)")
-            )
+            reason = compose("{}; labels unknown, denied (fail closed)", note)
+            run.denied.setdefault(index, ("labels", reason))
         if run.masked and combination is not None:
             kept = [
                 Labelled(
@@ -101,7 +103,8 @@ class Verdicts:
             ]
             for index, rule in confirm_masks(run.masked, kept, combination).items():
                 message = self._redacting[rule].message or rule
-                run.denied[index] = ("combination", f"{message} (masking could not make it safe)")
+                reason = Reason.fixed(f"{message} (masking could not make it safe)")
+                run.denied[index] = ("combination", reason)
                 rules[index] = rule
         return self._result(run, outcome, unknown, rules)
 
@@ -114,11 +117,15 @@ class Verdicts:
             if extra := labels - self._vocabulary:
                 unknown[index] = extra
                 if self.policy.on_unknown_label == "block":
-                    # The reason stays one short line; unknown_labels keeps them all.
+                    # The reason stays one short line; unknown_labels keeps them all. The labels
+                    # are the chunk's own words: records count them.
                     shown = sorted(extra)[:5]
                     more = f" and {len(extra) - 5} more" if len(extra) > 5 else ""
-                    names = ", ".join(shown) + more
-                    run.denied[index] = ("labels", f"labels outside the vocabulary: {names}")
+                    reason = Reason(
+                        f"labels outside the vocabulary: {', '.join(shown)}{more}",
+                        f"{len(extra)} label(s) outside the vocabulary",
+                    )
+                    run.denied[index] = ("labels", reason)
         return unknown
 
     def _remove(
@@ -139,10 +146,11 @@ class Verdicts:
         # One shared verdict per rule; only chunks with a label note get their own reason.
         verdicts = self._by_rule
         if not all(map(verdicts.__contains__, blocked.values())):  # rules beyond the policy's
+            # A message the policy did not write is plain text: records leave it out.
             verdicts = {v.rule: ("combination", v.message) for v in outcome.violations}
         run.denied.update(zip(blocked, map(verdicts.__getitem__, blocked.values()), strict=True))
         for index in run.notes.keys() & blocked.keys() if run.notes else ():
-            reason = f"{verdicts[blocked[index]][1]} ({run.notes[index]})"
+            reason = compose("{} ({})", verdicts[blocked[index]][1], run.notes[index])
             run.denied[index] = ("combination", reason)
         return dict(blocked)
 

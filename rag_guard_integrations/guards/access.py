@@ -10,6 +10,7 @@ from rag_guard_integrations.core.constraints import MATCH_ALL, MATCH_ANY, Allowe
 from rag_guard_integrations.core.errors import PatternCompileError, PatternTooLargeError
 from rag_guard_integrations.core.normalize import CACHED_CHARS, normalize
 from rag_guard_integrations.core.patterns import compile_untrusted, matches
+from rag_guard_integrations.core.reasons import Reason
 from rag_guard_integrations.guards.registry import Stage
 from rag_guard_integrations.policy.loader import load_policy
 
@@ -29,6 +30,11 @@ _METADATA = attrgetter("metadata")
 # the whole text, so this bounds the hint work per character of the chunk.
 MAX_HINT_PROGRAM_PER_CHUNK = 2000
 MAX_HINTS_PER_CHUNK = 8
+# And their instructions times the bytes of the (normalised) text stay within this budget. A
+# hint can defeat RE2's DFA (``a[ab]{480}c`` on a text of a and b fills its cache at once), and
+# RE2 then steps every instruction on every byte: measured here at up to 9 ns per instruction
+# and byte, so a chunk's hints cost at most about 9 ms, whatever the text.
+MAX_HINT_WORK = 1_000_000
 
 
 class AccessGuard:
@@ -36,7 +42,9 @@ class AccessGuard:
 
     Default deny: an attribute the context does not mention, or the chunk does not carry, is
     denied. A list of values passes when every value is allowed (``match="all"``, the default)
-    or, for an attribute the policy marks ``match: any``, when one of them is.
+    or, for an attribute the policy marks ``match: any``, when one of them is. Reasons name the
+    attribute, never the chunk's value (records carry them whole; the value is in the chunk's
+    metadata), and are shared, so a denial costs no new object.
 
     Example:
         >>> from rag_guard_integrations import AccessContext, Chunk
@@ -44,7 +52,7 @@ class AccessGuard:
         >>> guard = AccessGuard(["contract_type"])
         >>> request = Request("q", "q", (), AccessContext(contract_type={"MSA"}))
         >>> guard(Chunk("...", {"contract_type": "SOW"}), request)
-        "contract_type='SOW' is not in the caller's allowlist"
+        "contract_type value is not in the caller's allowlist"
         >>> shared = AccessGuard(["groups"], match={"groups": "any"})
         >>> request = Request("q", "q", (), AccessContext(groups={"hr"}))
         >>> shared(Chunk("...", {"groups": ["hr", "finance"]}), request) is None
@@ -56,6 +64,21 @@ class AccessGuard:
     def __init__(self, attributes: Sequence[str], match: Mapping[str, Match] | None = None) -> None:
         self.attributes = tuple(attributes)
         self.match = {a: (match or {}).get(a, MATCH_ALL) for a in self.attributes}
+        self._ungranted = {
+            a: Reason.fixed(f"the access context grants no {a} (default deny)")
+            for a in self.attributes
+        }
+        self._missing = {
+            a: Reason.fixed(f"the chunk carries no {a} (default deny)") for a in self.attributes
+        }
+        self._outside = {
+            a: Reason.fixed(
+                f"{a} holds no value in the caller's allowlist"
+                if self.match[a] == MATCH_ANY
+                else f"{a} value is not in the caller's allowlist"
+            )
+            for a in self.attributes
+        }
 
     @classmethod
     def from_policy(cls, policy: PolicyRef) -> AccessGuard | None:
@@ -64,31 +87,31 @@ class AccessGuard:
         access = policy.access
         return cls(access.attributes, access.match) if access.attributes else None
 
-    def __call__(self, chunk: Chunk, request: Request) -> str | None:
+    def __call__(self, chunk: Chunk, request: Request) -> Reason | None:
         return self.check_many((chunk,), request)[0]
 
-    def check_many(self, chunks: Sequence[Chunk], request: Request) -> list[str | None]:
+    def check_many(self, chunks: Sequence[Chunk], request: Request) -> list[Reason | None]:
         """Why each chunk is denied (None: it passes), the allowlists read once for all."""
         access = request.access
         allowed: list[tuple[str, Allowed]] = []
         for attribute in self.attributes:
             if access is None or not access.mentions(attribute):
-                return [f"the access context grants no {attribute} (default deny)"] * len(chunks)
+                return [self._ungranted[attribute]] * len(chunks)
             allowed.append(
                 (attribute, Allowed(access.allowlists[attribute], self.match[attribute]))
             )
-        return [_denial(chunk.metadata, allowed) for chunk in chunks]
+        return [self._denial(chunk.metadata, allowed) for chunk in chunks]
 
-
-def _denial(metadata: Mapping[str, object], allowed: list[tuple[str, Allowed]]) -> str | None:
-    for attribute, allow in allowed:
-        value = metadata.get(attribute)
-        if value is None:
-            return f"the chunk carries no {attribute} (default deny)"
-        if not allow.admits(value):
-            held = "holds no value" if allow.match == MATCH_ANY else "is not"
-            return f"{attribute}={value!r} {held} in the caller's allowlist"
-    return None
+    def _denial(
+        self, metadata: Mapping[str, object], allowed: list[tuple[str, Allowed]]
+    ) -> Reason | None:
+        for attribute, allow in allowed:
+            value = metadata.get(attribute)
+            if value is None:
+                return self._missing[attribute]
+            if not allow.admits(value):
+                return self._outside[attribute]
+        return None
 
 
 class HintGuard:
@@ -96,14 +119,24 @@ class HintGuard:
 
     A hint can only add a restriction. One that RE2 cannot compile within the small budget of
     untrusted patterns, or that is too large (see :func:`compile_untrusted`), denies the chunk,
-    and so do more than ``MAX_HINTS_PER_CHUNK`` hints or hints that together exceed
-    ``MAX_HINT_PROGRAM_PER_CHUNK`` instructions: the work per chunk stays linear in its text
-    with a bounded factor.
+    and so do more than ``MAX_HINTS_PER_CHUNK`` hints, hints that together exceed
+    ``MAX_HINT_PROGRAM_PER_CHUNK`` instructions, and hints whose instructions times the bytes
+    of the normalised text exceed ``MAX_HINT_WORK``: RE2 may step every instruction on every
+    byte, so that product bounds the work, and a chunk's hints cost milliseconds at most,
+    however long its text. Records name no hint key or pattern (both are the chunk's).
+
+    Example:
+        >>> from rag_guard_integrations import Chunk
+        >>> guard = HintGuard()
+        >>> guard(Chunk("net 30 days", {"terms_regex_hint": r"\\d+ days"}), None) is None
+        True
+        >>> guard(Chunk("ab" * 30_000, {"x_regex_hint": "a[ab]{480}c"}), None).record
+        'untrusted hints would take more RE2 work on this text than the budget allows (denied)'
     """
 
     name = "hint"
 
-    def check_many(self, chunks: Sequence[Chunk], request: Request) -> list[str | None]:
+    def check_many(self, chunks: Sequence[Chunk], request: Request) -> list[Reason | None]:
         """:meth:`__call__` for each chunk. Keys are looked at all at once first: when no key
         of any chunk holds the hint suffix, no chunk has a hint."""
         try:
@@ -116,45 +149,70 @@ class HintGuard:
             self(chunk, request) if any(map(_is_hint, chunk.metadata)) else None for chunk in chunks
         ]
 
-    def __call__(self, chunk: Chunk, request: Request) -> str | None:
+    def __call__(self, chunk: Chunk, request: Request | None) -> Reason | None:
         hints = [(key, hint) for key, hint in chunk.metadata.items() if _is_hint(key)]
         if not hints:
             return None
-        problem = _over_budget(hints)
-        if problem is not None:
-            return problem
-        # A long text is normalised once for all its hints (short ones hit matches' cache).
-        folded = normalize(chunk.text) if len(chunk.text) > CACHED_CHARS else None
+        program = _program(hints)
+        if isinstance(program, Reason):
+            return program
+        text = chunk.text
+        folded = normalize(text)  # cached for texts of chunk size
+        size = len(folded) if folded.isascii() else len(folded.encode("utf-8", "surrogatepass"))
+        if program * size > MAX_HINT_WORK:
+            return _OVER_WORK
+        long = len(text) > CACHED_CHARS
         for key, hint in hints:
-            if folded is not None:
+            # A short text's verdicts are cached per hint; a long one is searched as folded.
+            if long:
                 found = compile_untrusted(hint).search(folded) is not None
             else:
-                found = matches(hint, chunk.text, untrusted=True)
+                found = matches(hint, text, untrusted=True)
             if not found:
-                return f"the text does not match its own {key}"
+                return Reason(
+                    f"the text does not match its own {key}",
+                    "the text does not match one of its untrusted hints",
+                )
         return None
 
 
-def _over_budget(hints: list[tuple[str, object]]) -> str | None:
-    """Why the hints may not run (not patterns, too many, too large), or None."""
+_OVER_WORK = Reason.fixed(
+    "untrusted hints would take more RE2 work on this text than the budget allows (denied)"
+)
+
+
+def _program(hints: list[tuple[str, object]]) -> int | Reason:
+    """The RE2 instructions of the hints together, or why they may not run (not patterns, too
+    many, too large)."""
     if len(hints) > MAX_HINTS_PER_CHUNK:
-        return f"the chunk brings {len(hints)} untrusted hints, more than {MAX_HINTS_PER_CHUNK}"
+        return Reason.fixed(
+            f"the chunk brings {len(hints)} untrusted hints, more than {MAX_HINTS_PER_CHUNK}"
+        )
     program = 0
     for key, hint in hints:
         if not isinstance(hint, str):
-            return f"untrusted {key} is a {type(hint).__name__}, not a pattern (denied)"
+            return Reason(
+                f"untrusted {key} is a {type(hint).__name__}, not a pattern (denied)",
+                "an untrusted hint is not a pattern (denied)",
+            )
         try:
             program += compile_untrusted(hint).programsize
         except PatternTooLargeError as error:
-            return f"untrusted {key} is too large: {error} (denied)"
+            return Reason(
+                f"untrusted {key} is too large: {error} (denied)",
+                "an untrusted hint is too large (denied)",
+            )
         except PatternCompileError:
-            return f"untrusted {key} cannot be compiled by RE2 (denied)"
+            return Reason(
+                f"untrusted {key} cannot be compiled by RE2 (denied)",
+                "an untrusted hint cannot be compiled by RE2 (denied)",
+            )
     if program > MAX_HINT_PROGRAM_PER_CHUNK:
-        return (
+        return Reason.fixed(
             f"untrusted hints compile to {program} RE2 instructions together, more than "
             f"{MAX_HINT_PROGRAM_PER_CHUNK} (denied)"
         )
-    return None
+    return program
 
 
 def _is_hint(key: object) -> bool:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from rag_guard_integrations.core.patterns import PatternSet, matches
+from rag_guard_integrations.core.reasons import Reason
 from rag_guard_integrations.core.sentences import clause_text
 from rag_guard_integrations.guards.registry import Stage
 from rag_guard_integrations.policy.loader import load_policy
@@ -66,22 +67,27 @@ class ClauseGuard:
         """True when a query naming no clause lets no chunk through (``on_no_intent: refuse``)."""
         return self.on_no_intent == "refuse"
 
-    def __call__(self, chunk: Chunk, request: Request) -> str | None:
+    def __call__(self, chunk: Chunk, request: Request) -> Reason | None:
+        # Records name the policy's clause ids only, never the chunk's own clause_id value.
         if not request.intents:
             if not self.restricts_without_intent:
                 return None  # access_only: the access checks alone decide
-            return "the query asks for no clause this policy knows"
+            return _NO_INTENT
         clause_id = chunk.metadata.get("clause_id")
         if clause_id is None:
-            return "the chunk carries no clause_id"
+            return _NO_CLAUSE_ID
         if clause_id not in request.intents:
-            return (
-                f"clause {clause_id} is not what the query asks for ({', '.join(request.intents)})"
-            )
-        fingerprint = self._fingerprints.get(str(clause_id))
+            return _NOT_ASKED  # the clause ids asked for are the query decision's intents
+        intent = request.intents[request.intents.index(clause_id)]
+        fingerprint = self._fingerprints.get(intent)
         if fingerprint is not None and not matches(fingerprint, clause_text(chunk.text)):
-            return f"the text does not match the {clause_id} fingerprint"
+            return Reason.fixed(f"the text does not match the {intent} fingerprint")
         return None
+
+
+_NO_INTENT = Reason.fixed("the query asks for no clause this policy knows")
+_NO_CLAUSE_ID = Reason.fixed("the chunk carries no clause_id")
+_NOT_ASKED = Reason.fixed("the chunk's clause_id is not one the query asks for")
 
 
 STAGES = (Stage("clause", 20, ClauseGuard.from_policy),)

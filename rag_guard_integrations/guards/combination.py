@@ -7,7 +7,7 @@ from itertools import compress, filterfalse
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, cast
 
-from rag_guard_integrations.core.decisions import Bridge, Violation
+from rag_guard_integrations.core.decisions import Bridge, Link, Violation
 from rag_guard_integrations.core.records import slot_filler
 from rag_guard_integrations.guards.linking import (
     Group,
@@ -93,7 +93,7 @@ class CombinationOutcome:
 _new_outcome = slot_filler(CombinationOutcome)
 _NOTHING_FIRED = CombinationOutcome(removed=MappingProxyType({}))
 _NO_SCORE = float("-inf")
-_WHOLE_SET: Sequence[tuple[frozenset[int] | None, Group | None]] = ((None, None),)
+_WHOLE_SET: Sequence[_LinkedGroup | None] = (None,)
 _CACHE_SIZE = 1024  # entries per cache of a guard: label combinations, sets of fired rules
 
 
@@ -109,12 +109,11 @@ class _Plan(NamedTuple):
 
 
 class _Firing(NamedTuple):
-    """A rule that fired, on the whole set (``members`` None) or inside one linked group,
-    with what its violation reports: name, action, message, trigger labels and scope."""
+    """A rule that fired, on the whole set (``pool`` None) or inside one linked group, with
+    what its violation reports: name, action, message, trigger labels and scope."""
 
     rule: RuleSpec
-    members: frozenset[int] | None
-    group: Group | None
+    pool: _LinkedGroup | None
     name: str
     action: str
     message: str
@@ -122,11 +121,11 @@ class _Firing(NamedTuple):
     scope: str
 
     @classmethod
-    def of(cls, rule: RuleSpec, members: frozenset[int] | None, group: Group | None) -> _Firing:
-        """The firing of ``rule`` in ``members`` (None: the whole set)."""
+    def of(cls, rule: RuleSpec, pool: _LinkedGroup | None) -> _Firing:
+        """The firing of ``rule`` in ``pool`` (None: the whole set)."""
         labels = tuple(rule.trigger.all_present)
         scope = rule.trigger.scope
-        return cls(rule, members, group, rule.name, rule.action, rule_message(rule), labels, scope)
+        return cls(rule, pool, rule.name, rule.action, rule_message(rule), labels, scope)
 
 
 def rule_message(rule: RuleSpec) -> str:
@@ -189,12 +188,11 @@ class CombinationGuard:
         if not plan.candidates:
             return _NOTHING_FIRED
         firings, bridges = plan.firings, plan.bridges
+        groups: list[_LinkedGroup] | None = None
         if firings is None or bridges is None:  # linked rules: where they fire depends on links
             groups = self._groups(chunks, range(len(chunks)))
             firings = tuple(
-                _Firing.of(rule, members, group)
-                for rule in plan.candidates
-                for members, group in self._pools(rule, groups)
+                _Firing.of(rule, pool) for rule in plan.candidates for pool in _pools(rule, groups)
             )
             bridges = self._bridges(firings)
         removing: list[Violation] = []
@@ -207,7 +205,9 @@ class CombinationGuard:
             elif firing.action == "warn":
                 warnings.append(_violation(firing, indices, carriers, overlap))
         violations = tuple(removing)
-        removed = self._safe_subset(chunks, carriers, overlap, plan.blocks) if violations else {}
+        removed = (
+            self._safe_subset(chunks, carriers, overlap, plan.blocks, groups) if violations else {}
+        )
         return _new_outcome(violations, tuple(warnings), bridges, removed)
 
     def _carriers(self, labels: Sequence[frozenset[str]]) -> tuple[dict[str, list[int]], bool]:
@@ -265,7 +265,7 @@ class CombinationGuard:
             if self._needs_groups:
                 plan = _Plan(candidates, blocks, None, None)
             else:
-                firings = tuple(_Firing.of(rule, None, None) for rule in candidates)
+                firings = tuple(_Firing.of(rule, None) for rule in candidates)
                 plan = _Plan(candidates, blocks, firings, _bridges(candidates))
             if len(self._plans) >= _CACHE_SIZE:
                 self._plans.clear()
@@ -273,30 +273,21 @@ class CombinationGuard:
         return plan
 
     def _groups(self, chunks: LabelledSet, positions: Iterable[int]) -> list[_LinkedGroup]:
-        """Linked groups among the chunks at ``positions``, with the labels they carry."""
-        indices = chunks.indices
-        chosen = [(indices[p], chunks.chunks[p].metadata) for p in positions]
-        # Input indices back to positions: the same numbers when the set is the whole input
-        # (this runs again for every group a removal splits, so the map is built only if needed).
-        position = None if indices == range(len(indices)) else {i: p for p, i in enumerate(indices)}
+        """Linked groups among the chunks at ``positions`` (ascending), each with its carriers
+        of rule labels. Groups and their links are in positions, not input indices: a removal
+        re-links one group from its own members, in work linear in the group."""
+        indexed = self._by_label
+        labels = chunks.labels
+        chosen = [(p, chunks.chunks[p].metadata) for p in positions]
         out = []
         for group in link_groups(chosen, self.linking_keys):
-            members = frozenset(
-                group.members if position is None else (position[i] for i in group.members)
-            )
-            labels = frozenset(label for m in members for label in chunks.labels[m])
-            out.append(_LinkedGroup(group, members, labels))
+            carriers: dict[str, list[int]] = {}
+            for member in group.members:  # ascending, as given
+                for label in labels[member]:
+                    if label in indexed:
+                        carriers.setdefault(label, []).append(member)
+            out.append(_LinkedGroup(group, carriers))
         return out
-
-    @staticmethod
-    def _pools(
-        rule: RuleSpec, groups: Sequence[_LinkedGroup]
-    ) -> Sequence[tuple[frozenset[int] | None, Group | None]]:
-        """Where ``rule`` fires: the whole set, or each linked group holding all its labels."""
-        if rule.trigger.scope == "context":
-            return _WHOLE_SET
-        wanted = set(rule.trigger.all_present)
-        return [(g.members, g.group) for g in groups if wanted <= g.labels]
 
     def _safe_subset(
         self,
@@ -304,62 +295,48 @@ class CombinationGuard:
         carriers: Mapping[str, list[int]],
         overlap: bool,
         blocks: Sequence[RuleSpec],
+        groups: list[_LinkedGroup] | None,
     ) -> dict[int, str]:
         """Greedy, as documented: while a block rule fires, remove the carriers of its trigger
         label with the fewest carriers (ties: lowest best score, then latest in retrieval).
 
         Removing chunks can stop a rule from firing but never start one, so one pass over the
-        rules in policy order sees them in the order the documented loop would; a rule is
-        looked at again after a removal because it may still fire in another linked group.
+        rules in policy order sees them in the order the documented loop would. A linked rule
+        fires in each group that holds all its labels, independently of the others: one pass
+        over the groups removes its carriers in each, and the group is linked again without
+        them (a removed chunk may have joined the others). The subgroups lack the removed
+        label, so the rule cannot fire in them again: each rule costs work linear in the set.
+        ``groups`` are the linked groups of the whole set, when already computed; after a
+        context rule removes chunks they are linked again from the rest, when needed.
         """
         if not (overlap or self._needs_groups):
             return _label_greedy(chunks, carriers, blocks)
         removed_by: list[str | None] = [None] * len(chunks)  # the rule that removed each one
         remaining = {label: len(positions) for label, positions in carriers.items()}
-        groups: list[_LinkedGroup] | None = None
-        position = 0
-        while position < len(blocks):
-            rule = blocks[position]
-            if 0 in map(remaining.__getitem__, rule.trigger.all_present):
-                position += 1  # a label with no carrier left: it fires nowhere
-                continue
-            if rule.trigger.scope == "linked" and groups is None:
-                groups = self._groups(chunks, _alive(range(len(chunks)), removed_by, None))
-            by_label = self._firing(rule, carriers, removed_by, groups or [])
-            if by_label is None:
-                position += 1
-                continue
-            label = _removal_label(rule.trigger.all_present, by_label, chunks)
-            for p in by_label[label]:
-                removed_by[p] = rule.name
-                for other in chunks.labels[p]:
-                    if other in remaining:
-                        remaining[other] -= 1
-            if groups is not None:
-                groups = self._without(groups, chunks, by_label[label])
+        for rule in blocks:
+            labels = rule.trigger.all_present
+            if 0 in map(remaining.__getitem__, labels):
+                continue  # a label with no carrier left: it fires nowhere
             if rule.trigger.scope == "context":
-                position += 1  # its label has no carrier left: it cannot fire again
+                alive = {label: _alive(carriers[label], removed_by) for label in labels}
+                if _remove(rule, alive, chunks, removed_by, remaining):
+                    groups = None  # linked again from what is left when a linked rule needs them
+                continue
+            if groups is None:
+                groups = self._groups(chunks, _alive(range(len(chunks)), removed_by))
+            kept: list[_LinkedGroup] = []
+            for group in groups:
+                gone = _remove(rule, group.carriers, chunks, removed_by, remaining)
+                if gone:
+                    dropped = set(gone)
+                    left = [m for m in group.group.members if m not in dropped]
+                    kept.extend(self._groups(chunks, left))
+                else:
+                    kept.append(group)
+            groups = kept
         positions = compress(range(len(chunks)), removed_by)
         rules = cast("Iterator[str]", compress(removed_by, removed_by))  # the non-None ones
         return dict(zip(map(chunks.indices.__getitem__, positions), rules, strict=True))
-
-    def _firing(
-        self,
-        rule: RuleSpec,
-        carriers: Mapping[str, list[int]],
-        removed_by: list[str | None],
-        groups: Sequence[_LinkedGroup],
-    ) -> dict[str, list[int]] | None:
-        """Where ``rule`` still fires, its trigger labels' carriers not removed yet (the first
-        pool where every label keeps one); None when it fires nowhere."""
-        for members, _ in self._pools(rule, groups):
-            by_label = {
-                label: _alive(carriers[label], removed_by, members)
-                for label in rule.trigger.all_present
-            }
-            if all(by_label.values()):
-                return by_label
-        return None
 
     def _bridges(self, firings: Sequence[_Firing]) -> tuple[Bridge, ...]:
         """The bridges of the distinct rules that fired: computed once per set of rules (a
@@ -374,34 +351,48 @@ class CombinationGuard:
             self._bridge_cache[fired] = bridges
         return bridges
 
-    def _without(
-        self, groups: list[_LinkedGroup], chunks: LabelledSet, gone: list[int]
-    ) -> list[_LinkedGroup]:
-        """The groups after removing ``gone``: only the groups that held a removed chunk are
-        linked again (a removed chunk may have been the link that joined the others)."""
-        dropped = set(gone)
-        out: list[_LinkedGroup] = []
-        for group in groups:
-            if dropped.isdisjoint(group.members):
-                out.append(group)
-            else:
-                out.extend(self._groups(chunks, sorted(group.members - dropped)))
-        return sorted(out, key=lambda g: min(g.members))
-
 
 @dataclass(frozen=True, slots=True)
 class _LinkedGroup:
+    """A linked group (members and links in positions) and its carriers of rule labels."""
+
     group: Group
-    members: frozenset[int]
-    labels: frozenset[str]
+    carriers: Mapping[str, list[int]]  # rule label -> members carrying it, ascending
 
 
-def _alive(
-    positions: Iterable[int], removed_by: list[str | None], members: frozenset[int] | None
+def _pools(rule: RuleSpec, groups: Sequence[_LinkedGroup]) -> Sequence[_LinkedGroup | None]:
+    """Where ``rule`` fires: the whole set (None), or each linked group holding all its labels."""
+    if rule.trigger.scope == "context":
+        return _WHOLE_SET
+    wanted = rule.trigger.all_present
+    return [g for g in groups if all(label in g.carriers for label in wanted)]
+
+
+def _alive(positions: Iterable[int], removed_by: list[str | None]) -> list[int]:
+    """The positions not removed yet, in order."""
+    return list(filterfalse(removed_by.__getitem__, positions))
+
+
+def _remove(
+    rule: RuleSpec,
+    carriers: Mapping[str, list[int]],
+    chunks: LabelledSet,
+    removed_by: list[str | None],
+    remaining: dict[str, int],
 ) -> list[int]:
-    """The positions not removed yet (and inside ``members`` when given), in order."""
-    kept = list(filterfalse(removed_by.__getitem__, positions))
-    return kept if members is None else [p for p in kept if p in members]
+    """Remove, for ``rule``, the carriers (given per label, none removed yet) of its label with
+    the fewest, when every trigger label has one; the positions removed (none when it does
+    not fire there)."""
+    labels = rule.trigger.all_present
+    if not all(carriers.get(label) for label in labels):
+        return []
+    gone = carriers[_removal_label(labels, carriers, chunks)]
+    for position in gone:
+        removed_by[position] = rule.name
+        for other in chunks.labels[position]:
+            if other in remaining:
+                remaining[other] -= 1
+    return gone
 
 
 def _label_greedy(
@@ -465,9 +456,11 @@ def _violation(
     carriers: Mapping[str, list[int]],
     overlap: bool,
 ) -> Violation:
-    """The violation of ``firing``: every carrier of its labels, as input indices (positions
-    when ``indices`` is None)."""
-    _, members, group, name, action, message, labels, scope = firing
+    """The violation of ``firing``: every carrier of its labels (in its linked group, for a
+    linked rule), as input indices (positions when ``indices`` is None)."""
+    _, pool, name, action, message, labels, scope = firing
+    if pool is not None:
+        carriers = pool.carriers
     # Each carrier list is sorted: their sorted concatenation merges runs; duplicates exist
     # only when some chunk carries two of the labels.
     if len(labels) == 2:  # most rules pair two labels
@@ -475,13 +468,13 @@ def _violation(
         merged.sort()
     else:
         merged = sorted([p for label in labels for p in carriers[label]])
-    positions: Iterable[int] = merged
-    if overlap:
-        positions = dict.fromkeys(positions)
-    if members is not None:
-        positions = [p for p in positions if p in members]
+    positions: Iterable[int] = dict.fromkeys(merged) if overlap else merged
     found = tuple(positions) if indices is None else tuple(map(indices.__getitem__, positions))
-    links = connecting_links(group.links, found) if group is not None else ()
+    if pool is None:
+        return _new_violation(name, action, message, labels, found, scope, ())
+    links = connecting_links(pool.group.links, positions)
+    if indices is not None:  # the group's links join positions: report input indices
+        links = tuple(Link(indices[lk.a], indices[lk.b], lk.key, lk.value) for lk in links)
     return _new_violation(name, action, message, labels, found, scope, links)
 
 

@@ -57,9 +57,10 @@ class _Lexical:
 class DomainSignals:
     """Everything the tiers need about one query and its chunks; thresholds are applied later.
 
-    ``identifier`` is ``(identifier as the chunk writes it, metadata key, chunk position)``, or
-    ``(identifier as the collection writes it, "collection", None)`` for an identifier the
-    guard was given (as the query writes it when a lookup answered).
+    ``identifier`` is ``(identifier as the query writes it, metadata key, chunk position)``, or
+    ``(identifier as the query writes it, "collection", None)`` for one of the identifiers the
+    guard was given or its lookup holds. A chunk's own spelling is never quoted: the decision
+    goes into records whole, and nothing a chunk holds may.
 
     Example:
         >>> tier_for(DomainSignals(root=("water", "isi"), similarity=0.3), 0.20, 0.48)
@@ -130,11 +131,12 @@ class DomainGuard:
             else None
         )
         self._lookup = identifiers if callable(identifiers) else None
-        # Canonical form -> the collection's own spelling, which decisions quote.
-        self.identifiers: dict[str, str] = {}
-        for value in () if callable(identifiers) else identifiers:
-            for found in self._identifiers_of_value(value):
-                self.identifiers.setdefault(found, value)
+        # The canonical forms of the collection's identifiers.
+        self.identifiers: frozenset[str] = frozenset(
+            found
+            for value in (() if callable(identifiers) else identifiers)
+            for found in self._identifiers_of_value(value)
+        )
         self._lexical: BoundedCache[str, _Lexical] = BoundedCache(8192, max_key_len=CACHED_CHARS)
         self._identifiers: BoundedCache[str, tuple[str, ...]] = BoundedCache(
             8192, max_key_len=CACHED_CHARS
@@ -188,7 +190,7 @@ class DomainGuard:
             known = self._known(typed)
             if known is not None:
                 return DomainSignals(identifier=(known, "collection", None))
-            found = self._carried(tuple(typed), chunks)
+            found = self._carried(typed, chunks)
             if found is not None:
                 return DomainSignals(identifier=found)
         similarity, source = self._similarity(text, chunks)
@@ -206,11 +208,10 @@ class DomainGuard:
         return _Lexical(None, root)
 
     def _known(self, typed: dict[str, str]) -> str | None:
-        """The collection's spelling of the first typed identifier it holds, else None."""
+        """The query's spelling of the first typed identifier the collection holds, else None."""
+        lookup = self._lookup
         for canonical, written in typed.items():
-            if canonical in self.identifiers:
-                return self.identifiers[canonical]
-            if self._lookup is not None and self._lookup(canonical):
+            if canonical in self.identifiers or (lookup is not None and lookup(canonical)):
                 return written
         return None
 
@@ -218,16 +219,19 @@ class DomainGuard:
         return () if self._reader is None else self._reader.in_value(value)
 
     def _carried(
-        self, wanted: tuple[str, ...], chunks: Sequence[Chunk]
+        self, typed: dict[str, str], chunks: Sequence[Chunk]
     ) -> tuple[str, str, int | None] | None:
+        """The query's spelling of the first identifier it names that a chunk carries in its
+        metadata, the key and the chunk's position; None when no chunk carries one."""
         for position, chunk in enumerate(chunks):
             for key in self.spec.identifier_keys:
                 for value in metadata_values(chunk.metadata.get(key)):
                     cached = self._identifiers.get(value)
                     if cached is None:
                         cached = self._identifiers.put(value, self._identifiers_of_value(value))
-                    if any(identifier in cached for identifier in wanted):
-                        return value, key, position
+                    hit = next((canonical for canonical in cached if canonical in typed), None)
+                    if hit is not None:
+                        return typed[hit], key, position
         return None
 
     def _similarity(self, text: str, chunks: Sequence[Chunk]) -> tuple[float | None, str | None]:

@@ -42,6 +42,9 @@ BEFORE_A_NAME = frozenset({
     "is", "are", "was", "were", "be", "been", "am", "do", "does", "did", "can", "could", "will",
     "would", "shall", "should", "may", "might", "must", "has", "have", "had",
 })  # fmt: skip
+# A word longer than every word above cannot be one of them: only this much of the word before
+# an identifier is read, so each match costs the same however long the query.
+_WORD_WINDOW = max(map(len, BEFORE_A_NAME)) + 1
 _LETTERS = re.compile(r"[^\W\d_]+")
 
 
@@ -113,10 +116,7 @@ class IdentifierReader:
             return True
         if typed.prefix_written.isupper() and not shouted:
             return True
-        if typed.before.endswith(("(", "[")):
-            return True
-        words = typed.before.split()
-        return bool(words) and words[-1] in BEFORE_A_NAME
+        return typed.word_before.endswith(("(", "[")) or typed.word_before in BEFORE_A_NAME
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,7 +129,7 @@ class _Found:
     prefix_written: str
     prefix_span: tuple[int, int]  # in the query
     separator: str  # normalised characters between the prefix and the number
-    before: str  # the normalised query before the match
+    word_before: str  # the normalised word before the match (its end only, when long)
 
     @classmethod
     def at(cls, query: str, text: str, offsets: list[int], match: tuple[str, int, int]) -> _Found:
@@ -146,8 +146,28 @@ class _Found:
             prefix_written=query[span[0] : span[1]],
             prefix_span=span,
             separator=gap[:digit],
-            before=text[:start].rstrip(),
+            word_before=_word_before(text, start),
         )
+
+
+def _word_before(text: str, position: int) -> str:
+    """The word (characters up to white space) that ends before ``position`` in ``text``, white
+    space between skipped, or its last ``_WORD_WINDOW`` characters when it is longer.
+
+    Each match reads the white space before it (which ends at the previous match, since a match
+    holds a digit) and a bounded word: linear in the query for all matches together.
+
+    Example:
+        >>> _word_before("scope of   is 2062", 11), _word_before("(is 2062", 1)
+        ('of', '(')
+    """
+    end = position
+    while end > 0 and text[end - 1].isspace():
+        end -= 1
+    start = end
+    while start > max(0, end - _WORD_WINDOW) and not text[start - 1].isspace():
+        start -= 1
+    return text[start:end]
 
 
 def _all_capitals(query: str, spans: list[tuple[int, int]]) -> bool:

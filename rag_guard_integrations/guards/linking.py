@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 from rag_guard_integrations.core.decisions import Link
 from rag_guard_integrations.core.errors import ChunkError
 from rag_guard_integrations.core.normalize import normalize
+from rag_guard_integrations.core.reasons import Reason
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping, Sequence
@@ -91,14 +92,18 @@ def link_values(value: Any) -> tuple[str, ...]:
     return tuple(out)
 
 
-def link_problem(metadata: Mapping[str, Any], keys: Sequence[str]) -> str | None:
+def link_problem(metadata: Mapping[str, Any], keys: Sequence[str]) -> Reason | None:
     """Why the chunk's linking values cannot be read (the chunk is then denied), or None."""
     key = None
     try:
         for key in keys:
             key_values(metadata, key)
     except ChunkError as error:
-        return f"linking key {key!r}: {error}; denied (fail closed)"
+        return Reason(
+            f"linking key {key!r}: {error}; denied (fail closed)",
+            f"linking key {key!r}: a value is not a string, a number or a flat list of them; "
+            "denied (fail closed)",
+        )
     return None
 
 
@@ -109,9 +114,16 @@ def link_groups(
 
     Example: A and B share ``account_id=77``, B and C share ``entity=acme`` -> one group A, B, C
     whose links are the two shared values.
+
+    A group's links are in the order its parts joined: the links of the group that held the
+    value first, those of the group that joined it, then the joining link. Each part keeps its
+    links as a chain (first, last, next), so that joining two parts costs the same however
+    many links they hold: linear in the links for the whole set.
     """
     parent = {index: index for index, _ in metadata}
-    edges: dict[int, list[Link]] = {}
+    links: list[Link] = []
+    following: list[int] = []  # following[i]: the link after link i in its group's chain
+    chain: dict[int, tuple[int, int]] = {}  # root -> (first link, last link) of its group
 
     def root(index: int) -> int:
         while parent[index] != index:
@@ -125,14 +137,45 @@ def link_groups(
             for value in key_values(meta, key):
                 holder = first_holder.setdefault((key, same_value(value)), index)
                 a, b = root(holder), root(index)
-                if a != b:
-                    parent[b] = a
-                    edges.setdefault(a, []).extend(edges.pop(b, []))
-                    edges[a].append(Link(holder, index, key, value))
+                if a == b:
+                    continue
+                parent[b] = a
+                new = len(links)
+                links.append(Link(holder, index, key, value))
+                following.append(-1)
+                first, last = _joined(chain.pop(a, None), chain.pop(b, None), following)
+                if last >= 0:
+                    following[last] = new
+                chain[a] = (new if first < 0 else first, new)
     members: dict[int, list[int]] = {}
     for index, _ in metadata:
         members.setdefault(root(index), []).append(index)
-    return [Group(tuple(m), tuple(edges.get(r, ()))) for r, m in members.items()]
+    return [Group(tuple(m), _walk(chain.get(r), links, following)) for r, m in members.items()]
+
+
+def _joined(
+    head: tuple[int, int] | None, tail: tuple[int, int] | None, following: list[int]
+) -> tuple[int, int]:
+    """The chain of ``head`` followed by ``tail`` (either may be missing): first and last link,
+    -1 when both are."""
+    if head is None:
+        return tail if tail is not None else (-1, -1)
+    if tail is not None:
+        following[head[1]] = tail[0]
+        return head[0], tail[1]
+    return head
+
+
+def _walk(
+    ends: tuple[int, int] | None, links: list[Link], following: list[int]
+) -> tuple[Link, ...]:
+    """The links of one chain, in order."""
+    out: list[Link] = []
+    current = -1 if ends is None else ends[0]
+    while current >= 0:
+        out.append(links[current])
+        current = following[current]
+    return tuple(out)
 
 
 def connecting_links(links: Sequence[Link], keep: Iterable[int]) -> tuple[Link, ...]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import date, datetime, timedelta, timezone
 from typing import TYPE_CHECKING
 
+from rag_guard_integrations.core.reasons import Reason
 from rag_guard_integrations.guards.registry import Stage
 from rag_guard_integrations.policy.loader import load_policy
 
@@ -58,19 +59,28 @@ class RecencyGuard:
         spec = policy.recency
         return None if spec is None else cls(spec.field, spec.max_age_days)
 
-    def __call__(self, chunk: Chunk, request: Request | None) -> str | None:
-        value = chunk.metadata.get(self.field)
+    def __call__(self, chunk: Chunk, request: Request | None) -> Reason | None:
+        # Records say which rule of recency the chunk broke, never its date (the chunk's own).
+        field = self.field
+        value = chunk.metadata.get(field)
         when = _as_datetime(value)
         if when is None:
             shown = "" if value is None else f" ({value!r} is not a date)"
-            return f"the chunk carries no {self.field} date{shown} (undated is denied)"
+            return Reason(
+                f"the chunk carries no {field} date{shown} (undated is denied)",
+                f"the chunk carries no {field} date (undated is denied)",
+            )
         age = self.clock() - when
         if age < -FUTURE_SKEW:
             # A date ahead of the clock would pass for ever: it is a mistake or an evasion.
-            return f"{self.field} {value} is in the future (denied)"
+            return Reason(
+                f"{field} {value} is in the future (denied)", f"{field} is in the future (denied)"
+            )
         if age > self.max_age:
-            return (
-                f"{self.field} {value} is {age.days} days old, over the {self.max_age.days} allowed"
+            allowed = self.max_age.days
+            return Reason(
+                f"{field} {value} is {age.days} days old, over the {allowed} allowed",
+                f"{field} is older than the {allowed} days allowed",
             )
         return None
 

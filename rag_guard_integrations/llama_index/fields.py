@@ -5,33 +5,26 @@ and ``model_json_schema()`` work."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Annotated, Any
 
 from pydantic import BeforeValidator, PlainSerializer, WithJsonSchema
 
 from rag_guard_integrations.core.access import AccessContext, AccessField
 from rag_guard_integrations.engine.guard import Guard, as_guard
-from rag_guard_integrations.policy.loader import builtin_dir
 
 
 def guard_reference(guard: Guard) -> dict[str, Any]:
     """``{"policy": [refs], "name": ...}``: built-in names, or paths, that rebuild the policy.
 
-    The refs are every file the policy was merged from, in order (loading them again skips
-    files already merged, so ``extends`` is not applied twice). A classifier or embedder given
-    to the guard is not kept: pass ``guard=`` to ``from_dict`` to restore one.
+    The refs are the built-in names and paths the policy was loaded from (``Policy.refs``),
+    in order. A classifier or embedder given to the guard is not kept: pass ``guard=`` to
+    ``from_dict`` to restore one.
 
     Example:
-        >>> guard_reference(Guard.from_policy("contracts"))
-        {'policy': ['base', 'contracts'], 'name': 'contracts'}
+        >>> guard_reference(Guard.from_policy("contracts", "default"))
+        {'policy': ['contracts', 'default'], 'name': 'contracts+default'}
     """
-    builtins = builtin_dir()
-    refs = []
-    for source in guard.policy.sources:
-        path = Path(source)
-        refs.append(path.stem if path.parent == builtins else source)
-    return {"policy": refs, "name": guard.policy.name}
+    return {"policy": list(guard.policy.refs), "name": guard.policy.name}
 
 
 def coerce_guard(value: object) -> Guard:

@@ -3,17 +3,16 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import yaml
 from pydantic import ValidationError
 
 from rag_guard_integrations.core.errors import PolicyError, PolicyNotFoundError
+from rag_guard_integrations.policy.merge import beside
 from rag_guard_integrations.policy.messages import describe_errors
-from rag_guard_integrations.policy.schema import CHECKING_SECTIONS, Policy
-
-if TYPE_CHECKING:
-    from collections.abc import Iterator, Mapping, Sequence
+from rag_guard_integrations.policy.refine import extend
+from rag_guard_integrations.policy.schema import Policy
 
 PolicyRef = Policy | str | Path
 """What every ``from_policy`` and :func:`load_policy` take: a Policy, a built-in name or a path."""
@@ -60,18 +59,18 @@ def resolve(ref: str | Path, base: Path | None = None) -> Path:
     return path
 
 
-# A file's ancestors (the sources it extends, transitively), kept beside its data for _merge.
-_ANCESTORS = "__ancestors__"
-# Settings whose value switches checks off, and that value.
-_WEAKENING = (("mode", "shadow"), ("recognizers", "with_classify"))
-_CHECKING_KEYS = (*CHECKING_SECTIONS, "classifiers")
-Seen = dict[Path, frozenset[str]]
-"""Files already expanded, each with its ancestors."""
+Cache = dict[Path, Policy]
+"""Files already loaded in one call, so that a shared ``extends`` is read once."""
 
 
 def load_policy(*refs: PolicyRef) -> Policy:
-    """Load and merge one or more policies (loaded ones, built-in names or paths) into one
-    :class:`Policy`; a single loaded policy comes back as it is.
+    """Load one or more policies (loaded ones, built-in names or paths) and merge them beside
+    each other into one :class:`Policy`; a single loaded policy comes back as it is.
+
+    Merging tightens: every setting takes the stricter value, or the load fails with a
+    :class:`PolicyError` naming the setting and both policies (see
+    :mod:`rag_guard_integrations.policy.strictness`). Only a file that ``extends`` a policy
+    may relax it, listing the setting under ``loosen``.
 
     Example:
         >>> policy = load_policy("contracts", "default")
@@ -79,35 +78,26 @@ def load_policy(*refs: PolicyRef) -> Policy:
         True
         >>> load_policy(policy) is policy
         True
+        >>> policy.refs
+        ('contracts', 'default')
     """
     if not refs:
         raise PolicyError("load_policy needs at least one built-in name or path")
     if len(refs) == 1 and isinstance(refs[0], Policy):
         return refs[0]
-    files: list[tuple[str, dict[str, Any]]] = []
-    seen: Seen = {}
-    names = []
+    cache: Cache = {}
+    named: list[tuple[str, Policy]] = []
+    loaded_from: list[str] = []
     for ref in refs:
         if isinstance(ref, Policy):
-            names.append(ref.name or "policy")
-            files.extend(_from_loaded(ref, seen))
+            label = ref.name or "policy"
+            named.append((label, ref))
+            loaded_from.extend(ref.refs or (label,))
             continue
-        expanded = list(_expand(resolve(ref), seen, ()))
-        if expanded:
-            source, data = expanded[-1]
-            names.append(str(data.get("name") or _stem(source)))
-        files.extend(expanded)
-    return _merge(files, "+".join(names))
-
-
-def _from_loaded(policy: Policy, seen: Seen) -> list[tuple[str, dict[str, Any]]]:
-    """A loaded policy as merge input: its files read again when it came from files (so that a
-    shared ``extends`` is merged once), else its fields."""
-    paths = [Path(source) for source in policy.sources]
-    if paths and all(path.is_file() for path in paths):
-        return [item for path in paths for item in _expand(path.resolve(), seen, ())]
-    fields = policy.model_dump(exclude_defaults=True, exclude={"name", "extends"})
-    return [(" + ".join(policy.sources) or policy.name or "policy", fields)]
+        path = resolve(ref)
+        named.append((_label(path), _load(path, cache, ())))
+        loaded_from.append(_label(path))
+    return beside(named).model_copy(update={"refs": tuple(loaded_from)})
 
 
 def parse_policy(text: str, source: str = "<string>") -> Policy:
@@ -117,47 +107,47 @@ def parse_policy(text: str, source: str = "<string>") -> Policy:
             f"{source}: the policy text is a {type(text).__name__}; pass YAML as a str "
             "(load_policy reads a file)"
         )
-    data = _parse(text, source)
-    files: list[tuple[str, dict[str, Any]]] = []
-    seen: Seen = {}
-    ancestors: set[str] = set()
-    for ref in data.get("extends") or []:
-        parent = resolve(ref, Path.cwd())
-        files.extend(_expand(parent, seen, ()))
-        ancestors |= {str(parent), *seen[parent]}
-    data[_ANCESTORS] = frozenset(ancestors)
-    files.append((source, data))
-    return _merge(files, str(data.get("name") or source))
+    data, root = _parse(text, source)
+    policy = _refine(data, root, source, Path.cwd(), cache={}, stack=())
+    return policy.model_copy(update={"refs": (source,)})
 
 
-def _expand(
-    path: Path, seen: Seen, stack: tuple[Path, ...]
-) -> Iterator[tuple[str, dict[str, Any]]]:
-    """Yield ``(source, data)`` for a file's extends (depth first) and then the file itself."""
+def _load(path: Path, cache: Cache, stack: tuple[Path, ...]) -> Policy:
+    """The policy of one file, over what it extends (each file read once per load)."""
     if path in stack:
         chain = " -> ".join(p.name for p in (*stack, path))
         raise PolicyError(f"{path}: extends cycle {chain}; remove one of these extends")
-    if path in seen:
-        return
-    seen[path] = frozenset()
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        raise PolicyError(f"{path}: cannot read the policy ({error}); check the file") from None
-    data = _parse(text, str(path))
+    if path not in cache:
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as error:
+            raise PolicyError(f"{path}: cannot read the policy ({error}); check the file") from None
+        data, root = _parse(text, str(path))
+        cache[path] = _refine(data, root, str(path), path.parent, cache=cache, stack=(*stack, path))
+    return cache[path]
+
+
+def _refine(
+    data: dict[str, Any],
+    root: yaml.Node,
+    source: str,
+    folder: Path,
+    *,
+    cache: Cache,
+    stack: tuple[Path, ...],
+) -> Policy:
+    """The file's data over the policies its ``extends`` names (relative paths from ``folder``)."""
     extends = data.get("extends") or []
-    if not isinstance(extends, list) or not all(isinstance(e, str) for e in extends):
-        raise PolicyError(f"{path}: extends must be a list of names or paths")
-    ancestors: set[str] = set()
-    for ref in extends:
-        parent = resolve(ref, path.parent)
-        yield from _expand(parent, seen, (*stack, path))
-        ancestors |= {str(parent), *seen[parent]}
-    seen[path] = data[_ANCESTORS] = frozenset(ancestors)
-    yield str(path), data
+    parents = [(_label(p), _load(p, cache, stack)) for p in (resolve(r, folder) for r in extends)]
+    return extend(parents, data, source, root)
 
 
-def _parse(text: str, source: str) -> dict[str, Any]:
+def _label(path: Path) -> str:
+    """How errors and ``Policy.refs`` name a file: a built-in by its name, else its path."""
+    return path.stem if path.parent == builtin_dir() else str(path)
+
+
+def _parse(text: str, source: str) -> tuple[dict[str, Any], yaml.Node]:
     """Parse YAML with line marks checked first: size, alias bombs, duplicate keys, then types."""
     try:
         root = yaml.compose(text, Loader=yaml.SafeLoader)
@@ -183,8 +173,7 @@ def _parse(text: str, source: str) -> dict[str, Any]:
         Policy.model_validate(data)
     except ValidationError as error:
         raise PolicyError(describe_errors(error, source, root)) from None
-    data["__root__"] = root
-    return data
+    return data, root
 
 
 def _check_nodes(root: yaml.Node, source: str) -> None:
@@ -212,80 +201,3 @@ def _check_nodes(root: yaml.Node, source: str) -> None:
                 stack.append(value)
         elif isinstance(node, yaml.SequenceNode):
             stack.extend(node.value)
-
-
-def _merge(files: Sequence[tuple[str, Mapping[str, Any]]], name: str) -> Policy:
-    """Add the sections of several validated files together, in order."""
-    for key, weaker in _WEAKENING:
-        _check_weakening(files, key, weaker)
-    merged: dict[str, Any] = {}
-    owners: dict[tuple[str, str], str] = {}
-    for source, data in files:
-        for key, value in data.items():
-            if key in {"__root__", _ANCESTORS, "extends"}:
-                continue
-            if key == "rules":
-                for item in value or []:
-                    _claim(owners, "rules", str(item.get("name")), source)
-                merged.setdefault(key, []).extend(value or [])
-            elif key == "clauses":
-                for clause_id in value or {}:
-                    _claim(owners, "clauses", str(clause_id), source)
-                merged.setdefault(key, {}).update(value or {})
-            elif isinstance(value, dict) and isinstance(merged.get(key), dict):
-                merged[key] = _merge_section(merged[key], value)
-            else:
-                merged[key] = value
-    merged["sources"] = tuple(source for source, _ in files)
-    merged["name"] = name
-    try:
-        return Policy.model_validate(merged)
-    except ValidationError as error:
-        raise PolicyError(describe_errors(error, " + ".join(s for s, _ in files), None)) from None
-
-
-def _check_weakening(files: Sequence[tuple[str, Mapping[str, Any]]], key: str, weaker: str) -> None:
-    """A setting that switches checks off (``mode: shadow``, ``recognizers: with_classify``)
-    covers the file that sets it and the files it extends, never a policy merged beside it:
-    that one's checks would be switched off without its author having said so."""
-    covered: set[str] = set()
-    setters: list[str] = []
-    for source, data in files:
-        if data.get(key) == weaker:
-            setters.append(source)
-            covered |= {source, *data.get(_ANCESTORS, ())}
-    for source, data in files:
-        if setters and source not in covered and any(data.get(s) for s in _CHECKING_KEYS):
-            raise PolicyError(
-                f"{setters[0]} sets {key}: {weaker}, which would also apply to {source}, a "
-                f"policy merged beside it; set {key}: {weaker} in a policy that extends both, "
-                "or leave it out"
-            )
-
-
-def _merge_section(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
-    """Lists are concatenated (repeats dropped), mappings merged, scalars taken from ``new``."""
-    out = dict(old)
-    for key, value in new.items():
-        before = out.get(key)
-        if isinstance(value, list) and isinstance(before, list):
-            out[key] = [*before, *(v for v in value if v not in before)]
-        elif isinstance(value, dict) and isinstance(before, dict):
-            out[key] = {**before, **value}
-        else:
-            out[key] = value
-    return out
-
-
-def _claim(owners: dict[tuple[str, str], str], section: str, name: str, source: str) -> None:
-    previous = owners.get((section, name))
-    if previous is not None:
-        kind = "rule" if section == "rules" else "clause"
-        raise PolicyError(
-            f"{source}: {kind} {name!r} is already defined in {previous}; rename one of them"
-        )
-    owners[(section, name)] = source
-
-
-def _stem(source: str) -> str:
-    return Path(source).stem if source.endswith((".yaml", ".yml")) else source

@@ -13,6 +13,7 @@ _FIXES = {
     "extra_forbidden": "is an unknown key; remove it or check its spelling",
     "missing": "is missing; add it",
     "too_short": "is empty; list at least one label",
+    "string_too_short": "is empty; write the text",
 }
 
 
@@ -24,10 +25,15 @@ def key_path(loc: tuple[int | str, ...]) -> str:
     return out
 
 
-def _line(root: yaml.Node | None, loc: tuple[int | str, ...]) -> int | None:
-    """The 1-based line of the YAML node at ``loc``, or of its nearest existing parent."""
-    node = root
-    line = None if node is None else node.start_mark.line + 1
+def line_at(
+    root: yaml.Node | None, loc: tuple[int | str, ...], *, or_root: bool = False
+) -> int | None:
+    """The 1-based line of the YAML node at ``loc``, or of its nearest existing parent; when
+    the document holds no part of ``loc``, the root's line if ``or_root``, else None."""
+    if root is None:
+        return None
+    node: yaml.Node = root
+    line = root.start_mark.line + 1 if or_root else None
     for part in loc:
         if isinstance(node, yaml.MappingNode):
             match = next(((k, v) for k, v in node.value if k.value == str(part)), None)
@@ -69,7 +75,7 @@ def describe_errors(error: ValidationError, source: str, root: yaml.Node | None)
             p for p in item["loc"] if not isinstance(p, str) or not p.startswith("function-")
         )
         # A whole-policy check (empty loc) has no line of its own; the root's would mislead.
-        line = _line(root, loc) if loc else None
+        line = line_at(root, loc, or_root=True) if loc else None
         text = _describe(dict(item))
         where = f" (line {line})" if line is not None else ""
         head, _, fix = text.partition("; ")

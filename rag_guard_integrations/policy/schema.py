@@ -10,6 +10,7 @@ from rag_guard_integrations.core.constraints import MATCH_ALL, Match
 from rag_guard_integrations.core.errors import PatternCompileError, PolicyError
 from rag_guard_integrations.core.labels import UNCLASSIFIED, clean_label
 from rag_guard_integrations.core.patterns import compile_pattern
+from rag_guard_integrations.policy.strictness import OVERRIDABLE, names_a_setting
 
 
 def _check_regex(pattern: str) -> str:
@@ -23,12 +24,16 @@ def _check_regex(pattern: str) -> str:
     return pattern
 
 
-Threshold = Annotated[float, Field(ge=-1.0, le=1.0)]
-Pattern = Annotated[str, AfterValidator(_check_regex)]
-DEFAULT_REFUSAL = (
+NO_CONTEXT_REFUSAL = "No authorized matching clause found."
+"""The refusal of a policy that names none of its own (the ``contracts`` pack's wording)."""
+DOMAIN_REFUSAL = (
     "Sorry, I can only answer questions about the documents in this collection, and this "
     "request looks outside that domain. Please rephrase it about a topic the collection covers."
 )
+
+
+Threshold = Annotated[float, Field(ge=-1.0, le=1.0)]
+Pattern = Annotated[str, AfterValidator(_check_regex)]
 
 
 OnNoIntent = Literal["refuse", "access_only"]
@@ -109,7 +114,9 @@ class DomainSpec(_Strict):
         description="cosine: the retriever's scores are cosine similarities, used as the "
         "similarity when every chunk has one in [-1, 1]; embed: the guard embeds query and chunks",
     )
-    refusal: str = Field(DEFAULT_REFUSAL, description="text shown when a query is rejected")
+    refusal: str = Field(
+        DOMAIN_REFUSAL, min_length=1, description="text shown when a query is rejected"
+    )
 
 
 class RecencySpec(_Strict):
@@ -122,7 +129,9 @@ class RecencySpec(_Strict):
 class LinkingSpec(_Strict):
     """Metadata keys whose shared values link chunks for multi-hop rules."""
 
-    keys: list[str] = Field(default_factory=list)
+    keys: list[str] = Field(
+        default_factory=list, description="metadata keys whose shared values link chunks"
+    )
 
 
 ValidatorName = Literal["luhn", "iban", "us_ssn", "ipv4"]
@@ -133,10 +142,12 @@ ValidatorName = Literal["luhn", "iban", "us_ssn", "ipv4"]
 class PatternSpec(_Strict):
     """A regex recogniser declared in the policy."""
 
-    name: str
-    label: str
-    regex: Pattern
-    validator: ValidatorName | None = None
+    name: str = Field(description="the recogniser's name (findings and redactions carry it)")
+    label: str = Field(description="the label a match gives the chunk")
+    regex: Pattern = Field(description="RE2 pattern, matched on the normalised text")
+    validator: ValidatorName | None = Field(
+        None, description="a checksum a match must pass (luhn, iban, us_ssn, ipv4)"
+    )
     context: list[str] = Field(default_factory=list, description="counts only near these words")
 
 
@@ -144,7 +155,9 @@ class ClassifiersSpec(_Strict):
     """Recognisers for untagged chunks (policy patterns plus built-ins mapped to labels), and
     how a named-entity model's entity types map to labels."""
 
-    patterns: list[PatternSpec] = Field(default_factory=list)
+    patterns: list[PatternSpec] = Field(
+        default_factory=list, description="regex recognisers declared in the policy"
+    )
     builtin: dict[str, str] = Field(
         default_factory=dict, description="built-in recogniser name -> label in this vocabulary"
     )
@@ -158,15 +171,25 @@ class ClassifiersSpec(_Strict):
 class LabelSpec(_Strict):
     """One label of the vocabulary; the description feeds the embedding classifier."""
 
-    description: str = ""
-    threshold: Threshold | None = None
+    description: str = Field("", description="what the label means, for the classifiers")
+    threshold: Threshold | None = Field(
+        None,
+        description="similarity the embedding classifier needs for this label (unset: the "
+        "classifier's own threshold)",
+    )
 
 
 class TriggerSpec(_Strict):
     """When a rule fires: all labels present, anywhere in the set or within one linked group."""
 
-    all_present: list[str] = Field(min_length=1)
-    scope: Literal["context", "linked"] = "context"
+    all_present: list[str] = Field(
+        min_length=1, description="the labels that must all be present for the rule to fire"
+    )
+    scope: Literal["context", "linked"] = Field(
+        "context",
+        description="context: anywhere in the retrieved set; linked: within one group of "
+        "chunks linked by linking.keys",
+    )
 
     @field_validator("all_present")
     @classmethod
@@ -180,20 +203,56 @@ class TriggerSpec(_Strict):
 
 
 Mode = Literal["enforce", "shadow"]
+RuleAction = Literal["block", "warn", "redact"]
 
 
 class RuleSpec(_Strict):
     """A combination rule."""
 
-    name: str
-    action: Literal["block", "warn", "redact"] = Field(
+    name: str = Field(description="unique across every merged policy")
+    action: RuleAction = Field(
         "block",
         description="block: drop the carriers; warn: record only; redact: mask the carriers' "
         "recogniser spans as [LABEL] (dropped when a label has no span to mask)",
     )
-    trigger: TriggerSpec
-    message: str = ""
+    trigger: TriggerSpec = Field(description="when the rule fires")
+    message: str = Field("", description="why the rule withholds, shown in decisions")
     mode: Mode = Field("enforce", description="shadow: evaluate and record, enforce nothing")
+
+
+class RuleOverride(_Strict):
+    """Changes an extending policy makes to a rule it inherits, found by the rule's name.
+
+    A change that weakens the rule (``block`` -> ``redact`` -> ``warn``, or ``mode: shadow``)
+    needs the rule in the file's ``loosen`` list (``rules.NAME``).
+
+    Example:
+        >>> RuleOverride(action="redact").action
+        'redact'
+    """
+
+    action: RuleAction | None = Field(None, description="the rule's new action")
+    mode: Mode | None = Field(None, description="the rule's new mode")
+    message: str | None = Field(None, description="the rule's new message")
+
+
+class OverridesSpec(_Strict):
+    """What an extending policy changes in the policies it extends, by name."""
+
+    rules: dict[str, RuleOverride] = Field(
+        default_factory=dict,
+        description=f"inherited rule name -> the fields to change ({', '.join(OVERRIDABLE)})",
+    )
+
+
+def _check_loosen(paths: list[str]) -> list[str]:
+    for path in paths:
+        if not names_a_setting(path):
+            raise PolicyError(
+                f"names {path!r}, which is no setting; use a key path such as mode, "
+                "domain.min_similarity or rules.NAME"
+            )
+    return list(dict.fromkeys(paths))
 
 
 CHECKING_SECTIONS = ("access", "clauses", "domain", "recency", "rules")
@@ -201,20 +260,60 @@ CHECKING_SECTIONS = ("access", "clauses", "domain", "recency", "rules")
 
 
 class Policy(_Strict):
-    """A whole policy, after ``extends`` is merged. Build one with :func:`load_policy`."""
+    """A whole policy, after ``extends`` is merged. Build one with :func:`load_policy`.
 
-    version: Literal[1] = 1
-    name: str | None = None
-    extends: list[str] = Field(default_factory=list)
-    access: AccessSpec = Field(default_factory=AccessSpec)
-    clauses: dict[str, ClauseSpec] = Field(default_factory=dict)
-    domain: DomainSpec | None = None
-    recency: RecencySpec | None = None
-    linking: LinkingSpec = Field(default_factory=LinkingSpec)
-    classifiers: ClassifiersSpec = Field(default_factory=ClassifiersSpec)
-    labels: dict[str, LabelSpec] = Field(default_factory=dict)
-    on_unknown_label: Literal["report", "block"] = "report"
-    on_block: Literal["drop_chunks", "empty", "raise"] = "drop_chunks"
+    Merging tightens (see :mod:`rag_guard_integrations.policy.strictness` for the order of
+    every setting): policies loaded beside each other keep the stricter value of each setting,
+    or fail to load naming the setting and both policies; a file that ``extends`` others may
+    relax a setting only by listing it under ``loosen``, and changes an inherited rule by name
+    under ``overrides``.
+
+    Example:
+        >>> from rag_guard_integrations import load_policy, parse_policy
+        >>> load_policy("contracts").on_no_intent
+        'refuse'
+        >>> trial = parse_policy(
+        ...     "extends: [default]\\nloosen: [rules.default_cardholder]\\n"
+        ...     "overrides: {rules: {default_cardholder: {action: redact}}}\\n")
+        >>> next(r.action for r in trial.rules if r.name == "default_cardholder")
+        'redact'
+    """
+
+    version: Literal[1] = Field(1, description="the policy format's version")
+    name: str | None = Field(None, description="the policy's name (audit records carry it)")
+    extends: list[str] = Field(
+        default_factory=list,
+        description="built-in names or paths (relative to this file) this policy refines",
+    )
+    loosen: Annotated[list[str], AfterValidator(_check_loosen)] = Field(
+        default_factory=list,
+        description="settings this file relaxes on purpose in what it extends (key paths: "
+        "mode, domain.min_similarity, rules.NAME, classifiers.builtin.NAME...); a looser value "
+        "not listed here fails the load. After loading: every setting relaxed on the way",
+    )
+    overrides: OverridesSpec = Field(
+        default_factory=OverridesSpec,
+        description="changes to inherited rules by name; applied while loading",
+    )
+    access: AccessSpec = Field(default_factory=AccessSpec, description="access-controlled keys")
+    clauses: dict[str, ClauseSpec] = Field(
+        default_factory=dict, description="clause id -> how to detect and verify it"
+    )
+    domain: DomainSpec | None = Field(None, description="the out-of-domain query filter")
+    recency: RecencySpec | None = Field(None, description="deny chunks older than this")
+    linking: LinkingSpec = Field(default_factory=LinkingSpec, description="multi-hop links")
+    classifiers: ClassifiersSpec = Field(
+        default_factory=ClassifiersSpec, description="recognisers for untagged chunks"
+    )
+    labels: dict[str, LabelSpec] = Field(default_factory=dict, description="the vocabulary")
+    on_unknown_label: Literal["report", "block"] = Field(
+        "report", description="a metadata label outside the vocabulary: record it, or deny"
+    )
+    on_block: Literal["drop_chunks", "empty", "raise"] = Field(
+        "drop_chunks",
+        description="when a block rule fires: drop its carriers, withhold the whole set, or "
+        "raise ContextBlocked",
+    )
     classify: Literal["fill_missing", "always", "never"] = Field(
         "fill_missing", description="when the attached classifier labels a chunk"
     )
@@ -223,7 +322,12 @@ class Policy(_Strict):
         description="always: the policy's pattern recognisers label every chunk, whatever "
         "labels its metadata claims; with_classify: they follow `classify`",
     )
-    no_context_refusal: str = "No authorized matching clause found."
+    no_context_refusal: str = Field(
+        NO_CONTEXT_REFUSAL,
+        min_length=1,
+        description="text shown instead of an answer when the guards leave no chunk (or "
+        "nothing could pass); each built-in pack words its own",
+    )
     allow_non_text: bool = Field(
         False,
         description="let nodes with no text (image, audio, video, empty) through; no content "
@@ -233,9 +337,23 @@ class Policy(_Strict):
         "refuse",
         description="a query naming no clause: refuse it, or apply the access checks only",
     )
-    rules: list[RuleSpec] = Field(default_factory=list)
+    rules: list[RuleSpec] = Field(default_factory=list, description="combination rules")
     mode: Mode = Field("enforce", description="shadow: evaluate and record, enforce nothing")
-    sources: tuple[str, ...] = Field(default=(), exclude=True)
+    sources: tuple[str, ...] = Field(
+        default=(), exclude=True, description="every file merged, in order (set by loading)"
+    )
+    refs: tuple[str, ...] = Field(
+        default=(),
+        exclude=True,
+        description="the built-in names and paths it was loaded from: load them again to "
+        "rebuild it (set by loading)",
+    )
+    origins: dict[str, str] = Field(
+        default_factory=dict,
+        exclude=True,
+        description="rules.NAME or clauses.ID -> the file defining it, so that one definition "
+        "reached twice (a shared extends) merges as one (set by loading)",
+    )
 
     @model_validator(mode="after")
     def _unique_rule_names(self) -> Policy:
