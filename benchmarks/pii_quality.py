@@ -1,5 +1,6 @@
 """Precision and recall of the pattern recognisers on annotated PII sentences (Presidio
-research's synthetic set): ``python benchmarks/pii_quality.py [--json] [--data FILE]``.
+research's synthetic set): ``python benchmarks/pii_quality.py [--json] [--data FILE] [--split]``
+(the data is ``../shared/data``, or ``$RAG_GUARD_SHARED_DATA``).
 
 Span level: a finding of a recogniser counts as correct when it overlaps an annotated span of
 the corresponding entity type; an annotated span counts as found when a finding of that
@@ -7,7 +8,9 @@ recogniser overlaps it.
 
 ``--split`` also scores the two halves of a fixed split: a sentence belongs to the *tune* half
 when the first byte of the SHA-256 of its text is even, else to the *held-back* half. The
-recognisers were adjusted looking only at the tune half's misses.
+recognisers were adjusted looking only at the tune half's misses; the person and organisation
+rules were written looking at the tune half's sentences only, and the held-back half was
+scored once they were done.
 """
 
 from __future__ import annotations
@@ -15,18 +18,24 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rag_guard_integrations.classify.pattern import PatternClassifier
+from rag_guard_integrations.classify.recognizers import BUILTIN_RECOGNIZERS
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping
 
     from rag_guard_integrations.classify.base import Classifier, Finding
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "pii_samples.jsonl"
+SHARED = Path(
+    os.environ.get("RAG_GUARD_SHARED_DATA")
+    or Path(__file__).resolve().parents[2] / "shared" / "data"
+)
+DATA = SHARED / "pii_samples.jsonl"
 ENTITY_RECOGNIZER = {
     "EMAIL_ADDRESS": "email",
     "CREDIT_CARD": "credit_card",
@@ -35,7 +44,16 @@ ENTITY_RECOGNIZER = {
     "PHONE_NUMBER": "phone",
     "IP_ADDRESS": "ip_address",
 }
-TARGETS = dict.fromkeys(ENTITY_RECOGNIZER, 0.95)
+"""The fixed-format types, which Presidio's pattern recognisers also find."""
+NAME_RECOGNIZER = {"PERSON": "person", "ORGANIZATION": "organization"}
+"""The names, found by the ``person`` and ``organization`` recognisers (named explicitly: they
+are not in ``PatternClassifier()``'s default set)."""
+ALL_RECOGNIZERS = {**ENTITY_RECOGNIZER, **NAME_RECOGNIZER}
+# (precision, recall) each type must reach: names are harder than fixed-format values.
+TARGETS = {
+    **dict.fromkeys(ENTITY_RECOGNIZER, (0.95, 0.95)),
+    **dict.fromkeys(NAME_RECOGNIZER, (0.9, 0.85)),
+}
 SPLITS = ("tune", "held_back")
 
 
@@ -54,19 +72,27 @@ def _overlaps(a: tuple[int, int], b: tuple[int, int]) -> bool:
     return a[0] < b[1] and b[0] < a[1]
 
 
+def full_classifier() -> PatternClassifier:
+    """Every built-in recogniser, the names ones included."""
+    return PatternClassifier(BUILTIN_RECOGNIZERS.values(), cache_size=0)
+
+
 def score(
-    records: Iterable[Mapping[str, Any]], classifier: Classifier | None = None
+    records: Iterable[Mapping[str, Any]],
+    classifier: Classifier | None = None,
+    entity_recognizer: Mapping[str, str] = ENTITY_RECOGNIZER,
 ) -> dict[str, Any]:
-    """``entities``: per entity type ``precision``, ``recall``, ``support`` (annotated spans)
-    and ``predicted`` (findings); ``errors``: texts the classifier could not classify."""
-    classifier = classifier or PatternClassifier()
-    counts = {e: {"tp_pred": 0, "pred": 0, "tp_gold": 0, "gold": 0} for e in ENTITY_RECOGNIZER}
+    """``entities``: per entity type of ``entity_recognizer`` ``precision``, ``recall``,
+    ``support`` (annotated spans) and ``predicted`` (findings); ``errors``: texts the
+    classifier could not classify. The classifier defaults to :func:`full_classifier`."""
+    classifier = classifier or full_classifier()
+    counts = {e: {"tp_pred": 0, "pred": 0, "tp_gold": 0, "gold": 0} for e in entity_recognizer}
     errors = 0
     for record in records:
         result = classifier.classify(record["text"])
         errors += result.error is not None
         findings: tuple[Finding, ...] = result.findings
-        for entity, recognizer in ENTITY_RECOGNIZER.items():
+        for entity, recognizer in entity_recognizer.items():
             gold = [(s["start"], s["end"]) for s in record["spans"] if s["entity_type"] == entity]
             found = [(f.start, f.end) for f in findings if f.recognizer == recognizer]
             tally = counts[entity]
@@ -96,21 +122,29 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     records = load(args.data)
-    scored = score(records)
+    scored = score(records, entity_recognizer=ALL_RECOGNIZERS)
     if args.split:
-        scored["split"] = {h: score([r for r in records if split_of(r) == h]) for h in SPLITS}
+        scored["split"] = {
+            h: score([r for r in records if split_of(r) == h], entity_recognizer=ALL_RECOGNIZERS)
+            for h in SPLITS
+        }
     results = scored["entities"]
-    missed = [e for e, r in results.items() if min(r["precision"], r["recall"]) < TARGETS[e]]
+    missed = [
+        e
+        for e, r in results.items()
+        if r["precision"] < TARGETS[e][0] or r["recall"] < TARGETS[e][1]
+    ]
     if args.json:
         print(json.dumps({"data": str(args.data), **scored, "missed": missed}, indent=2))
     else:
         from rag_guard_integrations.console import table  # noqa: PLC0415 - only for the table
 
         rows = [
-            (e, r["precision"], r["recall"], r["support"], r["predicted"], TARGETS[e])
+            (e, r["precision"], r["recall"], r["support"], r["predicted"], *TARGETS[e])
             for e, r in results.items()
         ]
-        print(table(("entity", "precision", "recall", "spans", "findings", "target"), rows))
+        header = ("entity", "precision", "recall", "spans", "findings", "target P", "target R")
+        print(table(header, rows))
         for half, part in scored.get("split", {}).items():
             cells = [
                 (e, r["precision"], r["recall"], r["support"]) for e, r in part["entities"].items()

@@ -56,6 +56,11 @@ def test_demo_domain_and_combination_sections(capsys: pytest.CaptureFixture[str]
     assert "BLOCK default_financials_client" in out
     assert "linked by #0~#1 (employee_id=e-77) -> #1~#2 (account_id=acc-9)" in out
     assert "WARN default_contact_directory" in out
+    # Where labels come from: the pack's recognisers reading the text, or chunk metadata.
+    assert "BLOCK default_cardholder" in out
+    assert "payment_card (text: credit_card), person_name (text: person)" in out
+    assert "entity_identifier (text: organization, company_number)" in out
+    assert "performance_review (metadata)" in out
     rows = {line.split("  ")[0]: line for line in out.splitlines()}
     assert "accept   identifier" in rows["IS 2062 requirements"]
     assert "reject" in rows["What is 269 plus 1?"]

@@ -69,6 +69,9 @@ def test_wheel_ships_every_builtin_policy(tmp_path: Path) -> None:
     shipped = sorted(p.stem for p in (ROOT / "rag_guard_integrations" / "policies").glob("*.yaml"))
     assert all(f"rag_guard_integrations/policies/{n}.yaml" in names for n in shipped)
     assert "rag_guard_integrations/py.typed" in names
+    # The names table of the person and organisation recognisers, with its sources' notices.
+    data = "rag_guard_integrations/classify/recognizers/data"
+    assert {f"{data}/names.txt.gz", f"{data}/NOTICE.md"} <= set(names)
     code = (
         "import rag_guard_integrations as p, sys\n"
         "from rag_guard_integrations.policy.loader import builtin_dir, builtin_names\n"

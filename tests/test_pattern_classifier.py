@@ -37,9 +37,11 @@ classifiers:
 
 
 def test_default_runs_every_builtin_with_default_labels() -> None:
-    """With no arguments every built-in runs and gives its default label."""
+    """With no arguments every built-in but the names ones runs and gives its default label."""
     classifier = PatternClassifier()
-    assert [r.name for r in classifier.recognizers] == list(BUILTIN_RECOGNIZERS)
+    assert [r.name for r in classifier.recognizers] == [
+        name for name in BUILTIN_RECOGNIZERS if name not in {"person", "organization"}
+    ]
     result = classifier.classify(MIXED)
     assert result.labels == {"pii", "financial", "health"}
     assert [f.recognizer for f in result.findings] == [

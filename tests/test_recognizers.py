@@ -41,6 +41,11 @@ def test_builtin_names_and_default_labels() -> None:
         "icd10": "health",
         "medical_record_number": "health",
         "account_number": "financial",
+        "financial_figure": "financial",
+        "diagnosis": "health",
+        "person": "pii",
+        "organization": "organization",
+        "company_number": "organization",
     }
 
 

@@ -11,9 +11,13 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from rag_guard_integrations.classify.base import Classification, Finding
 from rag_guard_integrations.classify.recognizers import (
     BUILTIN_RECOGNIZERS,
+    DEFAULT_RECOGNIZERS,
     VALIDATORS,
+    AnyRecognizer,
+    NameRecognizer,
     Recognizer,
 )
+from rag_guard_integrations.classify.recognizers.proper_names import find_names
 from rag_guard_integrations.classify.vocabulary import VocabularyBound, label_specs
 from rag_guard_integrations.core.cache import BoundedCache, text_key
 from rag_guard_integrations.core.errors import ArgumentError, PolicyError
@@ -64,12 +68,15 @@ class _Matcher:
     """Recognisers compiled into one ``re2.Set`` (their patterns and context words), with a
     bounded per-text cache of what they found. Shared by the bound copies of a classifier."""
 
-    def __init__(self, recognizers: tuple[Recognizer, ...], cache_size: int) -> None:
+    def __init__(self, recognizers: tuple[AnyRecognizer, ...], cache_size: int) -> None:
         self.recognizers = recognizers
+        regexes = [r for r in recognizers if isinstance(r, Recognizer)]
+        # The names recognisers read capitalisation: one scan of the original text serves all.
+        self._names = tuple(r for r in recognizers if isinstance(r, NameRecognizer))
         # Recognisers come first in the set, so that index i of a hit is recogniser i.
-        patterns = [r.regex for r in recognizers]
+        patterns = [r.regex for r in regexes]
         self._entries: list[_Entry] = []
-        for recognizer in recognizers:
+        for recognizer in regexes:
             context, gate = recognizer.context_regex, recognizer.standalone_regex
             context_slot = standalone_slot = None
             if context is not None:
@@ -106,6 +113,20 @@ class _Matcher:
         return result
 
     def _classify(self, text: str) -> Classification:
+        found = self._classify_patterns(text)
+        if not self._names:
+            return found
+        names = find_names(text)
+        extra = [
+            _new_finding(r.name, r.label, start, end, 1.0)
+            for r in self._names
+            for start, end in getattr(names, r.kind)
+        ]
+        if not extra:
+            return found
+        return _result([*found.findings, *extra], None)
+
+    def _classify_patterns(self, text: str) -> Classification:
         folded, data, offsets = _fold(text)
         # The set already says which recognisers (and context words) occur at all: only
         # those are scanned again for their spans.
@@ -236,15 +257,20 @@ def _scan(regex: Any, data: bytes, folded: str) -> list[tuple[int, int]]:
 
 
 class PatternClassifier(VocabularyBound):
-    """Labels text with deterministic recognisers: regex, checksum, and context words.
+    """Labels text with deterministic recognisers: regex, checksum, and context words, and the
+    personal and organisation names of :mod:`~.recognizers.proper_names`.
 
-    All recognisers run in one RE2 pass (a ``re2.Set``); only those that occur are scanned
-    again for their spans. Text is normalised first, so zero-width characters and full-width
-    digits do not hide a value, and every finding's offsets index the original text.
+    All regex recognisers run in one RE2 pass (a ``re2.Set``); only those that occur are
+    scanned again for their spans. Text is normalised first, so zero-width characters and
+    full-width digits do not hide a value. The names recognisers share one scan of the original
+    text (capitalisation is their signal). Every finding's offsets index the original text.
 
     Key init args:
-        recognizers: :class:`Recognizer` objects or built-in names; None means every built-in
-            with its default label (``pii``, ``financial`` or ``health``).
+        recognizers: :class:`Recognizer` or :class:`NameRecognizer` objects or built-in names;
+            None means every built-in regex recogniser with its default label (``pii``,
+            ``financial``, ``health`` or ``organization``). The names recognisers ``person``
+            and ``organization`` read capitalisation, cost several times the rest together,
+            and run only when named (the built-in packs name them).
         labels: the vocabulary this classifier may answer with; findings with other labels
             are dropped and recorded in ``Classification.dropped``. When given,
             :meth:`bind` keeps it instead of taking the policy's.
@@ -261,7 +287,7 @@ class PatternClassifier(VocabularyBound):
 
     def __init__(
         self,
-        recognizers: Iterable[Recognizer | str] | None = None,
+        recognizers: Iterable[AnyRecognizer | str] | None = None,
         labels: LabelsArg | None = None,
         *,
         cache_size: int = DEFAULT_CACHE_SIZE,
@@ -285,7 +311,7 @@ class PatternClassifier(VocabularyBound):
         """
         policy = load_policy(policy)
         where = ", ".join(policy.sources) or "policy"
-        chosen: list[Recognizer] = []
+        chosen: list[AnyRecognizer] = []
         for index, spec in enumerate(policy.classifiers.patterns):
             validator = VALIDATORS[spec.validator] if spec.validator else None
             try:
@@ -310,7 +336,7 @@ class PatternClassifier(VocabularyBound):
             raise PolicyError(f"{where}: classifiers: {error}") from None
 
     @property
-    def recognizers(self) -> tuple[Recognizer, ...]:
+    def recognizers(self) -> tuple[AnyRecognizer, ...]:
         """The recognisers this classifier runs, in order."""
         return self._matcher.recognizers
 
@@ -364,12 +390,12 @@ class PatternClassifier(VocabularyBound):
         return f"PatternClassifier(recognizers={names!r}, labels={labels!r})"
 
 
-def _recognizers(items: Iterable[Recognizer | str] | None) -> tuple[Recognizer, ...]:
+def _recognizers(items: Iterable[AnyRecognizer | str] | None) -> tuple[AnyRecognizer, ...]:
     if items is None:
-        return tuple(BUILTIN_RECOGNIZERS.values())
-    if isinstance(items, str | Recognizer):
+        return DEFAULT_RECOGNIZERS
+    if isinstance(items, str | Recognizer | NameRecognizer):
         items = [items]
-    chosen: list[Recognizer] = []
+    chosen: list[AnyRecognizer] = []
     seen: set[str] = set()
     for item in items:
         recognizer = _recognizer(item)
@@ -380,8 +406,8 @@ def _recognizers(items: Iterable[Recognizer | str] | None) -> tuple[Recognizer, 
     return tuple(chosen)
 
 
-def _recognizer(item: Any) -> Recognizer:
-    if isinstance(item, Recognizer):
+def _recognizer(item: Any) -> AnyRecognizer:
+    if isinstance(item, Recognizer | NameRecognizer):
         return item
     if isinstance(item, str) and item in BUILTIN_RECOGNIZERS:
         return BUILTIN_RECOGNIZERS[item]
@@ -392,7 +418,7 @@ def _recognizer(item: Any) -> Recognizer:
 
 
 def _restore(
-    recognizers: tuple[Recognizer, ...],
+    recognizers: tuple[AnyRecognizer, ...],
     vocabulary: frozenset[str] | None,
     labels_given: bool,
     cache_size: int,

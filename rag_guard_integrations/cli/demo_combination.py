@@ -1,32 +1,42 @@
-"""The combination part of ``rag-guard demo``: a block, a linked two-hop block and a warning."""
+"""The combination part of ``rag-guard demo``: blocks found from chunk text alone, a linked
+two-hop block from metadata labels, and a warning; every label says where it came from."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
 from rag_guard_integrations.console import heading, snippet, table
+from rag_guard_integrations.core.labels import metadata_labels
 
 if TYPE_CHECKING:
+    from rag_guard_integrations import Guard
     from rag_guard_integrations.core.decisions import GuardResult
 
+SOURCES = (
+    "Labels come from chunk metadata ('classification'), from the pack's recognisers reading "
+    "the text, or from a classifier you attach (none here); each label below says which."
+)
 SCENARIOS: tuple[tuple[str, str, list[dict[str, Any]]], ...] = (
     (
-        "Revenue in one chunk, the client's identity in another",
+        "From text alone: a card number and its holder's name, no labels in metadata",
+        "Which card does this customer use?",
+        [
+            {"text": "Card on file 4111 1111 1111 1111 for customer Jane Roe."},
+            {"text": "Cards are re-verified once a year."},
+        ],
+    ),
+    (
+        "From text alone: revenue in one chunk, the client's identity in another",
         "How did our biggest account do last quarter?",
         [
-            {
-                "text": "Q3 revenue from the account rose 18% to $4.2M, with margin at 31%.",
-                "meta": {"classification": "financial"},
-            },
-            {
-                "text": "Northwind Traders Ltd (company no. 08123456) is our largest client.",
-                "meta": {"classification": "entity_identifier"},
-            },
+            {"text": "Q3 revenue from the account rose 18% to $4.2M, with margin at 31%."},
+            {"text": "Northwind Traders Ltd (company no. 08123456) is our largest client."},
             {"text": "Quarterly reviews are held in the first week after the quarter closes."},
         ],
     ),
     (
-        "A review note linked to its employee through two shared keys",
+        "From metadata: a review note linked to its employee through two shared keys (no "
+        "recogniser reads a performance review; a classifier or the index's labels must)",
         "Summarise the latest performance notes.",
         [
             {
@@ -45,17 +55,11 @@ SCENARIOS: tuple[tuple[str, str, list[dict[str, Any]]], ...] = (
         ],
     ),
     (
-        "Names next to contact details: recorded as a warning, nothing removed",
+        "From text alone: names next to contact details, recorded as a warning, nothing removed",
         "Who should I contact about the onboarding?",
         [
-            {
-                "text": "Priya Raman coordinates onboarding.",
-                "meta": {"classification": "person_name"},
-            },
-            {
-                "text": "Onboarding questions go to onboarding@example.com.",
-                "meta": {"classification": "contact_details"},
-            },
+            {"text": "Priya Raman coordinates onboarding."},
+            {"text": "Onboarding questions go to onboarding@example.com."},
         ],
     ),
 )
@@ -67,26 +71,40 @@ def combination_section() -> None:
 
     guard = Guard.from_policy("default")
     heading("Combination rules (built-in 'default' pack): harmless alone, revealing together")
+    print(SOURCES)
     for title, query, chunks in SCENARIOS:
         result = guard.check(query, chunks)
         print(f"\n-- {title}")
-        print(verdict_table(result))
+        print(verdict_table(result, guard))
         print(rules_text(result))
 
 
-def verdict_table(result: GuardResult) -> str:
-    """One row per chunk: labels, verdict and, for a removed chunk, the rule that removed it."""
-    rows = [
-        [
-            d.index,
-            ", ".join(sorted(d.labels)) or "-",
-            "PASS" if d.allowed else "drop",
-            d.rule or "",
-            snippet(d.chunk.text, 62),
-        ]
-        for d in result.decisions
-    ]
-    return table(["#", "labels", "guard", "rule", "text"], rows)
+def label_sources(guard: Guard, text: str, metadata: Any) -> dict[str, str]:
+    """Where each label of a chunk comes from: ``metadata``, ``text`` (a recogniser, named) or
+    both. The demo attaches no classifier, so no label comes from one."""
+    found: dict[str, dict[str, None]] = {}
+    if guard.recognizers is not None:
+        for finding in guard.recognizers.classify(text).findings:
+            found.setdefault(finding.label, {})[finding.recognizer] = None
+    sources = dict.fromkeys(metadata_labels(metadata)[0], "metadata")
+    for label, names in found.items():
+        read = "text: " + ", ".join(names)
+        sources[label] = f"{sources[label]}, {read}" if label in sources else read
+    return sources
+
+
+def verdict_table(result: GuardResult, guard: Guard) -> str:
+    """One row per chunk: labels and their sources, verdict and, for a removed chunk, the rule
+    that removed it."""
+    rows = []
+    for d in result.decisions:
+        sources = label_sources(guard, d.chunk.text, d.chunk.metadata)
+        labels = ", ".join(
+            f"{label} ({sources.get(label, 'classifier')})" for label in sorted(d.labels)
+        )
+        allowed = "PASS" if d.allowed else "drop"
+        rows.append([d.index, labels or "-", allowed, d.rule or "", snippet(d.chunk.text, 52)])
+    return table(["#", "labels (from)", "guard", "rule", "text"], rows)
 
 
 def rules_text(result: GuardResult) -> str:

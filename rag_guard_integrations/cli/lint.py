@@ -1,4 +1,5 @@
-"""``rag-guard lint POLICY...``: print every problem (exit 1) or OK (exit 0)."""
+"""``rag-guard lint POLICY...``: print every problem (exit 1) or OK (exit 0), then the notes:
+the rules that need a classifier because no recogniser gives one of their labels."""
 
 from __future__ import annotations
 
@@ -20,15 +21,18 @@ def register(commands: argparse._SubParsersAction[Any]) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Lint each policy; exit 1 when any has a problem."""
-    from rag_guard_integrations.policy.lint import lint  # noqa: PLC0415
+    from rag_guard_integrations.policy.lint import lint, notes  # noqa: PLC0415
 
     report: dict[str, list[str]] = {}
+    noted: dict[str, list[str]] = {}
     for ref in args.policies:
-        _, problems = lint(ref)
+        policy, problems = lint(ref)
         report[ref] = problems
+        noted[ref] = [] if policy is None else notes(policy)
     if args.json:
-        print_json({"policies": report, "ok": not any(report.values())})
+        print_json({"policies": report, "notes": noted, "ok": not any(report.values())})
     else:
         for ref, problems in report.items():
             print(f"{ref}: OK" if not problems else "\n".join(problems))
+            print("".join(f"  note: {line}\n" for line in noted[ref]), end="")
     return 1 if any(report.values()) else 0

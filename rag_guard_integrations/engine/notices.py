@@ -13,7 +13,10 @@ from typing import TYPE_CHECKING
 
 from rag_guard_integrations.core.arguments import did_you_mean
 from rag_guard_integrations.core.keys import key_notice
-from rag_guard_integrations.policy.producible import unproducible_label_problems
+from rag_guard_integrations.policy.producible import (
+    classifier_rules,
+    unproducible_label_problems,
+)
 
 if TYPE_CHECKING:
     from rag_guard_integrations.classify.base import Classifier
@@ -31,6 +34,15 @@ def policy_notices(policy: Policy, classifier: Classifier | None, key: AuditKey)
     recognizers = getattr(classifier, "recognizers", None)
     # A model classifier answers with any vocabulary label, declared or not.
     model = classifier is not None and recognizers is None
+    if not model and (needing := classifier_rules(policy, recognizers or ())):
+        # Expected of a pack used without a classifier: said once, not a warning.
+        logger.info(
+            "policy %r has no classifier attached, so %d of its rules fire only on labels in "
+            "chunk metadata: %s",
+            policy.name,
+            len(needing),
+            "; ".join(needing),
+        )
     problems = [] if model else unproducible_label_problems(policy, recognizers or ())
     drawn = key_notice(key)
     return _warn([*problems, drawn] if drawn is not None else problems)

@@ -8,6 +8,7 @@ from rag_guard_integrations.core.errors import PolicyError, PolicyNotFoundError
 from rag_guard_integrations.core.labels import UNCLASSIFIED, clean_label
 from rag_guard_integrations.policy.loader import load_policy, parse_policy
 from rag_guard_integrations.policy.producible import (
+    classifier_rules,
     producible_labels,
     unproducible_label_problems,
 )
@@ -74,6 +75,13 @@ def consistency_problems(policy: Policy, source: str) -> list[str]:
                 f"{source}: classifiers.builtin.{name} gives label {label!r} that labels: does "
                 "not declare; declare it"
             )
+    if policy.declares_vocabulary:
+        problems.extend(
+            f"{source}: classifiers.ner.{kind} gives label {label!r} that labels: does not "
+            "declare; declare it"
+            for kind, label in policy.classifiers.ner.items()
+            if clean_label(label) not in declared
+        )
     recognised = {clean_label(p.label) for p in policy.classifiers.patterns}
     recognised |= {clean_label(label) for label in policy.classifiers.builtin.values()}
     problems.extend(
@@ -89,6 +97,12 @@ def consistency_problems(policy: Policy, source: str) -> list[str]:
             f"{source}: the policy checks nothing; add one of {', '.join(CHECKING_SECTIONS)}"
         )
     return problems
+
+
+def notes(policy: Policy) -> list[str]:
+    """What is worth knowing but no mistake: the rules that fire only with a classifier (or
+    labels in chunk metadata), because no recogniser gives one of their labels."""
+    return classifier_rules(policy)
 
 
 def _configured(policy: Policy, section: str) -> bool:

@@ -1,5 +1,6 @@
-"""Which labels something can put on a chunk under a policy, and the rule labels nothing can:
-one sentence each, for lint's problems and the guard's notices alike."""
+"""Which labels something can put on a chunk under a policy, the rule labels nothing can, and
+the rules that only a classifier (or labels in metadata) can fire: one sentence each, for
+lint's problems and notes and the guard's notices alike."""
 
 from __future__ import annotations
 
@@ -16,8 +17,10 @@ if TYPE_CHECKING:
 
 def producible_labels(policy: Policy, recognizers: Iterable[object] = ()) -> set[str]:
     """Every label something can put on a chunk: the declared labels (a model classifier may
-    answer them), the policy's recognisers, ``recognizers`` given besides, and ``unclassified``."""
+    answer them), the labels ``classifiers.ner`` maps entity types to, the policy's
+    recognisers, ``recognizers`` given besides, and ``unclassified``."""
     producible = {clean_label(name) for name in policy.labels} | {UNCLASSIFIED}
+    producible.update(clean_label(label) for label in policy.classifiers.ner.values())
     producible.update(clean_label(spec.label) for spec in policy.classifiers.patterns)
     producible.update(clean_label(label) for label in policy.classifiers.builtin.values())
     producible.update(clean_label(getattr(r, "label", "")) for r in recognizers)
@@ -48,3 +51,44 @@ def unproducible_label_problems(policy: Policy, recognizers: Iterable[object] = 
         for label in rule.trigger.all_present
         if label not in producible
     ]
+
+
+def recognised_labels(policy: Policy, recognizers: Iterable[object] = ()) -> set[str]:
+    """The labels a chunk's text alone can get: the policy's recognisers (``patterns`` and the
+    built-ins ``builtin`` maps), ``recognizers`` given besides, and ``unclassified``."""
+    recognised = {clean_label(spec.label) for spec in policy.classifiers.patterns}
+    recognised.update(clean_label(label) for label in policy.classifiers.builtin.values())
+    recognised.update(clean_label(getattr(r, "label", "")) for r in recognizers)
+    return recognised | {UNCLASSIFIED}
+
+
+def classifier_rules(policy: Policy, recognizers: Iterable[object] = ()) -> list[str]:
+    """One line for each rule that fires only with a classifier or metadata labels: a label
+    of its trigger is declared (a classifier may answer it) but no recogniser gives it. (A
+    label nothing produces at all is :func:`unproducible_label_problems`' business.)
+
+    Example:
+        >>> from rag_guard_integrations import load_policy
+        >>> lines = classifier_rules(load_policy("default"))
+        >>> any(line.startswith("rule 'default_compensation_employee' needs") for line in lines)
+        True
+        >>> any("'default_cardholder'" in line for line in lines)
+        False
+    """
+    recognizers = list(recognizers)
+    recognised = recognised_labels(policy, recognizers)
+    producible = producible_labels(policy, recognizers)
+    lines = []
+    for rule in policy.rules:
+        missing = [
+            label
+            for label in rule.trigger.all_present
+            if label not in recognised and label in producible
+        ]
+        if missing:
+            names = ", ".join(repr(label) for label in missing)
+            lines.append(
+                f"rule {rule.name!r} needs a classifier (or labels in chunk metadata): no "
+                f"recogniser gives {names}"
+            )
+    return lines

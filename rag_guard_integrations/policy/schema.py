@@ -162,13 +162,19 @@ class PatternSpec(_Strict):
 
 
 class ClassifiersSpec(_Strict):
-    """Recognisers for untagged chunks: policy patterns plus built-ins mapped to labels."""
+    """Recognisers for untagged chunks (policy patterns plus built-ins mapped to labels), and
+    how a named-entity model's entity types map to labels."""
 
     patterns: list[PatternSpec] = Field(
         default_factory=list, description="regex recognisers declared in the policy"
     )
     builtin: dict[str, str] = Field(
         default_factory=dict, description="built-in recogniser name -> label in this vocabulary"
+    )
+    ner: dict[str, str] = Field(
+        default_factory=dict,
+        description="entity type of a named-entity model (spaCy `ent.label_`, Hugging Face "
+        "`entity_group`) -> label in this vocabulary, for NERClassifier",
     )
 
 

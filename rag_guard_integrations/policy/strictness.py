@@ -83,6 +83,7 @@ STRICTNESS: dict[str, Order] = {
     "classifiers": Section(),
     "classifiers.patterns": Keyed(key="name", entry=Same()),
     "classifiers.builtin": Keyed(entry=Same()),
+    "classifiers.ner": Keyed(entry=Same()),
     "labels": Keyed(labels=True),
     "labels.*.description": Definition(),
     "labels.*.threshold": Bound("lowest"),

@@ -1,10 +1,12 @@
-"""The recogniser record: a named RE2 pattern with its label, checksum and context words."""
+"""The recogniser records: a named RE2 pattern with its label, checksum and context words, and a
+names recogniser (persons or organisations)."""
 
 from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import Literal
 
 from rag_guard_integrations.core.errors import ArgumentError
 from rag_guard_integrations.core.labels import clean_label
@@ -83,3 +85,38 @@ def _words(words: Iterable[str]) -> tuple[str, ...]:
 def _escape(word: str) -> str:
     """Escape regex metacharacters for RE2 (``re.escape`` also escapes what RE2 rejects)."""
     return "".join(f"\\{c}" if not c.isalnum() and c != "_" else c for c in word)
+
+
+NameKind = Literal["persons", "organizations"]
+
+
+@dataclass(frozen=True, slots=True)
+class NameRecognizer:
+    """Personal or organisation names (``kind``), found by the names scanner of
+    :mod:`~rag_guard_integrations.classify.recognizers.proper_names` rather than by a regex: it
+    reads capitalisation, so it runs on the original text, once for all such recognisers.
+
+    Example:
+        >>> NameRecognizer("staff", "employee_identity", "persons").with_label("pii").label
+        'pii'
+    """
+
+    name: str
+    label: str
+    kind: NameKind
+
+    def __post_init__(self) -> None:
+        if not self.name:
+            raise ArgumentError("a recognizer needs a non-empty name")
+        label = clean_label(self.label)
+        if not label:
+            raise ArgumentError(f"recognizer {self.name!r} has an empty label; give one")
+        if self.kind not in ("persons", "organizations"):
+            raise ArgumentError(
+                f"recognizer {self.name!r}: kind={self.kind!r}; use 'persons' or 'organizations'"
+            )
+        object.__setattr__(self, "label", label)
+
+    def with_label(self, label: str) -> NameRecognizer:
+        """A copy that gives ``label`` instead of the default one."""
+        return dataclasses.replace(self, label=label)
