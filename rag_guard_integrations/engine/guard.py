@@ -226,11 +226,10 @@ class Guard:
         if self.clause is not None:
             if not isinstance(query, str):
                 raise InputError(f"query must be a str, got {type(query).__name__}")
-            intents = self.clause.detect(normalize(query))
-            if intents:
-                constraints["clause_id"] = Allowed(frozenset(intents))
-            elif self.clause.restricts_without_intent:
+            narrowed = self.clause.constraints(normalize(query), context)
+            if narrowed is None:
                 return None
+            constraints.update(narrowed)
         return Constraints(constraints)
 
     def _start(self, query: str, chunks: Sequence[Any], access: object) -> Run:
@@ -239,7 +238,7 @@ class Guard:
         items = coerce_chunks(chunks)
         context = AccessContext.coerce(access)
         normalized = normalize(query)
-        decision = self._decide_query(query, normalized, items)
+        decision = self._decide_query(query, normalized, items, context)
         run = Run(_new_request(query, normalized, decision.intents, context), items, decision)
         if not decision.allowed:
             rejected = ("domain", f"the query was rejected ({decision.reason})")
@@ -260,11 +259,17 @@ class Guard:
             self._labelling.read(run, remaining)
         return run
 
-    def _decide_query(self, query: str, normalized: str, items: list[Chunk]) -> QueryDecision:
+    def _decide_query(
+        self, query: str, normalized: str, items: list[Chunk], access: AccessContext | None
+    ) -> QueryDecision:
         try:
             intents = self.clause.detect(normalized) if self.clause is not None else ()
+            # A question naming contracts the caller may not see: what to answer if nothing passes.
+            refusal = self.clause.refusal(normalized, access) if self.clause is not None else None
             if not self.query_checks:
-                return QueryDecision(intents=intents) if intents else _NO_QUERY_STAGE
+                if not intents and refusal is None:
+                    return _NO_QUERY_STAGE
+                return QueryDecision(intents=intents, refusal=refusal)
             decision = self.query_checks[0].decide(query, items)
             for check in self.query_checks[1:]:  # a later stage can still reject the query
                 if not decision.allowed:
@@ -277,6 +282,8 @@ class Guard:
             # only, since the message may quote a retrieved chunk.
             reason = f"query check failed ({type(error).__name__}); denied (fail closed)"
             return QueryDecision(False, "error", reason, refusal=refusal)
+        if decision.allowed and refusal is not None:
+            return replace(decision, intents=intents, refusal=refusal)
         return replace(decision, intents=intents)
 
     def _conclude(self, run: Run) -> GuardResult:
