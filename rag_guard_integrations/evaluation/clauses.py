@@ -63,8 +63,15 @@ CUAD_CATEGORIES: dict[str, tuple[str, ...]] = {
 """Clause id -> the CUAD categories whose excerpts are that clause.
 
 Clause ids missing here (TERMINATION_FOR_CAUSE, CONFIDENTIALITY_TERM, PAYMENT_TERMS) have no
-CUAD category; they get a false-match rate over every excerpt and no recall.
+CUAD category; on CUAD they get a false-match rate over every excerpt and no recall. An
+excerpt whose category is a clause id itself (as in ``data/clauses/checks.jsonl``) is that
+clause's.
 """
+
+
+def is_own(clause_id: str, category: str) -> bool:
+    """Whether an excerpt of ``category`` is clause ``clause_id`` (see :data:`CUAD_CATEGORIES`)."""
+    return category == clause_id or category in CUAD_CATEGORIES.get(clause_id, ())
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,9 +158,8 @@ def evaluate_clauses(records: Iterable[Mapping[str, Any]] | SignalTable, policy:
     table = records if isinstance(records, SignalTable) else signal_table(records, policy)
     results: dict[str, Any] = {}
     for clause_id, spec in policy.clauses.items():
-        categories = CUAD_CATEGORIES.get(clause_id, ())
-        own = [category in categories for category in table.categories]
-        scores: dict[str, Any] = {"categories": list(categories)}
+        own = [is_own(clause_id, category) for category in table.categories]
+        scores: dict[str, Any] = {"categories": list(CUAD_CATEGORIES.get(clause_id, ()))}
         scores.update(rates(table.accepted(spec, clause_id, None), own))
         scores["regex"] = rates([hit is not False for hit in table.regex[clause_id]], own)
         if spec.semantic is not None and clause_id in table.semantic:
@@ -166,8 +172,8 @@ def evaluate_clauses(records: Iterable[Mapping[str, Any]] | SignalTable, policy:
 
 def rates(accepted: Sequence[bool], own: Sequence[bool]) -> dict[str, float | None]:
     """``recall`` (share of ``own`` excerpts accepted) and ``false_match_rate`` (of the rest)."""
-    mine = [hit for hit, is_own in zip(accepted, own, strict=True) if is_own]
-    other = [hit for hit, is_own in zip(accepted, own, strict=True) if not is_own]
+    mine = [hit for hit, mine_too in zip(accepted, own, strict=True) if mine_too]
+    other = [hit for hit, mine_too in zip(accepted, own, strict=True) if not mine_too]
     return {"recall": _share(mine), "false_match_rate": _share(other)}
 
 
@@ -216,9 +222,10 @@ def _pooled(table: SignalTable, policy: Policy) -> float | None:
     """Share of the (excerpt, clause id) pairs of mapped categories that the fingerprint hits."""
     hits: list[bool] = []
     for clause_id, spec in policy.clauses.items():
-        categories = CUAD_CATEGORIES.get(clause_id, ())
         accepted = table.accepted(spec, clause_id, None)
-        hits += [hit for hit, c in zip(accepted, table.categories, strict=True) if c in categories]
+        hits += [
+            hit for hit, c in zip(accepted, table.categories, strict=True) if is_own(clause_id, c)
+        ]
     return _share(hits)
 
 
