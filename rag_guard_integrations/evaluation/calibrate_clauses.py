@@ -92,9 +92,7 @@ def point(table: SignalTable, policy: Policy, clause_id: str, min_score: float) 
     combined = rates(table.accepted(spec, clause_id, min_score), own)
     semantic = rates([score >= min_score for score in table.semantic[clause_id]], own)
     regex = rates([hit is not False for hit in table.regex[clause_id]], own)
-    return ClausePoint(
-        min_score, combined["recall"], combined["false_match_rate"], regex, semantic
-    )
+    return ClausePoint(min_score, combined["recall"], combined["false_match_rate"], regex, semantic)
 
 
 def recommend(
@@ -159,7 +157,9 @@ def calibrate_clauses(
                 best,
                 curve,
                 None if held is None else point(held, policy, clause_id, current),
-                None if held is None or best is None else point(held, policy, clause_id, best.min_score),
+                None
+                if held is None or best is None
+                else point(held, policy, clause_id, best.min_score),
             )
         )
     return found

@@ -133,7 +133,9 @@ def signal_table(records: Iterable[Mapping[str, Any]], policy: Policy) -> Signal
     return SignalTable(tuple(category for category, _ in excerpts), regex, semantic)
 
 
-def evaluate_clauses(records: Iterable[Mapping[str, Any]] | SignalTable, policy: Policy) -> dict[str, Any]:
+def evaluate_clauses(
+    records: Iterable[Mapping[str, Any]] | SignalTable, policy: Policy
+) -> dict[str, Any]:
     """Recall and false-match rate of every clause fingerprint of ``policy`` on ``records``.
 
     Args:

@@ -130,21 +130,24 @@ class ClauseGuard:
         if scope.unseen:
             names = ", ".join(f"{a} {v!r}" for a, v in scope.unseen)
             return f"the question names {names}, which the caller may not see"
-        if not intents:
-            if not self.restricts_without_intent:
-                return None  # access_only: the access checks alone decide
+        if not intents and self.restricts_without_intent:
             return "the query asks for no clause this policy knows"
         for attribute, named in scope.named.items():
             if not named.admits(chunk.metadata.get(attribute)):
                 return f"the question asks about {attribute} {', '.join(sorted(named.values))}"
-        if scope.whole_contract:
-            return None
-        clause_id = chunk.metadata.get("clause_id")
-        if clause_id is None:
-            return "the chunk carries no clause_id"
-        if clause_id not in intents:
-            return f"clause {clause_id} is not what the query asks for ({', '.join(intents)})"
-        return None
+        if not intents:
+            return None  # access_only: the access checks alone decide
+        return None if scope.whole_contract else _clause_reason(chunk, intents)
+
+
+def _clause_reason(chunk: Chunk, intents: Sequence[str]) -> str | None:
+    """Why ``chunk`` is not one of the clauses ``intents`` names."""
+    clause_id = chunk.metadata.get("clause_id")
+    if clause_id is None:
+        return "the chunk carries no clause_id"
+    if clause_id not in intents:
+        return f"clause {clause_id} is not what the query asks for ({', '.join(intents)})"
+    return None
 
 
 class _Fingerprint:
@@ -154,17 +157,17 @@ class _Fingerprint:
         self.clause_id = clause_id
         regex = spec.fingerprint_regex
         self.regex = None if regex is None else compile_pattern(regex)
-        self.semantic = spec.semantic
         self.combine = spec.combine
-        self.signal: SemanticSignal | None = None
-        if self.semantic is not None:
-            self.label = self.semantic.label or clause_id
-            self.signal = SemanticSignal(self.semantic.examples, embedder)
-            if self.label not in self.signal.labels():
+        self.semantic: tuple[SemanticSignal, str, float] | None = None
+        if (semantic := spec.semantic) is not None:
+            signal = SemanticSignal(semantic.examples, embedder)
+            label = semantic.label or clause_id
+            if label not in signal.labels():
                 raise PolicyError(
-                    f"clauses.{clause_id}.fingerprint.semantic: label {self.label!r} has no "
-                    f"sentences in examples {self.semantic.examples!r}; add some, or set label"
+                    f"clauses.{clause_id}.fingerprint.semantic: label {label!r} has no "
+                    f"sentences in examples {semantic.examples!r}; add some, or set label"
                 )
+            self.semantic = (signal, label, semantic.min_score)
 
     def _regex_hit(self, text: str) -> bool | None:
         return None if self.regex is None else self.regex.search(clause_text(text)) is not None
@@ -173,33 +176,34 @@ class _Fingerprint:
         """The denial when the regex alone decides (a miss with no semantic signal, or with
         ``combine: both``); None when the chunk passes or the semantic signal must judge it."""
         hit = self._regex_hit(text)
-        if hit is False and (self.signal is None or self.combine == "both"):
+        if hit is False and (self.semantic is None or self.combine == "both"):
             return f"the text does not match the {self.clause_id} fingerprint"
         return None
 
     def needs_semantic(self, text: str) -> bool:
         """True when the semantic signal decides this (regex-passed) chunk."""
-        if self.signal is None:
+        if self.semantic is None:
             return False
         return self.combine == "both" or not self._regex_hit(text)
 
     def semantic_reasons(self, chunks: Sequence[Chunk]) -> list[str | None]:
         """The semantic verdicts on chunks the regex left undecided (fail closed)."""
-        assert self.signal is not None and self.semantic is not None
+        if self.semantic is None:
+            return [None] * len(chunks)
+        signal, label, threshold = self.semantic
         try:
-            verdicts = self.signal.judge([(chunk.text, self.label) for chunk in chunks])
-        except Exception as error:  # noqa: BLE001 - any failure of the embedder denies
+            verdicts = signal.judge([(chunk.text, label) for chunk in chunks])
+        except Exception as error:  # any failure of the embedder or model denies
             reason = (
                 f"the {self.clause_id} fingerprint's semantic check could not run "
                 f"({type(error).__name__}: {error}); denied (fail closed)"
             )
             return [reason] * len(chunks)
-        threshold = self.semantic.min_score
         return [
             None
             if verdict.score >= threshold
             else f"the text does not match the {self.clause_id} fingerprint "
-            f"({verdict.explain(self.label)}, below {threshold:.2f})"
+            f"({verdict.explain(label)}, below {threshold:.2f})"
             for verdict in verdicts
         ]
 

@@ -19,8 +19,8 @@ from rag_guard_integrations.guards.clause_passages import passages
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from rag_guard_integrations.embeddings import Embedder
     from rag_guard_integrations.data.clause_examples import ExampleSet
+    from rag_guard_integrations.embeddings import Embedder
 
 SHIPPED_MODEL = EXAMPLES_DIR / "model.npz"
 # Inverse L2 strength of the regression (scikit-learn's C): the examples are few and clean, so
@@ -37,9 +37,10 @@ class ClauseModel:
     Example:
         >>> from rag_guard_integrations.embeddings import default_embedder
         >>> model = clause_model("contracts")
-        >>> vectors = default_embedder().embed_documents(["This Agreement is governed by Ohio law."])
-        >>> round(float(model.probabilities(vectors)[0][model.members("GOVERNING_LAW")].sum()), 1)
-        1.0
+        >>> rows = model.probabilities(default_embedder().embed_documents(["Ohio law governs."]))
+        >>> score, nearest, _ = model.best(rows, "GOVERNING_LAW")
+        >>> score > 0.5
+        True
     """
 
     classes: tuple[frozenset[str], ...]

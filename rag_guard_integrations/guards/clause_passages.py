@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 from rag_guard_integrations.core.normalize import normalize
 from rag_guard_integrations.core.patterns import compile_pattern
 from rag_guard_integrations.core.sentences import clause_text
@@ -21,8 +23,10 @@ def passages(text: str) -> list[str]:
     three or more, and windows of :data:`WINDOW_WORDS` words every half window.
 
     Example:
-        >>> passages("Section 9.1 Governing Law. This Agreement is governed by Ohio law.")
-        ['section 9.1 governing law. this agreement is governed by ohio law.']
+        >>> passages("9.1 Governing Law. This Agreement is governed by Ohio law.")
+        ['9.1 governing law. this agreement is governed by ohio law.']
+        >>> passages("Either party may assign. Neither may charge it.")[-1]
+        'either party may assign. neither may charge it.'
     """
     normalized = normalize(text)
     masked = clause_text(text)  # same length: only inner periods differ
@@ -39,7 +43,7 @@ def passages(text: str) -> list[str]:
             pending = piece
     sentences = [s for s in sentences if s]
     found = list(sentences)
-    found += [f"{a} {b}" for a, b in zip(sentences, sentences[1:], strict=False)]
+    found += [f"{a} {b}" for a, b in pairwise(sentences)]
     if len(sentences) > 2:
         found.append(" ".join(sentences))
     words = normalized.split()

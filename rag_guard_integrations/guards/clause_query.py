@@ -4,8 +4,9 @@ it names (by the access attribute values the policy says how to recognise)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Generic, TypeVar
 
+from rag_guard_integrations.core.cache import BoundedCache
 from rag_guard_integrations.core.constraints import Allowed
 from rag_guard_integrations.core.patterns import PatternSet
 
@@ -14,6 +15,8 @@ if TYPE_CHECKING:
 
     from rag_guard_integrations.core.access import AccessContext
     from rag_guard_integrations.policy.schema import AccessSpec, ClauseSpec
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,7 +41,8 @@ class QueryReader:
     A clause's ``intents`` name it; when none match, ``broad_intents`` do ("Can we terminate?"
     asks for every termination clause); when neither match, the intents of ``whole_contract``
     clauses do ("Summarize the MSA"). ``access.mentions`` recognise the attribute values a
-    question names ("And for the SOW?").
+    question names ("And for the SOW?"). A question is read once: the prefilter, the query
+    verdict and the chunk checks of one request share the reading (cached by its text).
 
     Example:
         >>> from rag_guard_integrations import load_policy
@@ -51,30 +55,40 @@ class QueryReader:
     def __init__(self, clauses: Mapping[str, ClauseSpec], access: AccessSpec) -> None:
         self.clause_ids = tuple(clauses)
         self._whole = frozenset(c for c, spec in clauses.items() if spec.whole_contract)
-        tiers: tuple[list[tuple[str, str]], ...] = ([], [], [])
+        tiers: tuple[list[tuple[str, str]], ...] = ([], [], [])  # intents, broad, whole contract
         for clause_id, spec in clauses.items():
             tiers[2 if spec.whole_contract else 0].extend((clause_id, p) for p in spec.intents)
             tiers[1].extend((clause_id, p) for p in spec.broad_intents)
-        self._tiers = tuple(_Owned(tier) for tier in tiers)
+        self._tiers: tuple[_Owned[str], ...] = tuple(_Owned(tier) for tier in tiers)
         self._access = access
-        self._mentions = _Owned(
+        self._mentions: _Owned[tuple[str, str]] = _Owned(
             [((attribute, value), pattern)
              for attribute, values in access.mentions.items()
              for value, patterns in values.items()
              for pattern in patterns]
         )  # fmt: skip
+        self._read: BoundedCache[str, tuple[tuple[str, ...], frozenset[tuple[str, str]]]] = (
+            BoundedCache(256)
+        )
 
     def intents(self, normalized_query: str) -> tuple[str, ...]:
         """Clause ids the (normalised) question asks for, in policy order."""
+        return self._reading(normalized_query)[0]
+
+    def _reading(self, text: str) -> tuple[tuple[str, ...], frozenset[tuple[str, str]]]:
+        """The intents and the named ``(attribute, value)`` pairs of a question, read once."""
+        if (found := self._read.get(text)) is not None:
+            return found
+        intents: tuple[str, ...] = ()
         for tier in self._tiers:
-            if hits := tier.owners(normalized_query):
-                return tuple(c for c in self.clause_ids if c in hits)
-        return ()
+            if hits := tier.owners(text):
+                intents = tuple(c for c in self.clause_ids if c in hits)
+                break
+        return self._read.put(text, (intents, frozenset(self._mentions.owners(text))))
 
     def scope(self, normalized_query: str, access: AccessContext | None) -> QueryScope:
         """The whole reading of a question for a caller (see :class:`QueryScope`)."""
-        intents = self.intents(normalized_query)
-        mentioned = self._mentions.owners(normalized_query)
+        intents, mentioned = self._reading(normalized_query)
         allowlists = access.allowlists if access is not None else {}
         named: dict[str, set[str]] = {}
         unseen: list[tuple[str, str]] = []
@@ -90,12 +104,12 @@ class QueryReader:
         )
 
 
-class _Owned:
+class _Owned(Generic[T]):
     """Patterns with an owner each, matched in one pass: the owners of those that occur."""
 
-    def __init__(self, owned: list[tuple[object, str]]) -> None:
+    def __init__(self, owned: list[tuple[T, str]]) -> None:
         self._owners = [owner for owner, _ in owned]
         self._set = PatternSet([pattern for _, pattern in owned])
 
-    def owners(self, text: str) -> set[object]:
+    def owners(self, text: str) -> set[T]:
         return {self._owners[i] for i in self._set.matching(text)} if self._owners else set()
