@@ -45,7 +45,7 @@ class SemanticSignal:
     Example:
         >>> signal = SemanticSignal("contracts")
         >>> verdict, = signal.judge([("Ohio law governs this Agreement.", "GOVERNING_LAW")])
-        >>> verdict.score > 0.9
+        >>> verdict.score > 0.5
         True
     """
 

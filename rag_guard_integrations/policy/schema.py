@@ -4,7 +4,16 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Discriminator,
+    Field,
+    Tag,
+    field_validator,
+    model_validator,
+)
 
 from rag_guard_integrations.core.constraints import MATCH_ALL, Match
 from rag_guard_integrations.core.errors import PatternCompileError, PolicyError
@@ -79,6 +88,25 @@ class AccessSpec(_Strict):
         return self.match.get(attribute, MATCH_ALL)
 
 
+def _fingerprint_form(value: object) -> str:
+    """Which form a fingerprint is written in, so that only that form's errors are reported.
+    The tags start with ``function-`` because error messages leave such steps out of the key
+    path, as they do pydantic's own validator steps."""
+    if isinstance(value, dict | FingerprintSpec):
+        return "function-spec"
+    return _regex_form(value)
+
+
+def _regex_form(value: object) -> str:
+    return "function-list" if isinstance(value, list) else "function-regex"
+
+
+Regexes = Annotated[
+    Annotated[Pattern, Tag("function-regex")] | Annotated[list[Pattern], Tag("function-list")],
+    Discriminator(_regex_form),
+]
+
+
 class SemanticSpec(_Strict):
     """The semantic half of a clause fingerprint: how likely the chunk's most clause-like
     passage is this clause, by a classifier over MiniLM embeddings trained on example sentences
@@ -106,7 +134,7 @@ class SemanticSpec(_Strict):
 class FingerprintSpec(_Strict):
     """A clause fingerprint with a regex, a semantic signal, or both, and how they combine."""
 
-    regex: Pattern | list[Pattern] | None = Field(
+    regex: Regexes | None = Field(
         None, description="regex the chunk text must match (a list means any of them)"
     )
     semantic: SemanticSpec | None = None
@@ -121,6 +149,14 @@ class FingerprintSpec(_Strict):
         if self.regex is None and self.semantic is None:
             raise PolicyError("names neither regex nor semantic; give at least one")
         return self
+
+
+Fingerprint = Annotated[
+    Annotated[Pattern, Tag("function-regex")]
+    | Annotated[list[Pattern], Tag("function-list")]
+    | Annotated[FingerprintSpec, Tag("function-spec")],
+    Discriminator(_fingerprint_form),
+]
 
 
 class ClauseSpec(_Strict):
@@ -138,7 +174,7 @@ class ClauseSpec(_Strict):
         description="a question about a whole contract (a summary): chunks of every clause "
         "pass on the access checks alone; it yields to any clause the question names",
     )
-    fingerprint: Pattern | list[Pattern] | FingerprintSpec | None = Field(
+    fingerprint: Fingerprint | None = Field(
         None,
         description="a regex (a list means any of them) the chunk text must match, or "
         "{regex, semantic, combine}",
