@@ -48,6 +48,7 @@ def run_clauses(args: argparse.Namespace) -> int:
         )
     else:
         chosen = "tune half" if args.split else "all excerpts"
+        over = "the tune half" if args.split else "all excerpts"
         rows: list[tuple[Any, ...]] = []
         for c in found:
             points = [(f"current, {chosen}", c.current), (f"recommended, {chosen}", c.recommended)]
@@ -60,7 +61,10 @@ def run_clauses(args: argparse.Namespace) -> int:
             if c.recommended is None:
                 rows.append((c.clause_id, "recommended", "none", *["-"] * 6))
         print(table(HEADER, rows))
-        print(f"\nrule: combined false-match rate <= {limit} on the {chosen}; then best recall")
+        print(
+            f"\nrule: on {over}, the combined false-match rate <= {limit}; then the most clauses "
+            "found by the semantic signal alone, the fewest false matches, the middle threshold"
+        )
     return EXIT_OK if all(c.recommended is not None for c in found) else EXIT_NO_POINT
 
 
