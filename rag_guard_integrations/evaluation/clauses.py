@@ -146,7 +146,8 @@ def evaluate_clauses(
 
     Returns:
         ``{"clauses": {CLAUSE_ID: {"categories": [...], "recall": r, "false_match_rate": f,
-        "regex": {...}, "semantic": {...}}}}``: the fingerprint as the guard applies it, then
+        "regex": {...}, "semantic": {...}}}}`` for every clause but ``whole_contract`` ones
+        (a summary question, which no chunk is): the fingerprint as the guard applies it, then
         each signal alone (``semantic`` only for a clause that has one, with its
         ``min_score``); a rate is None when it has no excerpts to be measured on.
 
@@ -159,7 +160,7 @@ def evaluate_clauses(
     """
     table = records if isinstance(records, SignalTable) else signal_table(records, policy)
     results: dict[str, Any] = {}
-    for clause_id, spec in policy.clauses.items():
+    for clause_id, spec in _chunk_clauses(policy):
         own = [is_own(clause_id, category) for category in table.categories]
         scores: dict[str, Any] = {"categories": list(CUAD_CATEGORIES.get(clause_id, ()))}
         scores.update(rates(table.accepted(spec, clause_id, None), own))
@@ -223,12 +224,17 @@ def evaluate_split(records: Iterable[Mapping[str, Any]], policy: Policy) -> dict
 def _pooled(table: SignalTable, policy: Policy) -> float | None:
     """Share of the (excerpt, clause id) pairs of mapped categories that the fingerprint hits."""
     hits: list[bool] = []
-    for clause_id, spec in policy.clauses.items():
+    for clause_id, spec in _chunk_clauses(policy):
         accepted = table.accepted(spec, clause_id, None)
         hits += [
             hit for hit, c in zip(accepted, table.categories, strict=True) if is_own(clause_id, c)
         ]
     return _share(hits)
+
+
+def _chunk_clauses(policy: Policy) -> list[tuple[str, ClauseSpec]]:
+    """The clauses a chunk can be (a ``whole_contract`` clause is a kind of question)."""
+    return [(c, spec) for c, spec in policy.clauses.items() if not spec.whole_contract]
 
 
 def load_records(path: Path) -> list[dict[str, Any]]:
