@@ -116,8 +116,8 @@ class ClauseGuard:
         for index, chunk in enumerate(chunks):
             fingerprint = self._fingerprints.get(str(chunk.metadata.get("clause_id")))
             if reasons[index] is None and fingerprint is not None and not scope.whole_contract:
-                reasons[index] = fingerprint.regex_reason(chunk.text)
-                if reasons[index] is None and fingerprint.needs_semantic(chunk.text):
+                reasons[index], judge = fingerprint.by_regex(chunk.text)
+                if judge:
                     pending.setdefault(fingerprint.clause_id, []).append(index)
         for clause_id, indices in pending.items():
             judged = self._fingerprints[clause_id].semantic_reasons([chunks[i] for i in indices])
@@ -158,6 +158,7 @@ class _Fingerprint:
         regex = spec.fingerprint_regex
         self.regex = None if regex is None else compile_pattern(regex)
         self.combine = spec.combine
+        self._denial = f"the text does not match the {clause_id} fingerprint"
         self.semantic: tuple[SemanticSignal, str, float] | None = None
         if (semantic := spec.semantic) is not None:
             signal = SemanticSignal(semantic.examples, embedder)
@@ -169,22 +170,15 @@ class _Fingerprint:
                 )
             self.semantic = (signal, label, semantic.min_score)
 
-    def _regex_hit(self, text: str) -> bool | None:
-        return None if self.regex is None else self.regex.search(clause_text(text)) is not None
-
-    def regex_reason(self, text: str) -> str | None:
-        """The denial when the regex alone decides (a miss with no semantic signal, or with
-        ``combine: both``); None when the chunk passes or the semantic signal must judge it."""
-        hit = self._regex_hit(text)
-        if hit is False and (self.semantic is None or self.combine == "both"):
-            return f"the text does not match the {self.clause_id} fingerprint"
-        return None
-
-    def needs_semantic(self, text: str) -> bool:
-        """True when the semantic signal decides this (regex-passed) chunk."""
+    def by_regex(self, text: str) -> tuple[str | None, bool]:
+        """The regex's verdict: the denial when it decides alone (a miss with no semantic
+        signal, or with ``combine: both``), and whether the semantic signal must judge."""
+        hit = None if self.regex is None else self.regex.search(clause_text(text)) is not None
         if self.semantic is None:
-            return False
-        return self.combine == "both" or not self._regex_hit(text)
+            return (None if hit is not False else self._denial), False
+        if self.combine == "both":
+            return (self._denial, False) if hit is False else (None, True)
+        return None, not hit
 
     def semantic_reasons(self, chunks: Sequence[Chunk]) -> list[str | None]:
         """The semantic verdicts on chunks the regex left undecided (fail closed)."""
@@ -202,8 +196,7 @@ class _Fingerprint:
         return [
             None
             if verdict.score >= threshold
-            else f"the text does not match the {self.clause_id} fingerprint "
-            f"({verdict.explain(label)}, below {threshold:.2f})"
+            else f"{self._denial} ({verdict.explain(label)}, below {threshold:.2f})"
             for verdict in verdicts
         ]
 
