@@ -1,4 +1,5 @@
-"""``rag-guard calibrate``: sweep the domain thresholds over labelled queries, recommend a pair."""
+"""``rag-guard calibrate``: sweep the domain thresholds over labelled queries and recommend a
+pair, or (``--clauses``) each clause fingerprint's semantic threshold over labelled excerpts."""
 
 from __future__ import annotations
 
@@ -15,9 +16,17 @@ EXIT_OK, EXIT_NO_POINT = 0, 1
 def register(commands: argparse._SubParsersAction[Any]) -> None:
     """Add ``calibrate`` to the ``rag-guard`` sub-commands."""
     parser = commands.add_parser(
-        "calibrate", help="sweep domain thresholds over labelled queries and recommend a pair"
+        "calibrate",
+        help="sweep domain thresholds over labelled queries, or clause fingerprints' semantic "
+        "thresholds over labelled excerpts (--clauses), and recommend values",
     )
-    parser.add_argument("--queries", required=True, help="JSONL lines {query, in_domain}")
+    source = parser.add_mutually_exclusive_group(required=True)
+    source.add_argument("--queries", help="JSONL lines {query, in_domain}: the domain guard")
+    source.add_argument(
+        "--clauses",
+        metavar="EXCERPTS",
+        help="JSONL lines {text, category} (CUAD): each clause's semantic min_score",
+    )
     parser.add_argument(
         "--clinc", default=None, help="clinc_oos.json: its queries are added as out of domain"
     )
@@ -26,7 +35,15 @@ def register(commands: argparse._SubParsersAction[Any]) -> None:
         action="store_true",
         help="choose on the tune half of the queries (SHA-256 of the text), report both halves",
     )
-    parser.add_argument("--policy", default="bis", help="built-in name or path (default: bis)")
+    parser.add_argument(
+        "--policy", default=None, help="built-in name or path (default: bis, or contracts)"
+    )
+    parser.add_argument(
+        "--max-false-match",
+        type=float,
+        default=None,
+        help="--clauses: the highest false-match rate a threshold may give (default 0.04)",
+    )
     parser.add_argument(
         "--corpus", default=None, help="bundled corpus or JSONL (default: policy name)"
     )
@@ -45,13 +62,17 @@ def run(args: argparse.Namespace) -> int:
     from rag_guard_integrations.evaluation.domain import collect_signals, guard_for  # noqa: PLC0415
     from rag_guard_integrations.policy.loader import load_policy  # noqa: PLC0415
 
+    if args.clauses:
+        from rag_guard_integrations.cli.calibrate_clauses import run_clauses  # noqa: PLC0415
+
+        return run_clauses(args)
     if not 0.0 < args.target <= 1.0:
         raise ArgumentError(f"--target must be in (0, 1], got {args.target}")
     labelled = datasets.read_labelled(args.queries)
     if args.clinc:
         clinc = datasets.read_clinc(args.clinc).values()
         labelled += [datasets.LabelledQuery(q, in_domain=False) for part in clinc for q in part]
-    policy = load_policy(args.policy)
+    policy = load_policy(args.policy or "bis")
     corpus = args.corpus or datasets.default_corpus(policy.name)
     guard = guard_for(policy, corpus=corpus)
     queries = [q.query for q in labelled]

@@ -10,7 +10,7 @@ if TYPE_CHECKING:
 
 EVALUATIONS = (
     "rag_guard_integrations.evaluation.leakage",
-    "rag_guard_integrations.evaluation.clauses",
+    "rag_guard_integrations.cli.eval_clauses",
     "rag_guard_integrations.evaluation.domain",
     "rag_guard_integrations.cli.eval_prompt",
 )
