@@ -1,4 +1,5 @@
-"""``rag-guard eval clauses``: how well each clause fingerprint recognises real contract clauses.
+"""The clause evaluation (``rag-guard eval clauses``): how well each clause fingerprint
+recognises real contract clauses.
 
 The reference is CUAD (The Atticus Project): excerpts of real contracts, each labelled with one
 of its categories. For every clause id of a policy, recall is the share of the excerpts of its
@@ -15,20 +16,17 @@ contracts they have never seen.
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rag_guard_integrations.console import print_json, table
 from rag_guard_integrations.core.errors import DataError
 from rag_guard_integrations.core.patterns import compile_pattern
 from rag_guard_integrations.core.sentences import clause_text
 from rag_guard_integrations.data.jsonl import read_jsonl
 from rag_guard_integrations.evaluation.split import SPLITS, half_of
-from rag_guard_integrations.policy.loader import load_policy
 
 if TYPE_CHECKING:
-    import argparse
     from collections.abc import Iterable, Mapping
+    from pathlib import Path
 
     from rag_guard_integrations.policy.schema import Policy
 
@@ -152,69 +150,6 @@ def load_records(path: Path) -> list[dict[str, Any]]:
     return records
 
 
-def register(kinds: argparse._SubParsersAction[Any]) -> None:
-    """Add ``eval clauses`` to the ``eval`` sub-commands."""
-    parser = kinds.add_parser(
-        "clauses",
-        help="measure clause fingerprints on labelled real clauses (CUAD)",
-        description="Recall and false-match rate of each clause fingerprint on labelled "
-        "contract excerpts (JSONL with 'text' and 'category', e.g. CUAD).",
-    )
-    parser.add_argument("--data", required=True, type=Path, help="JSONL file of labelled excerpts")
-    parser.add_argument(
-        "--policy",
-        nargs="+",
-        default=["contracts"],
-        metavar="POLICY",
-        help="built-in policy names or paths (default: contracts)",
-    )
-    parser.add_argument(
-        "--split",
-        action="store_true",
-        help="also measure the tune and held-back halves of the documented split "
-        "(SHA-256 of each excerpt's document name)",
-    )
-    parser.add_argument("--json", action="store_true", help="print the result as JSON")
-    parser.set_defaults(run=run)
-
-
-def run(args: argparse.Namespace) -> int:
-    """Evaluate and print the result; always 0, since a measurement is not a finding."""
-    records, policy = load_records(args.data), load_policy(*args.policy)
-    result = evaluate_split(records, policy) if args.split else evaluate_clauses(records, policy)
-    if args.json:
-        print_json(result)
-        return 0
-    halves = [result["split"][half]["clauses"] for half in SPLITS] if args.split else []
-    rows = [
-        (
-            clause_id,
-            ", ".join(scores["categories"]) or "-",
-            _rate(scores["recall"]),
-            *(_rate(half[clause_id]["recall"]) for half in halves),
-            _rate(scores["false_match_rate"]),
-            *(_rate(half[clause_id]["false_match_rate"]) for half in halves),
-            _verdict(scores["recall"], scores["false_match_rate"]),
-        )
-        for clause_id, scores in result["clauses"].items()
-    ]
-    if args.split:
-        header: tuple[str, ...] = (
-            "clause", "CUAD categories", "recall", "tune", "held back",
-            "false match", "tune", "held back", "on target",
-        )  # fmt: skip
-    else:
-        header = ("clause", "CUAD categories", "recall", "false match", "on target")
-    print(table(header, rows))
-    if args.split:
-        for half in SPLITS:
-            part = result["split"][half]
-            print(f"{half}: {part['records']} excerpts, pooled recall {part['pooled_recall']:.3f}")
-        print(f"all: pooled recall {result['pooled_recall']:.3f}")
-    print(f"\ntarget: recall >= {RECALL_TARGET}, false-match rate <= {FALSE_MATCH_TARGET}")
-    return 0
-
-
 def _checked(records: Iterable[Mapping[str, Any]]) -> Iterable[tuple[str, str]]:
     for index, record in enumerate(records):
         text, category = record.get("text"), record.get("category")
@@ -228,14 +163,3 @@ def _checked(records: Iterable[Mapping[str, Any]]) -> Iterable[tuple[str, str]]:
 
 def _share(hits: list[bool]) -> float | None:
     return sum(hits) / len(hits) if hits else None
-
-
-def _rate(value: float | None) -> float | str:
-    return "-" if value is None else value
-
-
-def _verdict(recall: float | None, false_match: float | None) -> str:
-    if recall is None:
-        return "-"
-    ok = recall >= RECALL_TARGET and (false_match is None or false_match <= FALSE_MATCH_TARGET)
-    return "yes" if ok else "no"

@@ -313,8 +313,7 @@ class Policy(_Strict):
     recency: RecencySpec | None = Field(None, description="deny chunks older than this")
     acl_freshness: AclFreshnessSpec | None = Field(
         None,
-        description="without a live access source: deny chunks whose copied ACL is older than "
-        "this",
+        description="without a live access source: deny chunks whose copied ACL is older than this",
     )
     linking: LinkingSpec = Field(default_factory=LinkingSpec, description="multi-hop links")
     classifiers: ClassifiersSpec = Field(
