@@ -26,7 +26,7 @@ test: $(TEST_STAMP) $(SPICEDB_LIB)
 	HF_HUB_OFFLINE=1 $(BIN)/python -m pytest
 
 docs: $(DOCS_STAMP)
-	$(BIN)/mkdocs build --strict --site-dir site
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --site-dir site
 
 install: $(TEST_STAMP) $(SPICEDB_LIB)
 
