@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from rag_guard_integrations.cli.help import CommandHelp, add_command
 from rag_guard_integrations.core.errors import ArgumentError
 
 if TYPE_CHECKING:
@@ -13,13 +14,27 @@ if TYPE_CHECKING:
 EXIT_OK, EXIT_NO_POINT = 0, 1
 
 
+HELP = CommandHelp(
+    summary="sweep domain thresholds over labelled queries, or clause fingerprints' semantic "
+    "thresholds over labelled excerpts (--clauses), and recommend values",
+    reads="--queries: a JSONL file, one labelled query a line; --clinc: CLINC150's "
+    "clinc_oos.json, whose queries count as out of domain; or --clauses: a JSONL file of "
+    "labelled contract excerpts ('text', 'category').",
+    reads_example='{"query": "IS 2062 requirements", "in_domain": true}',
+    prints="a table of threshold pairs (root_min_similarity, min_similarity) with their "
+    "in-domain pass rate and out-of-domain block rate: the policy's current pair and the "
+    "recommended one (--split: on the tune and held-back halves); --plot: both curves as a "
+    "PNG; --clauses: per clause id the recommended semantic min_score with its recall and "
+    "false-match rate; --json: the same as one object.",
+    findings="no threshold pair keeps the --target pass rate",
+    example="rag-guard calibrate --queries rag_guard_integrations/data/bis_products_queries.jsonl"
+    " --split --target 0.97",
+)
+
+
 def register(commands: argparse._SubParsersAction[Any]) -> None:
     """Add ``calibrate`` to the ``rag-guard`` sub-commands."""
-    parser = commands.add_parser(
-        "calibrate",
-        help="sweep domain thresholds over labelled queries, or clause fingerprints' semantic "
-        "thresholds over labelled excerpts (--clauses), and recommend values",
-    )
+    parser = add_command(commands, "calibrate", HELP)
     source = parser.add_mutually_exclusive_group(required=True)
     source.add_argument("--queries", help="JSONL lines {query, in_domain}: the domain guard")
     source.add_argument(
@@ -56,7 +71,7 @@ def register(commands: argparse._SubParsersAction[Any]) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Run ``rag-guard calibrate``; exit 1 when no thresholds reach the target."""
-    from rag_guard_integrations.console import print_json, table  # noqa: PLC0415
+    from rag_guard_integrations.cli.console import print_json, table  # noqa: PLC0415
     from rag_guard_integrations.evaluation import datasets  # noqa: PLC0415
     from rag_guard_integrations.evaluation.calibrate import plot, sweep, sweep_split  # noqa: PLC0415
     from rag_guard_integrations.evaluation.domain import collect_signals, guard_for  # noqa: PLC0415

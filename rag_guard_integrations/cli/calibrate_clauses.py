@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from rag_guard_integrations.console import print_json, table
+from rag_guard_integrations.cli.console import print_json, table
 from rag_guard_integrations.core.errors import DataError
 from rag_guard_integrations.evaluation.calibrate_clauses import (
     DEFAULT_MAX_FALSE_MATCH,

@@ -6,7 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rag_guard_integrations.console import print_json, table
+from rag_guard_integrations.cli.console import print_json, table
+from rag_guard_integrations.cli.help import CommandHelp, add_command
 from rag_guard_integrations.evaluation.clauses import (
     FALSE_MATCH_TARGET,
     RECALL_TARGET,
@@ -25,13 +26,27 @@ HEADER = (
     "clause", "recall", "regex", "semantic", "false match", "regex", "semantic", "on target",
 )  # fmt: skip
 TITLES = {"tune": "tune half", "held_back": "held-back half"}
+HELP = CommandHelp(
+    summary="measure clause fingerprints on labelled real clauses (CUAD)",
+    reads="--data: a JSONL file, one labelled contract excerpt a line ('text', 'category'; "
+    "'contract_title' or 'document_name' for --split).",
+    reads_example='{"text": "This Agreement shall be governed by the laws of Delaware.", '
+    '"category": "Governing Law", "contract_title": "ACME SUPPLY AGREEMENT"}',
+    prints="per clause id: recall and false-match rate of the fingerprint as the clause guard "
+    "applies it, of the regex and of the semantic signal alone, and whether both meet the "
+    "targets (--split: the same table for the tune and held-back halves, with pooled recall); "
+    '--json: {"clauses": {CLAUSE_ID: {"categories", "recall", "false_match_rate", "regex", '
+    '"semantic"}}}.',
+    example="rag-guard eval clauses --data ../shared/data/cuad_clauses.jsonl --split",
+)
 
 
 def register(kinds: argparse._SubParsersAction[Any]) -> None:
     """Add ``eval clauses`` to the ``eval`` sub-commands."""
-    parser = kinds.add_parser(
+    parser = add_command(
+        kinds,
         "clauses",
-        help="measure clause fingerprints on labelled real clauses (CUAD)",
+        HELP,
         description="Recall and false-match rate of each clause fingerprint on labelled "
         "contract excerpts (JSONL with 'text' and 'category', e.g. CUAD): combined as the "
         "clause guard applies it, and for the regex and the semantic signal alone.",

@@ -193,6 +193,22 @@ class Guard:
 
         return PatternClassifier.from_policy(policy).bind(policy.vocabulary)
 
+    def __repr__(self) -> str:
+        """The policies by the names they were loaded under and the first 12 hex digits of the
+        merged policy's sha256 (the audit record's ``policy.sha256``); the access source by type.
+
+        Example:
+            >>> Guard.from_policy("contracts", "default")  # doctest: +ELLIPSIS
+            Guard(policies=['contracts', 'default'], sha256=...)
+        """
+        names, digest = self._identity
+        source = (
+            ""
+            if self.access_source is None
+            else f", access_source={type(self.access_source).__name__}"
+        )
+        return f"Guard(policies={list(names)!r}, sha256={digest[:12]}{source})"
+
     def __reduce__(self) -> tuple[Any, ...]:
         """Pickle and copy as the policy, classifier, embedder, extra checks, identifiers and
         audit key and access source (a worker keys its records as this guard does); the compiled

@@ -1,4 +1,5 @@
-"""``rag-guard eval clauses``: how well each clause fingerprint recognises real contract clauses.
+"""The clause evaluation (``rag-guard eval clauses``): how well each clause fingerprint
+recognises real contract clauses.
 
 The reference is CUAD (The Atticus Project): excerpts of real contracts, each labelled with one
 of its categories. For every clause id of a policy, recall is the share of the excerpts of its

@@ -58,9 +58,8 @@ STRICTNESS: dict[str, Order] = {
     "access": Section(),
     "access.attributes": Union(),
     "access.match": Keyed(entry=Ranked((MATCH_ANY, MATCH_ALL))),
-    # A value a question names narrows what answers it (or refuses it): every way of naming
-    # it counts.
-    "access.mentions": Keyed(entry=Keyed(entry=Union())),
+    # How a question names an attribute's values: two policies must agree per attribute.
+    "access.mentions": Keyed(entry=Same()),
     "clauses": Keyed(entry=Same(), by_origin=True, widens=True),
     "domain": Section(optional=True),
     "domain.blocklist": Union(),
