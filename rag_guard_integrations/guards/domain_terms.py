@@ -78,6 +78,18 @@ class TermMatcher:
         match = self._pattern.search(text)
         return None if match is None else self._term_of(match.group())
 
+    def replace(self, text: str, word: str) -> str:
+        """``text`` with every listed term (and compound) replaced by ``word``, in one pass.
+
+        Example:
+            >>> TermMatcher(["pressure cooker"], compounds=True).replace(
+            ...     "is my pressure cooker safe", "product")
+            'is my product safe'
+        """
+        if self._pattern is None:
+            return text
+        return str(self._pattern.sub(word.replace("\\", "\\\\"), text))
+
     def _term_of(self, matched: str) -> str:
         key = _key(matched)
         term = self._forms.get(key)

@@ -79,8 +79,28 @@ class ClauseSpec(_Strict):
         return self.fingerprint
 
 
+class KindSpec(_Strict):
+    """Prototype questions: the kinds the collection answers and everyday ones (see
+    :mod:`rag_guard_integrations.guards.domain_kinds`)."""
+
+    in_domain: list[str] = Field(
+        min_length=1, description="questions the collection answers, the product as placeholder"
+    )
+    everyday: list[str] = Field(
+        min_length=1, description="everyday questions that may name the same products"
+    )
+    placeholder: str = Field(
+        "product", min_length=1, description="word that replaces the query's product terms"
+    )
+    min_margin: Threshold = Field(0.10, description="in-domain over everyday: the kind tier")
+    min_similarity: Threshold = Field(0.35, description="similarity floor of the kind tier")
+    everyday_margin: Threshold = Field(
+        0.20, description="everyday over in-domain: the dense tier does not accept"
+    )
+
+
 class DomainSpec(_Strict):
-    """The four-tier out-of-domain query filter."""
+    """The tiered out-of-domain query filter."""
 
     blocklist: list[str] = Field(default_factory=list, description="out-of-domain terms: reject")
     identifier_pattern: Pattern | None = Field(
@@ -104,6 +124,9 @@ class DomainSpec(_Strict):
     )
     root_min_similarity: Threshold = Field(0.20, description="similarity floor for tier 3")
     min_similarity: Threshold = Field(0.45, description="dense threshold (tier 4)")
+    kinds: KindSpec | None = Field(
+        None, description="question-kind prototypes: the kind tier and the everyday veto"
+    )
     retriever_scores: Literal["embed", "cosine"] = Field(
         "embed",
         description="cosine: the retriever's scores are cosine similarities, used as the "
