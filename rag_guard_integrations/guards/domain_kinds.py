@@ -20,7 +20,8 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
-from rag_guard_integrations.core.normalize import normalize
+from rag_guard_integrations.core.cache import BoundedCache
+from rag_guard_integrations.core.normalize import CACHED_CHARS, normalize
 from rag_guard_integrations.core.patterns import compile_pattern
 from rag_guard_integrations.embeddings import cosine, unit
 
@@ -61,7 +62,8 @@ class KindScorer:
         self._placeholder = normalize(spec.placeholder)
         word = re.escape(self._placeholder)
         self._repeats: Any = compile_pattern(rf"\b{word}(?:[\s\-]+{word}\b)+")
-        self._prototypes: tuple[list[Any], list[Any]] | None = None
+        self._prototypes: tuple[Any, Any] | None = None
+        self._margins: BoundedCache[str, float] = BoundedCache(8192, max_key_len=CACHED_CHARS)
 
     def masked(self, text: str) -> str:
         """The normalised ``text`` with every product term replaced by the placeholder."""
@@ -70,20 +72,36 @@ class KindScorer:
         return str(self._repeats.sub(self._placeholder.replace("\\", "\\\\"), text))
 
     def margin(self, text: str, vector_of: Callable[[str], Any], embedder: Embedder) -> float:
-        """Best in-domain minus best everyday prototype similarity of the masked ``text``."""
-        inside, everyday = self._vectors(embedder)
-        query = vector_of(self.masked(text))
-        return _best(inside, query) - _best(everyday, query)
+        """Best in-domain minus best everyday prototype similarity of the masked ``text``
+        (cached by text: one scorer serves one guard, with one embedder)."""
 
-    def _vectors(self, embedder: Embedder) -> tuple[list[Any], list[Any]]:
+        def compute() -> float:
+            inside, everyday = self._vectors(embedder)
+            query = vector_of(self.masked(text))
+            return _best(inside, query) - _best(everyday, query)
+
+        return self._margins.remember(text, compute)
+
+    def _vectors(self, embedder: Embedder) -> tuple[Any, Any]:
         """The prototypes' unit vectors, embedded once (in one call) on first use."""
         if self._prototypes is None:
             texts = [*self.spec.in_domain, *self.spec.everyday]
             vectors = [unit(v) for v in embedder.embed_documents(texts)]
             split = len(self.spec.in_domain)
-            self._prototypes = (vectors[:split], vectors[split:])
+            self._prototypes = (_matrix(vectors[:split]), _matrix(vectors[split:]))
         return self._prototypes
 
 
-def _best(prototypes: Sequence[Any], query: Any) -> float:
-    return max(cosine(prototype, query) for prototype in prototypes)
+def _matrix(vectors: list[Any]) -> Any:
+    """The vectors as one numpy matrix, so a query costs one product; a list without numpy."""
+    try:
+        import numpy as np  # noqa: PLC0415 - comes with the embeddings extra
+    except ImportError:
+        return vectors
+    return np.vstack(vectors)
+
+
+def _best(prototypes: Any, query: Any) -> float:
+    if isinstance(prototypes, list):
+        return max(cosine(prototype, query) for prototype in prototypes)
+    return float((prototypes @ query).max())
