@@ -156,7 +156,7 @@ class DomainGuard:
         self.spec = spec
         self._embedder = embedder
         self._blocklist = TermMatcher(spec.blocklist, compounds=True)
-        self._roots = TermMatcher(spec.roots, compounds=True)
+        self._roots = TermMatcher(spec.roots, compounds=True, typos=spec.root_typos)
         self._context = TermMatcher(spec.root_context, compounds=False)
         self._signature = TermMatcher(spec.signature_terms, compounds=False)
         self._kinds = (

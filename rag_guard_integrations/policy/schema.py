@@ -119,6 +119,10 @@ class DomainSpec(_Strict):
         default_factory=list, description="regulatory words a root must stand next to"
     )
     root_window: int = Field(4, ge=1, le=50, description="words either side searched for context")
+    root_typos: bool = Field(
+        False,
+        description="a word one edit from a root, that is no English word, counts as the root",
+    )
     signature_terms: list[str] = Field(
         default_factory=list, description="terms only this domain uses: tier 3 with no context"
     )
