@@ -217,7 +217,8 @@ def test_policy_threshold_is_the_one_chosen_on_the_tune_half(
     CLINC150, and they hold on the held-back half: pass >= 0.97, and at most one of its ~790
     out-of-domain queries accepted (block >= 0.998)."""
     clinc = shared_data("clinc_oos.json")
-    files = [str(DATA_DIR / f"bis_{name}queries.jsonl") for name in ("", "products_", "everyday_")]
+    names = ("", "products_", "everyday_", "fresh_", "final_")
+    files = [str(DATA_DIR / f"bis_{name}queries.jsonl") for name in names]
     args = ["calibrate", "--queries", *files, "--clinc", str(clinc), "--split"]
     assert main([*args, "--target", "0.97", "--json"]) == 0
     printed = json.loads(capsys.readouterr().out)

@@ -153,12 +153,22 @@ def test_the_kind_tier_explains_itself(guard: DomainGuard) -> None:
     assert "reads as a question the collection answers" in decision.reason
 
 
-def test_the_kind_tier_needs_a_cue_and_its_floor(guard: DomainGuard) -> None:
-    """Without a product or regulatory word, or below ``kinds.min_similarity``, the kind tier
-    does not accept."""
-    uncued = guard.signals("can i import these things to sell here", scored(0.5), complete=True)
-    assert uncued.cue is None
-    assert tier_for(uncued, 0.16, 0.58, KINDS) == "below_threshold"
+@pytest.mark.parametrize(
+    "query",
+    ["can i import these things to sell here",
+     "what are the certification requirements for a yoga teacher"],
+)  # fmt: skip
+def test_the_kind_tier_needs_a_product(guard: DomainGuard, query: str) -> None:
+    """A question that names no product is not accepted by its wording, even with regulatory
+    words in it: they say nothing of which collection it is about."""
+    signals = guard.signals(query, scored(0.5), complete=True)
+    assert signals.cue is None
+    assert signals.kind is not None
+    assert tier_for(signals, 0.16, 0.58, KINDS) == "below_threshold"
+
+
+def test_the_kind_tier_needs_its_floor(guard: DomainGuard) -> None:
+    """Below ``kinds.min_similarity`` the kind tier does not accept."""
     low = guard.decide("can i import mixer grinders to sell here", scored(0.3))
     assert low.tier == "below_threshold"
 

@@ -13,8 +13,8 @@ decides on the normalised query, in order, stopping at the first tier that decid
 3. ``root``: a domain root within ``root_window`` words of a regulatory context word, or a
    ``signature_terms`` entry (a term only this domain uses, such as "vltd") on its own, with
    similarity at least ``root_min_similarity`` -> accept;
-4. ``kind`` (with a ``kinds`` section): the query names a root or signature term, or uses a
-   regulatory context word, anywhere; it reads as the collection's kind of question (its
+4. ``kind`` (with a ``kinds`` section): the query names a product (a root or signature term)
+   anywhere; it reads as the collection's kind of question (its
    :mod:`.domain_kinds` margin is at least ``kinds.min_margin``); and its similarity is at
    least ``kinds.min_similarity`` -> accept;
 5. ``dense``: similarity at least ``min_similarity`` -> accept, unless the query reads as an
@@ -23,7 +23,7 @@ decides on the normalised query, in order, stopping at the first tier that decid
 
 The kind signal costs an embedding of the query with its product terms masked, only where it
 can decide: when no earlier tier has, and the similarity reaches the kind tier's floor (for a
-query with a cue) or the dense threshold.
+query that names a product) or the dense threshold.
 """
 
 from __future__ import annotations
@@ -63,7 +63,7 @@ class _Lexical:
 
     term: str | None
     root: tuple[str, str] | None
-    cue: str | None = None  # the first root, signature term or context word anywhere
+    cue: str | None = None  # the first root or signature term anywhere
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,7 +73,8 @@ class DomainSignals:
     ``identifier`` is ``(identifier as the chunk writes it, metadata key, chunk position)``, or
     ``(identifier as the collection writes it, "collection", None)`` for an identifier the
     guard was given (as the query writes it when a lookup answered). ``cue`` is the first
-    root, signature term or regulatory word anywhere in the query; ``kind`` its question-kind
+    root or signature term anywhere in the query (the product it names); ``kind`` its
+    question-kind
     margin (:mod:`.domain_kinds`), None where it was not needed.
 
     Example:
@@ -271,8 +272,7 @@ class DomainGuard:
         signature = self._signature.first(text)
         if root is None and signature is not None:
             root = (signature, signature)
-        cue = next((t for _, t in roots), None) or signature or next((t for _, t in context), None)
-        return _Lexical(None, root, cue)
+        return _Lexical(None, root, next((t for _, t in roots), None) or signature)
 
     def _known(self, typed: dict[str, str]) -> str | None:
         """The collection's spelling of the first typed identifier it holds, else None."""
