@@ -77,7 +77,9 @@ def scored(*standards: str, score: float = 0.3) -> list[Chunk]:
         ("what is the price of bitcoin today", "blocklist", False),
         ("IS 2062 structural steel grades", "identifier", True),
         ("ISI mark for packaged water bottles", "root", True),
-        ("sulphate resisting cement for foundations", "dense", True),
+        ("sulphate resisting cement for foundations", "kind", True),
+        ("Frontal impact protection for passenger cars", "dense", True),
+        ("best pressure cooker brand", "everyday", False),
         ("how do I train a puppy to sit", "below_threshold", False),
     ],
 )
@@ -306,12 +308,12 @@ def test_no_chunks_cannot_be_accepted_by_similarity(guard: DomainGuard, query: s
 
 
 def test_similarity_source_is_retriever_when_every_chunk_is_scored(guard: DomainGuard) -> None:
-    """Every chunk scored: the best score is the similarity, and no embedding is needed."""
+    """Every chunk scored: the best score is the similarity, and no chunk is embedded."""
     chunks = [Chunk("a", {}, score=0.31), Chunk("b", {}, score=0.62)]
-    decision = guard.decide("sulphate resisting cement for foundations", chunks)
+    decision = guard.decide("Frontal impact protection for passenger cars", chunks)
     assert (decision.similarity, decision.similarity_source) == (0.62, "retriever")
     assert decision.tier == "dense"
-    assert decision.evidence == {"score": 0.62}
+    assert decision.evidence["score"] == 0.62
 
 
 def test_similarity_source_is_embedder_and_cached(embedder: MiniLMEmbedder) -> None:
@@ -381,8 +383,11 @@ def test_builtin_bis_policy_has_the_documented_shape() -> None:
     assert {"water", "bottle", "cement", "rebar", "battery", "toy", "vltd"} <= set(SPEC.roots)
     assert {"standard", "bis", "isi", "certification", "safety", "grade"} <= set(SPEC.root_context)
     assert SPEC.identifier_keys == ["standard", "id"]
-    assert SPEC.root_min_similarity == 0.20
+    assert 0.10 <= SPEC.root_min_similarity <= 0.20
     assert 0.45 <= SPEC.min_similarity <= 0.60
+    assert SPEC.kinds is not None
+    assert len(SPEC.kinds.in_domain) >= 20
+    assert len(SPEC.kinds.everyday) >= 20
 
 
 def test_bundled_catalogue_and_queries() -> None:

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from rag_guard_integrations import load_policy
 from rag_guard_integrations.cli import main
 from rag_guard_integrations.data import DATA_DIR, load_corpus
 from rag_guard_integrations.evaluation.datasets import read_clinc, read_labelled
@@ -70,7 +71,7 @@ def test_clinc_block_rate_meets_the_target(clinc: dict[str, object]) -> None:
     assert outside["queries"] == 1400
     assert outside["block_rate"] >= TARGET_BLOCK_RATE
     assert outside["tiers"]["identifier"] == 0
-    assert all(leak["tier"] in {"root", "dense"} for leak in outside["leaked"])
+    assert all(leak["tier"] in {"root", "kind", "dense"} for leak in outside["leaked"])
     assert clinc["targets"] == {"pass_rate": 0.97, "block_rate": 0.999, "met": True}
 
 
@@ -93,7 +94,10 @@ def test_cli_json(capsys: pytest.CaptureFixture[str]) -> None:
     printed = json.loads(capsys.readouterr().out)
     assert printed["policy"] == "bis"
     assert printed["k"] == 5
-    assert printed["thresholds"]["root_min_similarity"] == 0.20
+    spec = load_policy("bis").domain
+    assert spec is not None
+    assert printed["thresholds"]["root_min_similarity"] == spec.root_min_similarity
+    assert printed["thresholds"]["kind_min_margin"] == 0.10
     assert set(printed["in_domain"]) >= {"queries", "passed", "pass_rate", "tiers", "rejected"}
     assert set(printed["out_of_domain"]) >= {"queries", "blocked", "block_rate", "tiers", "leaked"}
 
@@ -148,3 +152,54 @@ def test_bad_inputs_exit_2_with_one_line(
         err = capsys.readouterr().err.strip()
         assert err.startswith("rag-guard eval:")
         assert "\n" not in err
+
+
+EVERYDAY = DATA_DIR / "bis_everyday_queries.jsonl"
+
+
+def test_families_are_reported_one_by_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Lines that name a family are counted family by family, and the table lists each one."""
+    path = tmp_path / "families.jsonl"
+    lines = [
+        {"query": "ISI mark for helmets", "in_domain": True, "family": "toys"},
+        {"query": "how do I train a puppy to sit", "in_domain": True, "family": "toys"},
+        {"query": "LPG cylinder hydrostatic test", "in_domain": True, "family": "gas"},
+        {"query": "price of gold today", "in_domain": False, "family": "everyday"},
+    ]
+    path.write_text("\n".join(json.dumps(x) for x in lines) + "\n", encoding="utf-8")
+    result = evaluate("bis", queries_path=str(path))
+    assert result["in_domain"]["families"] == {
+        "toys": {"queries": 2, "pass_rate": 0.5},
+        "gas": {"queries": 1, "pass_rate": 1.0},
+    }
+    assert result["out_of_domain"]["families"] == {"everyday": {"queries": 1, "block_rate": 1.0}}
+    assert main(["eval", "domain", "--queries", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "family" in out
+    assert "toys" in out
+
+
+def test_a_family_that_is_not_a_string_names_the_line(tmp_path: Path) -> None:
+    """A non-string family is a ValueError naming the file, the line and the key."""
+    path = tmp_path / "bad.jsonl"
+    path.write_text('{"query": "x", "in_domain": true, "family": 3}\n', encoding="utf-8")
+    with pytest.raises(ValueError, match="'family' must be a string") as caught:
+        read_labelled(path)
+    assert f"{path}:1" in str(caught.value)
+
+
+def test_everyday_questions_cover_every_family_and_hold() -> None:
+    """The bundled questions as people type them name every product family at least five
+    times, with everyday product questions beside them; the guard passes and refuses them."""
+    labelled = read_labelled(EVERYDAY)
+    families = {str(c.metadata["category"]) for c in load_corpus("bis")}
+    counts = {f: sum(q.family == f and q.in_domain for q in labelled) for f in families}
+    assert min(counts.values()) >= 5, counts
+    assert sum(not q.in_domain for q in labelled) >= 40
+    result = evaluate("bis", queries_path=str(EVERYDAY))
+    assert result["in_domain"]["pass_rate"] >= 0.93
+    assert result["out_of_domain"]["block_rate"] >= 0.98
+    assert result["in_domain"]["tiers"]["kind"] > 0
+    assert result["out_of_domain"]["tiers"]["everyday"] > 0

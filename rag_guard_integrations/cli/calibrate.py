@@ -36,7 +36,9 @@ def register(commands: argparse._SubParsersAction[Any]) -> None:
     """Add ``calibrate`` to the ``rag-guard`` sub-commands."""
     parser = add_command(commands, "calibrate", HELP)
     source = parser.add_mutually_exclusive_group(required=True)
-    source.add_argument("--queries", help="JSONL lines {query, in_domain}: the domain guard")
+    source.add_argument(
+        "--queries", nargs="+", help="JSONL files of lines {query, in_domain}: the domain guard"
+    )
     source.add_argument(
         "--clauses",
         metavar="EXCERPTS",
@@ -83,7 +85,7 @@ def run(args: argparse.Namespace) -> int:
         return run_clauses(args)
     if not 0.0 < args.target <= 1.0:
         raise ArgumentError(f"--target must be in (0, 1], got {args.target}")
-    labelled = datasets.read_labelled(args.queries)
+    labelled = [q for path in args.queries for q in datasets.read_labelled(path)]
     if args.clinc:
         clinc = datasets.read_clinc(args.clinc).values()
         labelled += [datasets.LabelledQuery(q, in_domain=False) for part in clinc for q in part]
@@ -91,33 +93,38 @@ def run(args: argparse.Namespace) -> int:
     corpus = args.corpus or datasets.default_corpus(policy.name)
     guard = guard_for(policy, corpus=corpus)
     queries = [q.query for q in labelled]
-    signals = collect_signals(guard, corpus, queries, args.k)
+    signals = collect_signals(guard, corpus, queries, args.k, complete=True)
     labels = [q.in_domain for q in labelled]
     current = (guard.spec.root_min_similarity, guard.spec.min_similarity)
+    kinds, target = guard.spec.kinds, args.target
     split = (
-        sweep_split(signals, labels, queries, current=current, target=args.target)
+        sweep_split(signals, labels, queries, current=current, target=target, kinds=kinds)
         if args.split
         else None
     )
-    result = split.tune if split else sweep(signals, labels, current=current, target=args.target)
+    result = split.tune if split else sweep(signals, labels, current=current, target=target,
+                                            kinds=kinds)  # fmt: skip
     image = str(plot(result, args.plot)) if args.plot else None
     if args.json:
         record = split.to_dict() if split else result.to_dict()
         print_json({"policy": policy.name, "corpus": corpus, **record, "plot": image})
     else:
         points = [("current", result.current), ("recommended", result.recommended)]
+        if result.recommended_margin is not None:
+            points.append(("recommended kind margin", result.recommended_margin))
         if split:
             points = [(f"{name}, tune half", p) for name, p in points] + [
                 ("current, held back", split.held_back_current),
                 ("recommended, held back", split.held_back_recommended),
             ]
         rows = [
-            [name, p.root_min_similarity, p.min_similarity, _rate(p.pass_rate), _rate(p.block_rate)]
+            [name, p.root_min_similarity, p.min_similarity, _rate(p.kind_min_margin),
+             _rate(p.pass_rate), _rate(p.block_rate)]
             for name, p in points
             if p is not None
-        ]
-        print(table(["thresholds", "root_min_similarity", "min_similarity", "pass rate",
-                     "block rate"], rows))  # fmt: skip
+        ]  # fmt: skip
+        print(table(["thresholds", "root_min_similarity", "min_similarity", "kind_min_margin",
+                     "pass rate", "block rate"], rows))  # fmt: skip
         if result.recommended is None:
             print(f"\nno thresholds keep the in-domain pass rate at {args.target}")
         if image:

@@ -21,7 +21,8 @@ HELP = CommandHelp(
     "queries; --clinc: CLINC150's clinc_oos.json, whose queries replace the out-of-domain set.",
     reads_example='{"query": "BIS certification for packaged drinking water", "in_domain": true}',
     prints="per set (in domain, out of domain): its source, query count, pass or block rate and "
-    "the queries decided at each tier, then up to 20 misses of each; --json: the same with the "
+    "the queries decided at each tier, the rate per product family where the queries name one, "
+    "then up to 20 misses of each with their similarity and kind margin; --json: the same with the "
     "thresholds and whether the targets are met.",
     example="rag-guard eval domain --clinc ../shared/data/clinc_oos.json --json",
 )
@@ -68,6 +69,14 @@ def run(args: argparse.Namespace) -> int:
     print(
         table(["set", "source", "queries", "measure", "rate", *result["in_domain"]["tiers"]], rows)
     )
+    families = [
+        [name, row["queries"], rate, row[rate]]
+        for key, rate in (("in_domain", "pass_rate"), ("out_of_domain", "block_rate"))
+        if (part := result[key]).get("families")
+        for name, row in part["families"].items()
+    ]
+    if families:
+        print("\n" + table(["family", "queries", "measure", "rate"], families))
     misses = (
         ("in-domain queries rejected", result["in_domain"]["rejected"]),
         ("out-of-domain queries accepted", result["out_of_domain"]["leaked"]),
@@ -77,5 +86,6 @@ def run(args: argparse.Namespace) -> int:
             print(f"\n{title} ({len(items)}):")
             for item in items[:SHOWN]:
                 score = "-" if item["similarity"] is None else f"{item['similarity']:.2f}"
-                print(f"  [{item['tier']} {score}] {item['query']}")
+                margin = "" if item["margin"] is None else f" margin {item['margin']:+.2f}"
+                print(f"  [{item['tier']} {score}{margin}] {item['query']}")
     return 0

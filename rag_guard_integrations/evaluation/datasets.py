@@ -16,10 +16,12 @@ CLINC_SPLITS = ("oos_test", "oos_val", "in_scope_test_sample")
 
 @dataclass(frozen=True, slots=True)
 class LabelledQuery:
-    """A query and whether it belongs to the collection's domain."""
+    """A query, whether it belongs to the collection's domain, and optionally its family (the
+    product family it asks about, or any group the evaluation reports separately)."""
 
     query: str
     in_domain: bool
+    family: str | None = None
 
 
 def load_chunks(ref: str) -> list[Chunk]:
@@ -91,8 +93,11 @@ def _labelled(record: object, where: str) -> LabelledQuery:
     if not isinstance(record, dict):
         raise DataError(f"{where}: expected a JSON object with 'query' and 'in_domain'")
     query, in_domain = record.get("query"), record.get("in_domain")
+    family = record.get("family")
     if not isinstance(query, str) or not query.strip():
         raise DataError(f"{where}: 'query' must be a non-empty string, got {query!r}")
     if not isinstance(in_domain, bool):
         raise DataError(f"{where}: 'in_domain' must be true or false, got {in_domain!r}")
-    return LabelledQuery(query, in_domain)
+    if family is not None and not isinstance(family, str):
+        raise DataError(f"{where}: 'family' must be a string when given, got {family!r}")
+    return LabelledQuery(query, in_domain, family)

@@ -1,4 +1,4 @@
-"""The domain guard: four tiers that decide whether a query belongs to the collection's domain.
+"""The domain guard: tiers that decide whether a query belongs to the collection's domain.
 
 Vector search always returns a nearest neighbour, even for "price of bitcoin", so the guard
 decides on the normalised query, in order, stopping at the first tier that decides:
@@ -13,7 +13,17 @@ decides on the normalised query, in order, stopping at the first tier that decid
 3. ``root``: a domain root within ``root_window`` words of a regulatory context word, or a
    ``signature_terms`` entry (a term only this domain uses, such as "vltd") on its own, with
    similarity at least ``root_min_similarity`` -> accept;
-4. ``dense``: similarity at least ``min_similarity`` -> accept; otherwise ``below_threshold``.
+4. ``kind`` (with a ``kinds`` section): the query names a product (a root or signature term)
+   anywhere; it reads as the collection's kind of question (its
+   :mod:`.domain_kinds` margin is at least ``kinds.min_margin``); and its similarity is at
+   least ``kinds.min_similarity`` -> accept;
+5. ``dense``: similarity at least ``min_similarity`` -> accept, unless the query reads as an
+   everyday question (everyday prototypes ahead by ``kinds.everyday_margin`` or more), which
+   rejects it as ``everyday``; otherwise ``below_threshold``.
+
+The kind signal costs an embedding of the query with its product terms masked, only where it
+can decide: when no earlier tier has, and the similarity reaches the kind tier's floor (for a
+query that names a product) or the dense threshold.
 """
 
 from __future__ import annotations
@@ -27,6 +37,8 @@ from rag_guard_integrations.core.metadata import metadata_values
 from rag_guard_integrations.core.normalize import CACHED_CHARS, normalize
 from rag_guard_integrations.embeddings import cosine, unit
 from rag_guard_integrations.guards.domain_identifiers import IdentifierReader
+from rag_guard_integrations.guards.domain_kinds import KindScorer
+from rag_guard_integrations.guards.domain_reasons import evidence, reason
 from rag_guard_integrations.guards.domain_terms import TermMatcher, near_pair
 from rag_guard_integrations.guards.registry import QueryStage
 from rag_guard_integrations.policy.loader import load_policy
@@ -39,10 +51,10 @@ if TYPE_CHECKING:
     from rag_guard_integrations.guards.domain_identifiers import IdentifierLookup
     from rag_guard_integrations.guards.registry import QueryInputs
     from rag_guard_integrations.policy.loader import PolicyRef
-    from rag_guard_integrations.policy.schema import DomainSpec, Policy
+    from rag_guard_integrations.policy.schema import DomainSpec, KindSpec, Policy
 
-TIERS = ("blocklist", "identifier", "root", "dense", "below_threshold")
-REJECTING = frozenset({"blocklist", "below_threshold"})
+TIERS = ("blocklist", "identifier", "root", "kind", "dense", "everyday", "below_threshold")
+REJECTING = frozenset({"blocklist", "everyday", "below_threshold"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,6 +63,7 @@ class _Lexical:
 
     term: str | None
     root: tuple[str, str] | None
+    cue: str | None = None  # the first root or signature term anywhere
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,6 +74,8 @@ class DomainSignals:
     ``(identifier as the query writes it, "collection", None)`` for one of the identifiers the
     guard was given or its lookup holds. A chunk's own spelling is never quoted: the decision
     goes into records whole, and nothing a chunk holds may.
+    ``cue`` is the first root or signature term anywhere in the query (the product it names);
+    ``kind`` its question-kind margin (:mod:`.domain_kinds`), None where it was not needed.
 
     Example:
         >>> tier_for(DomainSignals(root=("water", "isi"), similarity=0.3), 0.20, 0.48)
@@ -72,20 +87,40 @@ class DomainSignals:
     root: tuple[str, str] | None = None
     similarity: float | None = None
     similarity_source: str | None = None
+    cue: str | None = None
+    kind: float | None = None
 
 
-def tier_for(signals: DomainSignals, root_min_similarity: float, min_similarity: float) -> str:
-    """The tier that decides, given the signals and the two thresholds (pure; used by calibrate)."""
+def tier_for(
+    signals: DomainSignals,
+    root_min_similarity: float,
+    min_similarity: float,
+    kinds: KindSpec | None = None,
+) -> str:
+    """The tier that decides, given the signals and the thresholds (pure; used by calibrate)."""
     if signals.term is not None:
         return "blocklist"
     if signals.identifier is not None:
         return "identifier"
     score = signals.similarity
-    if score is not None and signals.root is not None and score >= root_min_similarity:
+    if score is None:
+        return "below_threshold"
+    if signals.root is not None and score >= root_min_similarity:
         return "root"
-    if score is not None and score >= min_similarity:
-        return "dense"
-    return "below_threshold"
+    return _by_similarity(signals, score, min_similarity, kinds)
+
+
+def _by_similarity(
+    signals: DomainSignals, score: float, min_similarity: float, kinds: KindSpec | None
+) -> str:
+    """Tiers 4 and 5: the kind tier, the everyday veto, then the dense threshold."""
+    margin = signals.kind
+    if kinds is not None and margin is not None:
+        if signals.cue is not None and margin >= kinds.min_margin and score >= kinds.min_similarity:
+            return "kind"
+        if margin <= -kinds.everyday_margin and score >= min_similarity:
+            return "everyday"
+    return "dense" if score >= min_similarity else "below_threshold"
 
 
 class DomainGuard:
@@ -122,9 +157,12 @@ class DomainGuard:
         self.spec = spec
         self._embedder = embedder
         self._blocklist = TermMatcher(spec.blocklist, compounds=True)
-        self._roots = TermMatcher(spec.roots, compounds=True)
+        self._roots = TermMatcher(spec.roots, compounds=True, typos=spec.root_typos)
         self._context = TermMatcher(spec.root_context, compounds=False)
         self._signature = TermMatcher(spec.signature_terms, compounds=False)
+        self._kinds = (
+            None if spec.kinds is None else KindScorer(spec.kinds, (self._roots, self._signature))
+        )
         self._reader = (
             IdentifierReader(spec.identifier_pattern, spec.identifier_word_prefixes)
             if spec.identifier_pattern
@@ -167,20 +205,26 @@ class DomainGuard:
     def decide(self, query: str, chunks: Sequence[Chunk]) -> QueryDecision:
         """Decide whether ``query`` is in the domain, given the chunks retrieved for it."""
         signals = self.signals(query, chunks)
-        tier = tier_for(signals, self.spec.root_min_similarity, self.spec.min_similarity)
+        spec = self.spec
+        tier = tier_for(signals, spec.root_min_similarity, spec.min_similarity, spec.kinds)
         allowed = tier not in REJECTING
         return QueryDecision(
             allowed=allowed,
             tier=tier,
-            reason=self._reason(tier, signals),
-            evidence=_evidence(tier, signals, chunks),
+            reason=reason(tier, signals, spec),
+            evidence=evidence(tier, signals, chunks),
             similarity=signals.similarity,
             similarity_source=signals.similarity_source,
             refusal=None if allowed else self.spec.refusal,
         )
 
-    def signals(self, query: str, chunks: Sequence[Chunk]) -> DomainSignals:
-        """Evaluate the tiers' inputs, stopping early when tier 1 or 2 already decides."""
+    def signals(
+        self, query: str, chunks: Sequence[Chunk], *, complete: bool = False
+    ) -> DomainSignals:
+        """Evaluate the tiers' inputs, stopping early when tier 1 or 2 already decides.
+
+        The kind margin is computed only where the policy's thresholds let it decide, or always
+        with ``complete`` (calibration re-judges the signals at other thresholds)."""
         text = normalize(query)
         lexical = self._lexical.remember(text, lambda: self._read(text))
         if lexical.term is not None:
@@ -194,18 +238,42 @@ class DomainGuard:
             if found is not None:
                 return DomainSignals(identifier=found)
         similarity, source = self._similarity(text, chunks)
-        return DomainSignals(root=lexical.root, similarity=similarity, similarity_source=source)
+        kind = None
+        if (
+            self._kinds is not None
+            and similarity is not None
+            and (complete or self._kind_decides(lexical, similarity))
+        ):
+            kind = self._kinds.margin(text, self._query_vector, self.embedder)
+        return DomainSignals(
+            root=lexical.root,
+            similarity=similarity,
+            similarity_source=source,
+            cue=lexical.cue,
+            kind=kind,
+        )
+
+    def _kind_decides(self, lexical: _Lexical, similarity: float) -> bool:
+        """Whether the kind margin can change the decision at the policy's thresholds."""
+        spec, kinds = self.spec, self.spec.kinds
+        if kinds is None or (lexical.root is not None and similarity >= spec.root_min_similarity):
+            return False
+        has_cue = lexical.cue is not None and similarity >= kinds.min_similarity
+        return has_cue or similarity >= spec.min_similarity
+
+    def _query_vector(self, text: str) -> Any:
+        return self._queries.remember(text, lambda: unit(self.embedder.embed_query(text)))
 
     def _read(self, text: str) -> _Lexical:
         term = self._blocklist.first(text)
         if term is not None:
             return _Lexical(term, None)
-        root = near_pair(
-            text, self._roots.find(text), self._context.find(text), self.spec.root_window
-        )
-        if root is None and (signature := self._signature.first(text)) is not None:
+        roots, context = self._roots.find(text), self._context.find(text)
+        root = near_pair(text, roots, context, self.spec.root_window)
+        signature = self._signature.first(text)
+        if root is None and signature is not None:
             root = (signature, signature)
-        return _Lexical(None, root)
+        return _Lexical(None, root, next((t for _, t in roots), None) or signature)
 
     def _known(self, typed: dict[str, str]) -> str | None:
         """The query's spelling of the first typed identifier the collection holds, else None."""
@@ -239,7 +307,7 @@ class DomainGuard:
             return None, None
         if (scores := self._cosine_scores(chunks)) is not None:
             return max(scores), "retriever"
-        query_vector = self._queries.remember(text, lambda: unit(self.embedder.embed_query(text)))
+        query_vector = self._query_vector(text)
         vectors = [self._vectors.get(chunk.text) for chunk in chunks]
         missing = list(
             dict.fromkeys(c.text for c, v in zip(chunks, vectors, strict=True) if v is None)
@@ -263,45 +331,6 @@ class DomainGuard:
         if all(score is not None and -1.0 <= score <= 1.0 for score in scores):
             return [score for score in scores if score is not None]
         return None
-
-    def _reason(self, tier: str, signals: DomainSignals) -> str:
-        """One readable sentence saying why the tier decided as it did."""
-        score, spec = signals.similarity, self.spec
-        if tier == "blocklist":
-            return f"The query mentions {signals.term!r}, which the policy lists as out of domain."
-        if signals.identifier is not None:
-            value, key, position = signals.identifier
-            if position is None:
-                return f"The query names {value}, an identifier of the collection."
-            return f"The query names {value}, which retrieved chunk {position} carries as {key!r}."
-        if score is None:
-            return "Nothing was retrieved to compare the query with, so it counts as out of domain."
-        if signals.root is not None and tier in {"root", "below_threshold"}:
-            root, context = signals.root
-            verdict = "reaches" if tier == "root" else "is below"
-            where = "a term only this domain uses" if root == context else f"next to {context!r}"
-            return (
-                f"The query uses the domain term {root!r} {where}, and its best "
-                f"similarity {score:.2f} {verdict} the floor {spec.root_min_similarity:.2f}."
-            )
-        verdict = "reaches" if tier == "dense" else "is below"
-        return (
-            f"The query's best similarity {score:.2f} to the retrieved chunks {verdict} the "
-            f"threshold {spec.min_similarity:.2f}."
-        )
-
-
-def _evidence(tier: str, signals: DomainSignals, chunks: Sequence[Chunk]) -> dict[str, Any]:
-    if tier == "blocklist":
-        return {"term": signals.term}
-    if tier == "identifier" and signals.identifier is not None:
-        value, key, position = signals.identifier
-        chunk_id = None if position is None else chunks[position].id
-        return {"identifier": value, "key": key, "chunk": position, "chunk_id": chunk_id}
-    out: dict[str, Any] = {"score": signals.similarity}
-    if signals.root is not None:
-        out["root"], out["context"] = signals.root
-    return out
 
 
 def collection_identifiers(chunks: Iterable[Chunk], keys: Sequence[str]) -> list[str]:

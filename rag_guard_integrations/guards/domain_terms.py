@@ -3,7 +3,8 @@
 A listed term counts only as a whole word (``toy`` never inside ``toyota``), as its simple
 plural (``bottles``, ``batteries``) or, where compounds are allowed, joined to another listed
 term (``waterbottle``). Every tier compiles its terms into one pattern, so a query costs one RE2
-pass per tier whatever the length of the list.
+pass per tier whatever the length of the list. With ``typos``, a misspelt term counts too (see
+:mod:`.domain_typos`).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from rag_guard_integrations.core.normalize import normalize
 from rag_guard_integrations.core.patterns import compile_pattern
+from rag_guard_integrations.guards.domain_typos import Typos, english_words
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
@@ -51,12 +53,14 @@ class TermMatcher:
         ['water']
     """
 
-    def __init__(self, terms: Iterable[str], *, compounds: bool) -> None:
+    def __init__(self, terms: Iterable[str], *, compounds: bool, typos: bool = False) -> None:
         self.terms = tuple(dict.fromkeys(t for t in (normalize(x) for x in terms) if t))
         self._forms: dict[str, str] = {}
         for term in self.terms:
             for form in plural_forms(term):
                 self._forms.setdefault(_key(form), term)
+        single = {f: t for t in self.terms for f in plural_forms(t) if not _JOINERS.search(f)}
+        self._typos = Typos(single, english_words()) if typos else None
         self._pattern: Any = None
         if self.terms:
             # Longest first, so that ``batteries`` wins over ``battery`` at the same place.
@@ -66,10 +70,20 @@ class TermMatcher:
             self._pattern = compile_pattern(rf"\b{body}\b")
 
     def find(self, text: str) -> list[tuple[int, str]]:
-        """``(offset, term)`` per match in normalised ``text``; a compound names its first term."""
+        """``(offset, term)`` per match in normalised ``text``, in order; a compound names its
+        first term."""
+        return [(start, term) for start, _, term in self._spans(text)]
+
+    def _spans(self, text: str) -> list[tuple[int, int, str]]:
         if self._pattern is None:
             return []
-        return [(m.start(), self._term_of(m.group())) for m in self._pattern.finditer(text)]
+        found = [
+            (m.start(), m.end(), self._term_of(m.group())) for m in self._pattern.finditer(text)
+        ]
+        if self._typos is None:
+            return found
+        typed = self._typos.find(text, [(start, end) for start, end, _ in found])
+        return sorted(found + typed) if typed else found
 
     def first(self, text: str) -> str | None:
         """The first listed term found in ``text``, or None."""
@@ -77,6 +91,20 @@ class TermMatcher:
             return None
         match = self._pattern.search(text)
         return None if match is None else self._term_of(match.group())
+
+    def replace(self, text: str, word: str) -> str:
+        """``text`` with every listed term (and compound) replaced by ``word``, in one pass.
+
+        Example:
+            >>> TermMatcher(["pressure cooker"], compounds=True).replace(
+            ...     "is my pressure cooker safe", "product")
+            'is my product safe'
+        """
+        pieces, position = [], 0
+        for start, end, _ in self._spans(text):
+            pieces += [text[position:start], word]
+            position = end
+        return "".join([*pieces, text[position:]])
 
     def _term_of(self, matched: str) -> str:
         key = _key(matched)

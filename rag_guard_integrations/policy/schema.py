@@ -212,8 +212,28 @@ class ClauseSpec(_Strict):
         return spec.combine if isinstance(spec, FingerprintSpec) else "either"
 
 
+class KindSpec(_Strict):
+    """Prototype questions: the kinds the collection answers and everyday ones (see
+    :mod:`rag_guard_integrations.guards.domain_kinds`)."""
+
+    in_domain: list[str] = Field(
+        min_length=1, description="questions the collection answers, the product as placeholder"
+    )
+    everyday: list[str] = Field(
+        min_length=1, description="everyday questions that may name the same products"
+    )
+    placeholder: str = Field(
+        "product", min_length=1, description="word that replaces the query's product terms"
+    )
+    min_margin: Threshold = Field(0.10, description="in-domain over everyday: the kind tier")
+    min_similarity: Threshold = Field(0.35, description="similarity floor of the kind tier")
+    everyday_margin: Threshold = Field(
+        0.20, description="everyday over in-domain: the dense tier does not accept"
+    )
+
+
 class DomainSpec(_Strict):
-    """The four-tier out-of-domain query filter."""
+    """The tiered out-of-domain query filter."""
 
     blocklist: list[str] = Field(default_factory=list, description="out-of-domain terms: reject")
     identifier_pattern: Pattern | None = Field(
@@ -232,11 +252,18 @@ class DomainSpec(_Strict):
         default_factory=list, description="regulatory words a root must stand next to"
     )
     root_window: int = Field(4, ge=1, le=50, description="words either side searched for context")
+    root_typos: bool = Field(
+        False,
+        description="a word one edit from a root, that is no English word, counts as the root",
+    )
     signature_terms: list[str] = Field(
         default_factory=list, description="terms only this domain uses: tier 3 with no context"
     )
     root_min_similarity: Threshold = Field(0.20, description="similarity floor for tier 3")
     min_similarity: Threshold = Field(0.45, description="dense threshold (tier 4)")
+    kinds: KindSpec | None = Field(
+        None, description="question-kind prototypes: the kind tier and the everyday veto"
+    )
     retriever_scores: Literal["embed", "cosine"] = Field(
         "embed",
         description="cosine: the retriever's scores are cosine similarities, used as the "
