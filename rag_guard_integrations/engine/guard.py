@@ -29,6 +29,7 @@ from rag_guard_integrations.engine.run import Run, stage_reasons
 from rag_guard_integrations.engine.shadow import Shadow
 from rag_guard_integrations.engine.verdicts import Verdicts
 from rag_guard_integrations.guards.clause import ClauseGuard
+from rag_guard_integrations.guards.domain_collection import CollectionIdentifiers
 from rag_guard_integrations.guards.live_access import LiveAccess
 from rag_guard_integrations.guards.registry import (
     QueryInputs,
@@ -40,7 +41,7 @@ from rag_guard_integrations.policy.loader import load_policy
 from rag_guard_integrations.policy.schema import Policy
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Sequence
+    from collections.abc import Iterable, Mapping, Sequence
 
     from rag_guard_integrations.authz.source import AccessSource
     from rag_guard_integrations.classify.base import Classifier
@@ -128,9 +129,16 @@ class Guard:
         self.audit_key = keys.audit_key(audit_key)
         self.access_source = access_source
         self.live = LiveAccess.of(policy, access_source)
-        self._inputs = QueryInputs(
-            embedder, identifiers if callable(identifiers) else tuple(identifiers)
+        given = identifiers if callable(identifiers) else tuple(identifiers)
+        # Without identifiers given, tier 2 reads those an adapter teaches it (learn_identifiers).
+        self.learned: CollectionIdentifiers | None = (
+            given
+            if isinstance(given, CollectionIdentifiers)
+            else CollectionIdentifiers.for_spec(policy.domain)
+            if policy.domain and not given
+            else None
         )
+        self._inputs = QueryInputs(embedder, given if self.learned is None else self.learned)
         self.query_checks: tuple[QueryCheck, ...] = query_checks(policy, self._inputs)
         self.combination: SetCheck | None = set_check(policy)
         self.checks: tuple[ChunkCheck, ...] = (*policy_checks(policy), *checks)
@@ -225,6 +233,24 @@ class Guard:
             # Under ``recognizers: always`` the recognisers already label every chunk.
             return None if self.policy.recognizers == "always" else self.recognizers
         return classifier.bind(self.policy.vocabulary)
+
+    def learn_identifiers(self, metadatas: Iterable[Mapping[str, Any]]) -> int:
+        """Teach the domain gate's tier 2 the standard identifiers a collection holds, from its
+        chunks' metadata (the policy's ``identifier_keys``; text never counts). The guarded
+        retrievers do it themselves: from the whole store at first use where the store can be
+        listed, else from each retrieved set. Returns how many identifiers were new; 0 when
+        the guard learns none (no domain section, or ``identifiers=`` given when it was built).
+
+        Example:
+            >>> guard = Guard.from_policy("bis")
+            >>> guard.check("IS 2062 scope", []).query.tier
+            'below_threshold'
+            >>> guard.learn_identifiers([{"standard": "IS 2062"}])
+            1
+            >>> guard.check("IS 2062 scope", []).query.tier
+            'identifier'
+        """
+        return 0 if self.learned is None else self.learned.learn_metadata(metadatas)
 
     def check(self, query: str, chunks: Sequence[Any], access: AccessLike = None) -> GuardResult:
         """Decide which of ``chunks`` may reach the LLM for ``query`` and ``access``."""

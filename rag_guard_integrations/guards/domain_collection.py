@@ -17,17 +17,22 @@ one the collection holds.
 from __future__ import annotations
 
 import threading
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Protocol
 
 from rag_guard_integrations.core.metadata import metadata_values
 from rag_guard_integrations.guards.domain_identifiers import IdentifierReader, canonical_identifier
 from rag_guard_integrations.policy.loader import load_policy
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Sequence
+    from collections.abc import Callable, Iterable, Mapping, Sequence
 
     from rag_guard_integrations.core.chunk import Chunk
     from rag_guard_integrations.policy.loader import PolicyRef
+    from rag_guard_integrations.policy.schema import DomainSpec
+
+# At most this many identifiers are held (a collection's standards number in the thousands):
+# what a store or retrieved set teaches beyond it is not learned, so memory stays bounded.
+MAX_IDENTIFIERS = 100_000
 
 
 class CollectionIdentifiers:
@@ -55,7 +60,8 @@ class CollectionIdentifiers:
         word_prefixes: Iterable[str] = (),
     ) -> None:
         self.keys = tuple(keys)
-        self._reader = IdentifierReader(pattern, word_prefixes) if pattern else None
+        self._pattern, self._prefixes = pattern, tuple(word_prefixes)
+        self._reader = IdentifierReader(pattern, self._prefixes) if pattern else None
         self._known: dict[str, str] = {}  # canonical form -> the collection's own spelling
         self._lock = threading.Lock()
 
@@ -63,24 +69,35 @@ class CollectionIdentifiers:
     def for_policy(cls, policy: PolicyRef) -> CollectionIdentifiers:
         """An empty set reading the metadata keys and identifier pattern of ``policy``."""
         domain = load_policy(policy).domain
-        if domain is None:
-            return cls()
+        return cls() if domain is None else cls.for_spec(domain)
+
+    @classmethod
+    def for_spec(cls, domain: DomainSpec) -> CollectionIdentifiers:
+        """An empty set reading the metadata keys and identifier pattern of a domain section."""
         return cls(domain.identifier_keys, domain.identifier_pattern,
                    domain.identifier_word_prefixes)  # fmt: skip
 
     def learn(self, chunks: Iterable[Chunk]) -> int:
         """Add the identifiers the ``keys`` metadata of ``chunks`` holds; returns how many
         canonical forms were new ("IS 1239 (Part 1)" holds two: "is1239" and "is1239part1")."""
+        return self.learn_metadata(chunk.metadata for chunk in chunks)
+
+    def learn_metadata(self, metadatas: Iterable[Mapping[str, Any]]) -> int:
+        """:meth:`learn` from metadata mappings (a store's rows) rather than chunks; a row that
+        is not a mapping is skipped. At most :data:`MAX_IDENTIFIERS` are held."""
         found = [
             (canonical, value)
-            for chunk in chunks
+            for metadata in metadatas
+            if hasattr(metadata, "get")
             for key in self.keys
-            for value in metadata_values(chunk.metadata.get(key))
+            for value in metadata_values(metadata.get(key))
             for canonical in self._canonical(value)
         ]
         with self._lock:
             before = len(self._known)
             for canonical, value in found:
+                if len(self._known) >= MAX_IDENTIFIERS:
+                    break
                 self._known.setdefault(canonical, value)
             return len(self._known) - before
 
@@ -91,6 +108,10 @@ class CollectionIdentifiers:
     def __len__(self) -> int:
         return len(self._known)
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickle as the keys, pattern and what was learned (a lock does not pickle)."""
+        return (_rebuild, (self.keys, self._pattern, self._prefixes, dict(self._known)))
+
     def spelling(self, canonical: str) -> str | None:
         """The collection's own spelling of an identifier it holds, else None."""
         return self._known.get(canonical)
@@ -99,3 +120,50 @@ class CollectionIdentifiers:
         if self._reader is not None:
             return self._reader.in_value(value)
         return (found,) if (found := canonical_identifier(value)) else ()
+
+
+def _rebuild(
+    keys: tuple[str, ...], pattern: str | None, prefixes: tuple[str, ...], known: dict[str, str]
+) -> CollectionIdentifiers:
+    rebuilt = CollectionIdentifiers(keys, pattern, prefixes)
+    rebuilt._known.update(known)
+    return rebuilt
+
+
+class _Learner(Protocol):
+    learned: CollectionIdentifiers | None
+
+    def learn_identifiers(self, metadatas: Iterable[Mapping[str, Any]]) -> int: ...
+
+
+class StoreLesson:
+    """How a guarded retriever teaches its guard the collection's identifiers: once from the
+    store's own listing (``listing`` returns every row's metadata, or None when the store
+    cannot be listed), else from each retrieved set's metadata as it comes.
+
+    Example:
+        >>> from rag_guard_integrations import Guard
+        >>> guard = Guard.from_policy("bis")
+        >>> lesson = StoreLesson(lambda: [{"standard": "IS 2062"}])
+        >>> lesson.before(guard)
+        >>> guard.check("IS 2062 scope", []).query.tier
+        'identifier'
+    """
+
+    def __init__(self, listing: Callable[[], Iterable[Mapping[str, Any]] | None]) -> None:
+        self._listing = listing
+        self._listed: bool | None = None  # None: not asked yet
+
+    def before(self, guard: _Learner) -> None:
+        """At first use, learn from the store's listing, when the guard learns at all."""
+        if self._listed is not None or guard.learned is None:
+            return
+        rows = self._listing()
+        self._listed = rows is not None
+        if rows is not None:
+            guard.learn_identifiers(rows)
+
+    def after(self, guard: _Learner, metadatas: Iterable[Mapping[str, Any]]) -> None:
+        """Learn from a retrieved set, where the store could not be listed."""
+        if self._listed is False:
+            guard.learn_identifiers(metadatas)

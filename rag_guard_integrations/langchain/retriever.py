@@ -10,7 +10,7 @@ from langchain_core.prompts import BasePromptTemplate, aformat_document, format_
 from langchain_core.retrievers import BaseRetriever
 from langchain_core.runnables import ensure_config
 from langchain_core.vectorstores import VectorStoreRetriever
-from pydantic import ConfigDict, Field
+from pydantic import ConfigDict, Field, PrivateAttr
 from typing_extensions import override
 
 from rag_guard_integrations.core.access import NOT_GIVEN, AccessContext, resolve_access
@@ -19,6 +19,7 @@ from rag_guard_integrations.core.shielded import ashielded, shielded
 
 # Runtime imports: pydantic resolves these field annotations when the class is built.
 from rag_guard_integrations.engine.guard import Guard, fetch_size
+from rag_guard_integrations.guards.domain_collection import StoreLesson
 from rag_guard_integrations.langchain.audit import (
     CheckCall,
     achecked,
@@ -26,6 +27,7 @@ from rag_guard_integrations.langchain.audit import (
     reject_if_asked,
     with_text,
 )
+from rag_guard_integrations.langchain.collection import store_metadata
 from rag_guard_integrations.langchain.fields import (
     ACCESS_SPEC,
     AccessInput,
@@ -183,6 +185,12 @@ class GuardedRetriever(KnownFieldsOnly, BaseRetriever):
     pin_access: bool = False
     raise_on_reject: bool = False
     expose_unchecked_documents_to_callbacks: bool = False
+    _lesson: StoreLesson = PrivateAttr()
+
+    @override
+    def model_post_init(self, context: Any, /) -> None:
+        # The collection's identifiers, for the domain gate: the store's own at first use.
+        self._lesson = StoreLesson(lambda: store_metadata(self.retriever))
 
     @property
     @override
@@ -275,6 +283,7 @@ class GuardedRetriever(KnownFieldsOnly, BaseRetriever):
         return self._settle(result, kept, run_manager)
 
     def _call(self, query: str, documents: list[Document], request: _Request) -> CheckCall:
+        self._lesson.after(self.guard, [d.metadata for d in documents])
         prompt = self.document_prompt
         rendered = frozenset(prompt.input_variables) - {"page_content"} if prompt else frozenset()
         return CheckCall(
@@ -292,6 +301,7 @@ class GuardedRetriever(KnownFieldsOnly, BaseRetriever):
         return kept
 
     def _request(self, query: str, kwargs: dict[str, Any]) -> _Request:
+        self._lesson.before(self.guard)
         options = dict(kwargs)
         given = options.pop("access", NOT_GIVEN)
         access = resolve_access(given, default=self.access, pinned=self.pin_access)

@@ -13,8 +13,10 @@ from rag_guard_integrations.core.access import AccessContext
 from rag_guard_integrations.core.arguments import positive_int
 from rag_guard_integrations.core.errors import InputError
 from rag_guard_integrations.engine.guard import as_guard
+from rag_guard_integrations.guards.domain_collection import StoreLesson
 from rag_guard_integrations.llama_index.access import access_for
 from rag_guard_integrations.llama_index.check import GuardedNodes, acheck_nodes, check_nodes
+from rag_guard_integrations.llama_index.collection import index_metadata
 from rag_guard_integrations.llama_index.errors import require_pinnable
 from rag_guard_integrations.llama_index.fetch import afetch, fetch, plan
 from rag_guard_integrations.llama_index.sources import require_retriever
@@ -127,6 +129,8 @@ class GuardedRetriever(BaseRetriever):
         require_pinnable("GuardedRetriever", self.access, pin_access)
         self.pin_access = bool(pin_access)
         self.fetch_k = fetch_k
+        # The collection's identifiers, for the domain gate: the index's own at first use.
+        self._lesson = StoreLesson(lambda: index_metadata(self.retriever))
         super().__init__(
             callback_manager=callback_manager or retriever.callback_manager, verbose=verbose
         )
@@ -149,6 +153,7 @@ class GuardedRetriever(BaseRetriever):
         access = self.request_access()
         source = self._source(bundle.query_str, access)
         nodes = fetch(*source, bundle) if source is not None else []
+        self._lesson.after(self.guard, [n.node.metadata for n in nodes])
         checked = check_nodes(self.guard, nodes, bundle.query_str, access, "GuardedRetriever")
         return self._cap(checked)
 
@@ -158,6 +163,7 @@ class GuardedRetriever(BaseRetriever):
         access = self.request_access()
         source = self._source(bundle.query_str, access)
         nodes = await afetch(*source, bundle) if source is not None else []
+        self._lesson.after(self.guard, [n.node.metadata for n in nodes])
         checked = await acheck_nodes(
             self.guard, nodes, bundle.query_str, access, "GuardedRetriever"
         )
@@ -190,6 +196,7 @@ class GuardedRetriever(BaseRetriever):
     ) -> tuple[BaseRetriever, BaseRetriever | None] | None:
         """The retriever this request fetches from and its fallback without pushdown; None
         when the caller may see nothing (then nothing is fetched)."""
+        self._lesson.before(self.guard)
         constraints = self.guard.prefilter(query, access)
         if constraints is None:
             return None
