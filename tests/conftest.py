@@ -11,6 +11,11 @@ from typing import TYPE_CHECKING
 import pytest
 from hypothesis import HealthCheck, settings
 
+# No property test has a deadline: a time limit per example is a timing assert, and fails on
+# a loaded machine rather than on wrong behaviour.
+settings.register_profile("suite", deadline=None)
+settings.load_profile("suite")
+
 # The hardening properties (tests/test_hardening_properties.py) run 300 examples each.
 settings.register_profile(
     "hardening",
