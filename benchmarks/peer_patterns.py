@@ -15,18 +15,15 @@ import os
 import statistics
 import tempfile
 import time
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pii_quality import ENTITY_RECOGNIZER, score
+from pii_quality import ENTITY_RECOGNIZER, SHARED, score
 
 from rag_guard_integrations.classify.base import Classification, Finding
 from rag_guard_integrations.classify.pattern import PatternClassifier
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
-
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 
 
 def presidio_analyzer(folder: str) -> Any:
@@ -79,8 +76,8 @@ class PresidioClassifier:
 
 
 def load(name: str) -> list[dict[str, Any]]:
-    """The records of ``../shared/data/NAME.jsonl``."""
-    with (DATA / f"{name}.jsonl").open(encoding="utf-8") as handle:
+    """The records of ``../shared/data/NAME.jsonl`` (or ``$RAG_GUARD_SHARED_DATA/NAME.jsonl``)."""
+    with (SHARED / f"{name}.jsonl").open(encoding="utf-8") as handle:
         return [json.loads(line) for line in handle if line.strip()]
 
 
