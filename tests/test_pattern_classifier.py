@@ -149,9 +149,9 @@ def test_only_recognisers_the_set_matched_are_scanned(monkeypatch: pytest.Monkey
     def spying(regex: Any) -> Any:
         spans = real(regex)
 
-        def spy(data: bytes) -> list[tuple[int, int]]:
+        def spy(data: bytes, stop: int) -> list[tuple[int, int]]:
             scanned.append(regex.pattern)
-            return spans(data)
+            return spans(data, stop)
 
         return spy
 

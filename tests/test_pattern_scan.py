@@ -14,9 +14,12 @@ from pattern_reference import reference_findings
 from work_counter import growth, lines_run
 
 from rag_guard_integrations.classify.pattern import PatternClassifier
+from rag_guard_integrations.classify.pattern_digits import digits_end, needs_digit
+from rag_guard_integrations.classify.pattern_fold import fold_for_matching
 from rag_guard_integrations.classify.pattern_scan import PatternScanner
 from rag_guard_integrations.classify.recognizers import DEFAULT_RECOGNIZERS, Recognizer
 from rag_guard_integrations.classify.recognizers.validators import luhn
+from rag_guard_integrations.core.patterns import compile_pattern
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
@@ -151,3 +154,45 @@ def test_real_phone_numbers_written_any_way_match_the_reference(
     if separator:
         text = text.replace(" ", separator)
     assert scanned(SCANNER, text) == reference_findings(REGEX_RECOGNIZERS, text)
+
+
+@pytest.mark.parametrize(
+    ("pattern", "expected"),
+    [
+        (r"\b\d{3}-\d{4}\b", True),
+        (r"(?:card|no)\s*[0-9]{2,}", True),
+        (r"(?:19|20)\d\d|[3-5]x", True),
+        (r"\b(?:tel|\d+)\b", False),
+        (r"\d*", False),
+        (r"[^a-z]+", False),
+        (r"[0-9a]", False),
+        (r"\pN+", False),  # RE2 syntax the parser does not read: no saving claimed
+        (r"(?:\d)?x", False),
+    ],
+)
+def test_a_pattern_needs_a_digit_only_when_every_match_holds_one(
+    pattern: str, expected: bool
+) -> None:
+    """Only patterns each of whose matches holds an ASCII digit are said to need one."""
+    assert needs_digit(pattern) is expected
+
+
+NUMERIC = sorted(
+    {
+        p
+        for r in DEFAULT_RECOGNIZERS
+        if isinstance(r, Recognizer)
+        for p in (r.regex, r.context_regex, r.standalone_regex)
+        if p is not None and needs_digit(p)
+    }
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(PIECES, max_size=30).map("".join))
+def test_patterns_said_to_need_a_digit_never_match_past_the_last_one(text: str) -> None:
+    """Past a text's last ASCII digit, no built-in pattern said to need a digit matches: the
+    scanner may stop searching there."""
+    data = fold_for_matching(text)[1]
+    tail = data[digits_end(data) :]
+    assert [p for p in NUMERIC if compile_pattern(p).search(tail)] == []

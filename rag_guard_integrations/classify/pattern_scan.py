@@ -8,6 +8,7 @@ from operator import attrgetter
 from typing import TYPE_CHECKING, NamedTuple
 
 from rag_guard_integrations.classify.base import Classification, Finding
+from rag_guard_integrations.classify.pattern_digits import digits_end, needs_digit
 from rag_guard_integrations.classify.pattern_fold import fold_for_matching
 from rag_guard_integrations.core.patterns import (
     PatternSet,
@@ -23,10 +24,12 @@ if TYPE_CHECKING:
     from rag_guard_integrations.classify.recognizers import Recognizer, Validator
 
     Span = tuple[int, int]
-    # A pattern's match spans in UTF-8 data, as character offsets when ``wide`` (beyond ASCII).
-    Find = Callable[[bytes, bool], list[Span]]
-    # The spans of one recogniser's values that count, in the folded text (data, folded, wide).
-    Select = Callable[[bytes, str, bool], list[Span]]
+    # A pattern's match spans in UTF-8 data, as character offsets when ``wide`` (beyond
+    # ASCII); ``digits`` is one past the data's last ASCII digit.
+    Find = Callable[[bytes, bool, int], list[Span]]
+    # The spans of one recogniser's values that count, in the folded text (data, folded, wide,
+    # digits).
+    Select = Callable[[bytes, str, bool, int], list[Span]]
 
 # Made for every finding and every text with one: filled slot by slot.
 new_finding = slot_filler(Finding)
@@ -95,26 +98,29 @@ class PatternScanner:
         add = findings.append
         triggers = self._triggers
         wide = len(data) != len(folded)
+        digits = digits_end(data)
         for index in hits:  # in no order: the findings are sorted once, by span
             name, label, rival, select = triggers[index]
             if rival >= 0 and rival in hits:
                 continue  # its context words occur too: that trigger scans it
             if offsets is None:
-                for low, high in select(data, folded, wide):
+                for low, high in select(data, folded, wide, digits):
                     add(new_finding(name, label, low, high, 1.0))
             else:
-                for low, high in select(data, folded, wide):
+                for low, high in select(data, folded, wide, digits):
                     add(new_finding(name, label, offsets[low], offsets[high - 1] + 1, 1.0))
         return classification(findings)
 
 
 def _finder(pattern: str) -> Find:
     """The match spans of ``pattern``: RE2 scans bytes, and turning byte offsets into
-    character offsets is needed (and done) only beyond ASCII."""
+    character offsets is needed (and done) only beyond ASCII. A pattern that needs a digit
+    is not searched for past the last one."""
     spans = span_finder(compile_pattern(pattern))
+    numeric = needs_digit(pattern)
 
-    def find(data: bytes, wide: bool) -> list[Span]:
-        found = spans(data)
+    def find(data: bytes, wide: bool, digits: int) -> list[Span]:
+        found = spans(data, digits if numeric else len(data))
         return char_spans(found, data) if wide and found else found
 
     return find
@@ -123,8 +129,8 @@ def _finder(pattern: str) -> Find:
 def _every(values: Find, validator: Validator | None) -> Select:
     """Every value the validator accepts."""
 
-    def select(data: bytes, folded: str, wide: bool) -> list[Span]:
-        found = values(data, wide)
+    def select(data: bytes, folded: str, wide: bool, digits: int) -> list[Span]:
+        found = values(data, wide, digits)
         if validator is None:
             return found
         return [(low, high) for low, high in found if validator(folded[low:high])]
@@ -138,16 +144,16 @@ def _near(
     """Every valid value with a context word less than ``window`` characters away, or that
     stands alone."""
 
-    def select(data: bytes, folded: str, wide: bool) -> list[Span]:
+    def select(data: bytes, folded: str, wide: bool, digits: int) -> list[Span]:
         kept: list[Span] = []
         near: list[Span] | None = None  # the context words' spans, found at first need
         passed = 0  # context spans ending before the current value's window
-        for low, high in values(data, wide):
+        for low, high in values(data, wide, digits):
             value = folded[low:high]
             if validator is not None and not validator(value):
                 continue
             if near is None:
-                near = context(data, wide)
+                near = context(data, wide, digits)
             # Values and context spans both come in text order: the first span that ends
             # inside this value's window only moves forward, so each is passed once however
             # many values there are.
@@ -165,9 +171,9 @@ def _near(
 def _alone(values: Find, validator: Validator | None, alone: Validator) -> Select:
     """Every valid value that stands alone (the text has no context word)."""
 
-    def select(data: bytes, folded: str, wide: bool) -> list[Span]:
+    def select(data: bytes, folded: str, wide: bool, digits: int) -> list[Span]:
         kept: list[Span] = []
-        for low, high in values(data, wide):
+        for low, high in values(data, wide, digits):
             value = folded[low:high]
             if (validator is None or validator(value)) and alone(value):
                 kept.append((low, high))

@@ -118,29 +118,34 @@ class PatternSet:
 _UNANCHORED = getattr(getattr(re2, "_Anchor", None), "UNANCHORED", None)
 
 
-def span_finder(regex: Any) -> Callable[[bytes], list[tuple[int, int]]]:
+def span_finder(regex: Any) -> Callable[[bytes, int], list[tuple[int, int]]]:
     """A function giving the non-empty, non-overlapping match spans of a compiled pattern in
-    UTF-8 ``data`` (byte offsets), for a hot loop: RE2's matcher is looked up once.
+    UTF-8 ``data`` (byte offsets) that start before ``stop`` (``len(data)``: all of them; the
+    text after ``stop`` is still read, for ``\\b`` and ``$``), for a hot loop: RE2's matcher
+    is looked up once.
 
     It calls RE2's matcher directly where the wrapper exposes it (on short texts the
     wrapper's generator and match objects cost more than the match itself), else
     ``finditer``.
 
     Example:
-        >>> span_finder(compile_pattern(r"\\d+"))(b"a 12 b 345")
-        [(2, 4), (7, 10)]
+        >>> spans = span_finder(compile_pattern(r"\\d+"))
+        >>> spans(b"a 12 b 345", 10), spans(b"a 12 b 345", 5)
+        ([(2, 4), (7, 10)], [(2, 4)])
     """
     low = getattr(regex, "_regexp", None)
     if low is None or _UNANCHORED is None:
-        return lambda data: [m.span() for m in regex.finditer(data) if m.end() > m.start()]
+        return lambda data, stop: [
+            m.span() for m in regex.finditer(data) if m.start() < stop and m.end() > m.start()
+        ]
     match, anchor = low.Match, _UNANCHORED
 
-    def spans(data: bytes) -> list[tuple[int, int]]:
+    def spans(data: bytes, stop: int) -> list[tuple[int, int]]:
         out: list[tuple[int, int]] = []
         position, size = 0, len(data)
-        while position < size:  # a non-empty match cannot start at the end
+        while position < stop:  # a non-empty match cannot start at the end
             start, end = span = match(anchor, data, position, size)[0]
-            if start < 0:
+            if start < 0 or start >= stop:
                 break
             if end > start:
                 out.append(span)
