@@ -1,5 +1,5 @@
 """Side by side with the peers, in one process, alternating call by call on the same inputs:
-``python benchmarks/bench_peers.py [--json] [--quick]`` (needs the ``bench`` extra).
+``python benchmarks/bench_peers.py [--json] [--quick] [--only SECTION]`` (the ``bench`` extra).
 
 - combination: RagContextGuard 0.1.1 ``GuardMiddleware().analyze`` (its DEFAULT policy)
   against ``Guard.check`` with that policy converted (``rag_context_guard_default.yaml``), at
@@ -42,6 +42,7 @@ POLICY = HERE / "rag_context_guard_default.yaml"
 QUERY = "Summarise what we know about this account."
 SETS = 20  # random retrieved sets per k, cycled through the timed calls
 CLAUSE_QUERY = "What is the termination notice period?"
+SECTIONS = ("combination", "patterns", "clause")
 CLAUSE_ID, CONTRACT_TYPES = "TERMINATION_NOTICE", frozenset({"MSA"})
 
 
@@ -228,106 +229,121 @@ def report(result: dict[str, Any]) -> str:
     def us(cell: dict[str, float]) -> str:
         return f"{cell['median_us']:.1f} / {cell['p99_us']:.1f}"
 
-    combination = table(
-        (
-            "k",
-            "RagContextGuard us (median / p99)",
-            "Guard.check us",
-            "ratio",
-            "us/chunk",
-            "same is_safe",
-            "same rules",
-            "ours allowed safe",
-            "theirs subset safe",
-            "peak KiB (theirs / ours)",
-        ),
-        [
+    parts: list[str] = []
+    if "combination" in result:
+        combination = table(
             (
-                r["k"],
-                us(r["theirs"]),
-                us(r["ours"]),
-                f"{r['ratio']:.2f}x",
-                f"{r['ours_us_per_chunk']:.2f}",
-                f"{r['same_is_safe']}/{r['sets']}",
-                f"{r['same_rules']}/{r['sets']}",
-                f"{r['ours_allowed_safe']}/{r['sets']}",
-                f"{r['theirs_subset_safe']}/{r['sets']}",
-                f"{r['theirs_peak_kib']:.0f} / {r['ours_peak_kib']:.0f}",
-            )
-            for r in result["combination"]
-        ],
-    )
-    patterns = result["patterns"]
-    speed = table(
-        (
-            "corpus",
-            "texts",
-            "Presidio MB/s",
-            "ours MB/s",
-            "speed-up",
-            "us/text Presidio (median / p99)",
-            "us/text ours",
-        ),
-        [
-            (
-                name,
-                patterns["texts"][name],
-                f"{r['presidio']['mb_per_s']:.3f}",
-                f"{r['ours']['mb_per_s']:.2f}",
-                f"{r['speedup']['x']:.0f}x",
-                us(r["presidio"]),
-                us(r["ours"]),
-            )
-            for name, r in patterns["corpora"].items()
-        ],
-    )
-    quality = patterns["quality"]
-    pr = table(
-        (
-            "entity (PII sentences)",
-            "spans",
-            "Presidio precision",
-            "Presidio recall",
-            "ours precision",
-            "ours recall",
-        ),
-        [
-            (
-                entity,
-                theirs["support"],
-                theirs["precision"],
-                theirs["recall"],
-                quality["ours"][entity]["precision"],
-                quality["ours"][entity]["recall"],
-            )
-            for entity, theirs in quality["presidio"].items()
-        ],
-    )
-    clause = table(
-        ("k", "bare filter us (median / p99)", "Guard.check us", "ratio", "passed (bare / ours)"),
-        [
-            (
-                r["k"],
-                us(r["bare"]),
-                us(r["ours"]),
-                f"{r['ratio']:.1f}x",
-                f"{r['bare_passed']} / {r['ours_passed']}",
-            )
-            for r in result["clause"]
-        ],
-    )
-    return "\n\n".join(
-        [
+                "k",
+                "RagContextGuard us (median / p99)",
+                "Guard.check us",
+                "ratio",
+                "us/chunk",
+                "same is_safe",
+                "same rules",
+                "ours allowed safe",
+                "theirs subset safe",
+                "peak KiB (theirs / ours)",
+            ),
+            [
+                (
+                    r["k"],
+                    us(r["theirs"]),
+                    us(r["ours"]),
+                    f"{r['ratio']:.2f}x",
+                    f"{r['ours_us_per_chunk']:.2f}",
+                    f"{r['same_is_safe']}/{r['sets']}",
+                    f"{r['same_rules']}/{r['sets']}",
+                    f"{r['ours_allowed_safe']}/{r['sets']}",
+                    f"{r['theirs_subset_safe']}/{r['sets']}",
+                    f"{r['theirs_peak_kib']:.0f} / {r['ours_peak_kib']:.0f}",
+                )
+                for r in result["combination"]
+            ],
+        )
+        parts += [
             "combination: RagContextGuard DEFAULT vs Guard.check, one random label per chunk",
             combination,
+        ]
+    if "patterns" in result:
+        patterns = result["patterns"]
+        speed = table(
+            (
+                "corpus",
+                "texts",
+                "Presidio MB/s",
+                "ours MB/s",
+                "speed-up",
+                "us/text Presidio (median / p99)",
+                "us/text ours",
+                "peak KiB ours (one pass)",
+            ),
+            [
+                (
+                    name,
+                    patterns["texts"][name],
+                    f"{r['presidio']['mb_per_s']:.3f}",
+                    f"{r['ours']['mb_per_s']:.2f}",
+                    f"{r['speedup']['x']:.0f}x",
+                    us(r["presidio"]),
+                    us(r["ours"]),
+                    f"{r['ours']['peak_kib']:.0f}",
+                )
+                for name, r in patterns["corpora"].items()
+            ],
+        )
+        quality = patterns["quality"]
+        pr = table(
+            (
+                "entity (PII sentences)",
+                "spans",
+                "Presidio precision",
+                "Presidio recall",
+                "ours precision",
+                "ours recall",
+            ),
+            [
+                (
+                    entity,
+                    theirs["support"],
+                    theirs["precision"],
+                    theirs["recall"],
+                    quality["ours"][entity]["precision"],
+                    quality["ours"][entity]["recall"],
+                )
+                for entity, theirs in quality["presidio"].items()
+            ],
+        )
+        parts += [
             "patterns: Presidio pattern recognisers (blank spaCy) vs "
             "PatternClassifier(cache_size=0)",
             speed,
             pr,
+        ]
+    if "clause" in result:
+        clause = table(
+            (
+                "k",
+                "bare filter us (median / p99)",
+                "Guard.check us",
+                "ratio",
+                "passed (bare / ours)",
+            ),
+            [
+                (
+                    r["k"],
+                    us(r["bare"]),
+                    us(r["ours"]),
+                    f"{r['ratio']:.1f}x",
+                    f"{r['bare_passed']} / {r['ours_passed']}",
+                )
+                for r in result["clause"]
+            ],
+        )
+        parts += [
             "clause check: the article's bare metadata filter vs the contracts policy",
             clause,
         ]
-    )
+    return "\n\n".join(parts)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -336,16 +352,25 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true", help="machine-readable output")
     parser.add_argument("--quick", action="store_true", help="a few calls on small inputs")
     parser.add_argument("--rounds", type=int, default=9, help="turns per pattern corpus")
+    parser.add_argument(
+        "--only",
+        choices=SECTIONS,
+        action="append",
+        help="run this comparison only (repeatable; default: all three)",
+    )
     args = parser.parse_args(argv)
     if hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})  # one core
     ks = (10,) if args.quick else (10, 100, 1000)
     runs = 200 if args.quick else 40_000
-    result = {
-        "combination": compare_combination(ks, runs),
-        "patterns": compare_patterns(40 if args.quick else None, 1 if args.quick else args.rounds),
-        "clause": compare_clause(ks, runs),
+    comparisons: dict[str, Callable[[], Any]] = {
+        "combination": lambda: compare_combination(ks, runs),
+        "patterns": lambda: compare_patterns(
+            40 if args.quick else None, 1 if args.quick else args.rounds
+        ),
+        "clause": lambda: compare_clause(ks, runs),
     }
+    result = {name: run() for name, run in comparisons.items() if name in (args.only or SECTIONS)}
     if args.json:
         print(json.dumps(result, indent=2))
     else:

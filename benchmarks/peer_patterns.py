@@ -15,18 +15,16 @@ import os
 import statistics
 import tempfile
 import time
-from pathlib import Path
+import tracemalloc
 from typing import TYPE_CHECKING, Any
 
-from pii_quality import ENTITY_RECOGNIZER, score
+from pii_quality import ENTITY_RECOGNIZER, SHARED, score
 
 from rag_guard_integrations.classify.base import Classification, Finding
 from rag_guard_integrations.classify.pattern import PatternClassifier
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
-
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 
 
 def presidio_analyzer(folder: str) -> Any:
@@ -79,8 +77,8 @@ class PresidioClassifier:
 
 
 def load(name: str) -> list[dict[str, Any]]:
-    """The records of ``../shared/data/NAME.jsonl``."""
-    with (DATA / f"{name}.jsonl").open(encoding="utf-8") as handle:
+    """The records of ``../shared/data/NAME.jsonl`` (or ``$RAG_GUARD_SHARED_DATA/NAME.jsonl``)."""
+    with (SHARED / f"{name}.jsonl").open(encoding="utf-8") as handle:
         return [json.loads(line) for line in handle if line.strip()]
 
 
@@ -124,6 +122,17 @@ def throughput(
     return out
 
 
+def peak_kib(call: Callable[[str], object], texts: Sequence[str]) -> float:
+    """Peak KiB Python allocates during one pass of ``call`` over ``texts`` (tracemalloc)."""
+    tracemalloc.start()
+    try:
+        for text in texts:
+            call(text)
+        return tracemalloc.get_traced_memory()[1] / 1024
+    finally:
+        tracemalloc.stop()
+
+
 def compare_patterns(limit: int | None, rounds: int) -> dict[str, Any]:
     """Throughput on both corpora and quality on the PII sentences, Presidio against ours."""
     pii = load("pii_samples")[:limit]
@@ -134,16 +143,18 @@ def compare_patterns(limit: int | None, rounds: int) -> dict[str, Any]:
         calls = {"presidio": presidio.classify, "ours": ours.classify}
         for call in calls.values():
             call(pii[0]["text"])  # load and compile outside the timing
+        records_of = {"pii_samples": pii, "cuad_clauses": cuad}
         corpora = {
             name: throughput(calls, [r["text"] for r in records], rounds)
-            for name, records in (("pii_samples", pii), ("cuad_clauses", cuad))
+            for name, records in records_of.items()
         }
         quality = {
             name: score(pii, classifier)["entities"]
             for name, classifier in (("presidio", presidio), ("ours", ours))
         }
-    for result in corpora.values():
+    for name, result in corpora.items():
         result["speedup"] = {"x": result["ours"]["mb_per_s"] / result["presidio"]["mb_per_s"]}
+        result["ours"]["peak_kib"] = peak_kib(ours.classify, [r["text"] for r in records_of[name]])
     return {
         "texts": {"pii_samples": len(pii), "cuad_clauses": len(cuad)},
         "corpora": corpora,

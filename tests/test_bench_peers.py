@@ -3,6 +3,7 @@ peers cannot rot: it runs, both sides agree, and each section reports what it pr
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -48,6 +49,7 @@ def test_patterns_report_speed_and_quality_for_both(bench: Any) -> None:
     for corpus in ("pii_samples", "cuad_clauses"):
         for side in ("presidio", "ours"):
             assert patterns["corpora"][corpus][side]["mb_per_s"] > 0
+        assert patterns["corpora"][corpus]["ours"]["peak_kib"] > 0
     assert set(patterns["quality"]["presidio"]) == set(patterns["quality"]["ours"])
     assert len(patterns["quality"]["ours"]) == 6
     table = bench.report(
@@ -59,3 +61,20 @@ def test_patterns_report_speed_and_quality_for_both(bench: Any) -> None:
     )
     for section in ("RagContextGuard", "Presidio", "bare filter"):
         assert section in table
+
+
+def test_only_runs_the_comparisons_named(bench: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    """``--only clause`` reports the clause comparison and nothing else."""
+    assert bench.main(["--quick", "--only", "clause", "--json"]) == 0
+    assert list(json.loads(capsys.readouterr().out)) == ["clause"]
+
+
+def test_hyperscan_comparison_times_every_pass(bench: Any) -> None:
+    """The first-pass comparison times RE2's set, both Hyperscan modes and the scanner, and
+    counts the patterns Hyperscan refuses."""
+    import bench_hyperscan  # beside bench_peers, on the path the fixture sets
+
+    result = bench_hyperscan.compare()
+    for key in ("re2_set_us", "hyperscan_singlematch_us", "hyperscan_som_us", "scanner_us"):
+        assert result[key] > 0, key
+    assert result["texts"] > 0

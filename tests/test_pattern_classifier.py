@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rag_guard_integrations.classify import pattern as pattern_module
+from rag_guard_integrations.classify import pattern_scan
 from rag_guard_integrations.classify.base import Classification, Classifier, Finding
 from rag_guard_integrations.classify.pattern import PatternClassifier
 from rag_guard_integrations.classify.recognizers import BUILTIN_RECOGNIZERS, Recognizer
@@ -141,23 +141,29 @@ def test_results_are_cached_per_text_and_bounded() -> None:
 
 
 def test_only_recognisers_the_set_matched_are_scanned(monkeypatch: pytest.MonkeyPatch) -> None:
-    """One RE2 set pass decides; text that matches nothing is never scanned per recogniser."""
+    """One RE2 set pass decides; text that matches nothing is never scanned per recogniser,
+    and a recogniser with context words is scanned only where one of them occurs."""
     scanned: list[str] = []
+    real = pattern_scan.span_finder
 
-    def spy(regex: Any, data: bytes, folded: str) -> list[tuple[int, int]]:
-        scanned.append(regex.pattern)
-        return scan(regex, data, folded)
+    def spying(regex: Any) -> Any:
+        spans = real(regex)
 
+        def spy(data: bytes, stop: int) -> list[tuple[int, int]]:
+            scanned.append(regex.pattern)
+            return spans(data, stop)
+
+        return spy
+
+    monkeypatch.setattr(pattern_scan, "span_finder", spying)
     classifier = PatternClassifier(cache_size=0)
-    scan = getattr(pattern_module, "_scan")  # noqa: B009 - the private scanner, spied on
-    monkeypatch.setattr(pattern_module, "_scan", spy)
     assert classifier.classify("nothing sensitive here at all").findings == ()
     assert scanned == []
     classifier.classify("write to jo@example.com")
     assert scanned == [BUILTIN_RECOGNIZERS["email"].regex]
     scanned.clear()
-    classifier.classify("the account is closed")  # a context word alone: no number to scan
-    assert scanned == []
+    classifier.classify("the account is closed")  # a context word: its recogniser only
+    assert scanned == [BUILTIN_RECOGNIZERS["account_number"].regex]
 
 
 @pytest.mark.parametrize(

@@ -118,32 +118,47 @@ class PatternSet:
 _UNANCHORED = getattr(getattr(re2, "_Anchor", None), "UNANCHORED", None)
 
 
-def find_spans(regex: Any, data: bytes) -> list[tuple[int, int]]:
-    """The non-empty, non-overlapping match spans of a compiled pattern in UTF-8 ``data``.
+def span_finder(regex: Any) -> Callable[[bytes, int], list[tuple[int, int]]]:
+    """A function giving the non-empty, non-overlapping match spans of a compiled pattern in
+    UTF-8 ``data`` (byte offsets) that start before ``stop`` (``len(data)``: all of them; the
+    text after ``stop`` is still read, for ``\\b`` and ``$``), for a hot loop: RE2's matcher
+    is looked up once.
 
-    Calls RE2's matcher directly where the wrapper exposes it: on short texts the wrapper's
-    generator and match objects cost more than the match itself. Falls back to ``finditer``.
+    It calls RE2's matcher directly where the wrapper exposes it (on short texts the
+    wrapper's generator and match objects cost more than the match itself), else
+    ``finditer``.
+
+    Example:
+        >>> spans = span_finder(compile_pattern(r"\\d+"))
+        >>> spans(b"a 12 b 345", 10), spans(b"a 12 b 345", 5)
+        ([(2, 4), (7, 10)], [(2, 4)])
     """
     low = getattr(regex, "_regexp", None)
     if low is None or _UNANCHORED is None:
-        return [m.span() for m in regex.finditer(data) if m.end() > m.start()]
+        return lambda data, stop: [
+            m.span() for m in regex.finditer(data) if m.start() < stop and m.end() > m.start()
+        ]
     match, anchor = low.Match, _UNANCHORED
-    out: list[tuple[int, int]] = []
-    position, size = 0, len(data)
-    while position < size:  # a non-empty match cannot start at the end
-        start, end = span = match(anchor, data, position, size)[0]
-        if start < 0:
-            break
-        if end > start:
-            out.append(span)
-            position = end
-        else:
-            position = end + 1  # an empty match: step past it
-    return out
+
+    def spans(data: bytes, stop: int) -> list[tuple[int, int]]:
+        out: list[tuple[int, int]] = []
+        position, size = 0, len(data)
+        while position < stop:  # a non-empty match cannot start at the end
+            start, end = span = match(anchor, data, position, size)[0]
+            if start < 0 or start >= stop:
+                break
+            if end > start:
+                out.append(span)
+                position = end
+            else:
+                position = end + 1  # an empty match: step past it
+        return out
+
+    return spans
 
 
 def char_spans(spans: Sequence[tuple[int, int]], data: bytes) -> list[tuple[int, int]]:
-    """Byte spans of :func:`find_spans` in UTF-8 ``data`` as character offsets into the text
+    """Byte spans of a :func:`span_finder` in UTF-8 ``data`` as character offsets into the text
     ``data`` encodes; ``spans`` in order and not overlapping, each on character boundaries (as
     RE2 reports them). One pass over the bytes, however many spans.
 
@@ -162,20 +177,36 @@ def char_spans(spans: Sequence[tuple[int, int]], data: bytes) -> list[tuple[int,
     return out
 
 
-def first_span(regex: Any, text: str) -> tuple[int, int] | None:
-    """The span of the first match of a compiled pattern in ``text``, or None.
+def first_finder(regex: Any) -> Callable[[str], tuple[int, int] | None]:
+    """A function giving the span of the first match of a compiled pattern in a text, or
+    None, for a hot loop: RE2's matcher is looked up once.
 
     ASCII text goes to RE2's matcher directly as bytes (its offsets are then character
     offsets): the wrapper's ``search`` translates offsets and builds a match object, several
     times the cost of the match on the short values validators look at.
+
+    Example:
+        >>> first_finder(compile_pattern(r"\\d+"))("ab 12")
+        (3, 5)
     """
     low = getattr(regex, "_regexp", None)
-    if low is None or _UNANCHORED is None or not text.isascii():
+
+    def search(text: str) -> tuple[int, int] | None:
         match = regex.search(text)
         return None if match is None else match.span()
-    data = text.encode("ascii")
-    span: tuple[int, int] = low.Match(_UNANCHORED, data, 0, len(data))[0]
-    return None if span[0] < 0 else span
+
+    if low is None or _UNANCHORED is None:
+        return search
+    match, anchor = low.Match, _UNANCHORED
+
+    def first(text: str) -> tuple[int, int] | None:
+        if not text.isascii():
+            return search(text)
+        data = text.encode("ascii")
+        span: tuple[int, int] = match(anchor, data, 0, len(data))[0]
+        return None if span[0] < 0 else span
+
+    return first
 
 
 def matches(pattern: str, text: str, *, untrusted: bool = False) -> bool:

@@ -21,7 +21,7 @@ from rag_guard_integrations.classify.recognizers.validators import (
     digits,
     phone_number,
 )
-from rag_guard_integrations.core.patterns import compile_pattern, first_span
+from rag_guard_integrations.core.patterns import compile_pattern, first_finder
 
 DEFAULT_REGIONS = ("US", "GB", "IN", "CA", "AU", "FR")
 """Regions whose national numbers count without a phone word (written with separators).
@@ -63,13 +63,22 @@ _ID_DIGITS = r"\d+(?:[-/.]\d+)*\b"
 _CODE = r"\b[a-z][a-z0-9]*-(?:19|20)\d{2}-"
 _YEAR_RANGE = r"^(?:19|20)\d{2} ?[-/] ?(?:19|20)\d{2}$"
 _NOT_A_NUMBER_PATTERN = rf"^(?:{_CURRENCY}|{_UNIT}|{_ID}|{_CODE})|(?:{_STREET})$|{_YEAR_RANGE}"
-_NOT_A_NUMBER = compile_pattern(_NOT_A_NUMBER_PATTERN)
-_NOT_PHONE_OR_NUMBER = compile_pattern(f"{NOT_PHONE_PATTERN}|{_NOT_A_NUMBER_PATTERN}")
+_not_a_number = first_finder(compile_pattern(_NOT_A_NUMBER_PATTERN))
+_not_phone_or_number = first_finder(compile_pattern(f"{NOT_PHONE_PATTERN}|{_NOT_A_NUMBER_PATTERN}"))
 # A year, then a serial ("2024-118822", "2024 118822"): a document number unless a phone word
 # is near (a US number that starts "202" is grouped 3-3-4, not 4-6).
-_YEAR_SERIAL = compile_pattern(r"^(?:19|20)\d{2}[- ]\d{5,}$")
-_INTERNATIONAL_PREFIX = compile_pattern(r"^(?:\+|00|011)")
-_SEPARATED = compile_pattern(r"\d[ .\-()]+\d|^\(")
+_year_serial = first_finder(compile_pattern(r"^(?:19|20)\d{2}[- ]\d{5,}$"))
+_international_prefix = first_finder(compile_pattern(r"^(?:\+|00|011)"))
+_SEPARATOR = r"[ .\-()]"
+_separated = first_finder(compile_pattern(rf"\d{_SEPARATOR}+\d|^\("))
+# Where a number that stands alone can be: seven digits (the least a phone number has), each
+# at most three separators from the next, after a "+" or "(" or with a separator among them
+# (what unambiguous_phone asks of a number; a bare run of digits never stands alone). One
+# alternative for each place the first separator can take, so that all seven are counted.
+_STANDALONE = rf"[+(] ?\d(?:{_SEPARATOR}{{0,3}}\d){{6}}|" + "|".join(
+    rf"\d(?:{_SEPARATOR}{{0,3}}\d){{{k}}}{_SEPARATOR}{{1,3}}\d(?:{_SEPARATOR}{{0,3}}\d){{{5 - k}}}"
+    for k in range(6)
+)
 
 
 def plausible_phone(text: str) -> bool:
@@ -83,9 +92,9 @@ def plausible_phone(text: str) -> bool:
     plain = text.isascii() and "x" not in text and "X" not in text and text == text.strip()
     if plain and count <= _MAX_DIGITS:
         # What phone_number would check as well, in one regex: the common case, no extension.
-        return first_span(_NOT_PHONE_OR_NUMBER, text) is None
+        return _not_phone_or_number(text) is None
     # phone_number first: it rejects card-length runs by counting, without a regex.
-    return phone_number(text) and first_span(_NOT_A_NUMBER, text) is None
+    return phone_number(text) and _not_a_number(text) is None
 
 
 @lru_cache(maxsize=4096)
@@ -97,9 +106,9 @@ def unambiguous_phone(text: str) -> bool:
         return _international(number[1:])
     # Without a "+", only a number written in groups is told apart from an id or an account
     # number ("004417723" is one).
-    if first_span(_SEPARATED, number) is None or first_span(_YEAR_SERIAL, number) is not None:
+    if _separated(number) is None or _year_serial(number) is not None:
         return False
-    prefix = first_span(_INTERNATIONAL_PREFIX, number)
+    prefix = _international_prefix(number)
     if prefix is not None:
         return _international(number[prefix[1] :])
     return any(_valid_national(number, region) for region in DEFAULT_REGIONS)
@@ -148,8 +157,7 @@ PHONE = Recognizer(
     ),
     validator=plausible_phone,
     standalone=unambiguous_phone,
-    # Seven digits with at most short separators between them: the least a phone number has.
-    standalone_regex=r"\d(?:[ .\-()]{0,3}\d){6}",
+    standalone_regex=_STANDALONE,
     # Digit groups are everywhere (amounts, codes, postcodes): a run that is not unambiguous
     # counts only where text around it talks about phoning.
     context=(

@@ -10,7 +10,7 @@ import ipaddress
 from string import ascii_uppercase
 from typing import TYPE_CHECKING, get_args
 
-from rag_guard_integrations.core.patterns import compile_pattern, first_span
+from rag_guard_integrations.core.patterns import compile_pattern, first_finder
 from rag_guard_integrations.policy.schema import ValidatorName
 
 if TYPE_CHECKING:
@@ -25,7 +25,7 @@ PHONE_DIGITS = (7, 15)
 _CARD_PREFIXES = tuple("23456")
 _CARD_15_PREFIXES = ("1",)
 _MAESTRO_PREFIXES = ("50", *(str(p) for p in range(56, 70)))
-_EXTENSION = compile_pattern(r"\s*(?:x|ext\.?|extension)\s*\d+$")
+_extension = first_finder(compile_pattern(r"\s*(?:x|ext\.?|extension)\s*\d+$"))
 # The ASCII digits kept, every other byte (of UTF-8 text) made NUL, to be dropped after.
 _DIGITS_OR_NUL = bytes(byte if 0x30 <= byte <= 0x39 else 0 for byte in range(256))
 _LUHN_DOUBLED = bytes.maketrans(b"0123456789", b"0246813579")
@@ -37,7 +37,7 @@ NOT_PHONE_PATTERN = (
     r"|\d{1,2}[-./]\d{1,2}[-./](?:19|20)\d{2}"  # a day-month-year date
     r"|\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3})$"  # an IPv4 address
 )
-_NOT_PHONE = compile_pattern(NOT_PHONE_PATTERN)
+_not_phone = first_finder(compile_pattern(NOT_PHONE_PATTERN))
 
 
 def digits(text: str) -> str:
@@ -123,10 +123,10 @@ def ip_address(text: str) -> bool:
 def phone_number(text: str) -> bool:
     """7 to 15 digits before any extension, and not shaped like an SSN, a date or an IPv4."""
     # Every way to write an extension (x, ext, extension; any case) holds an x.
-    extension = first_span(_EXTENSION, text) if "x" in text or "X" in text else None
+    extension = _extension(text) if "x" in text or "X" in text else None
     number = text[: extension[0]] if extension else text
     low, high = PHONE_DIGITS
-    return low <= len(digits(number)) <= high and first_span(_NOT_PHONE, number.strip()) is None
+    return low <= len(digits(number)) <= high and _not_phone(number.strip()) is None
 
 
 # The schema lists the names a policy may use; each is the name of a function above.

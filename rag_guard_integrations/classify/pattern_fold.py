@@ -1,0 +1,84 @@
+"""The text the regex recognisers read: normalised, line breaks kept, runs of spaces squeezed,
+with each character's offset into the original text."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+from rag_guard_integrations.core.normalize import ASCII_LINE_FOLDS, fold_keeping_lines
+
+_SPACE_RUN = re.compile(r"  +")
+# A digit followed by a digit: where dropped characters may have joined two digit groups.
+_DIGIT_PAIR = re.compile(r"\d(?=\d)")
+
+
+def fold_for_matching(text: str) -> tuple[str, bytes, list[int] | None]:
+    """Normalise for matching, keeping line breaks (values do not run across lines) and
+    squeezing runs of spaces and tabs to one space (``4111  1111``, ``078\\t05\\t1120`` read
+    as written with one space): the folded text, its UTF-8 (what RE2 scans), and each
+    character's offset into ``text``: None when the offsets are the identity (plain ASCII
+    with no run of spaces, the common case).
+
+    Example:
+        >>> fold_for_matching("Card  4111")
+        ('card 4111', b'card 4111', [0, 1, 2, 3, 4, 6, 7, 8, 9])
+    """
+    if text.isascii():
+        # Bytes: one 256-entry table lower-cases and maps white space. A text with a control
+        # character (NUL after the table) or a run of spaces takes the general path below.
+        # (find, not "in": on bytes, "in" first tries the argument as an int and raises.)
+        data = text.encode("ascii").translate(ASCII_LINE_FOLDS)
+        if data.find(b"\0") < 0 and data.find(b"  ") < 0:
+            return data.decode("ascii"), data, None
+    folded, offsets = fold_keeping_lines(text)
+    if offsets is None:
+        if "  " not in folded:
+            return folded, folded.encode(), None
+        offsets = list(range(len(folded)))
+    else:
+        folded, offsets = _keep_digit_groups(text, folded, offsets)
+    folded, offsets = _squeeze(folded, offsets)
+    return folded, folded.encode(), offsets
+
+
+def _keep_digit_groups(text: str, folded: str, offsets: list[int]) -> tuple[str, list[int]]:
+    """Invisible format characters (zero-width spaces, joiners) dropped between two digits
+    become a space: ``078\\u200b05\\u200b1120`` reads as the grouped ``078 05 1120`` it
+    shows, not as one bare run of digits that needs a context word."""
+    splits = [
+        index
+        for index in (match.end() for match in _DIGIT_PAIR.finditer(folded))
+        if offsets[index] - offsets[index - 1] > 1
+        and all(
+            unicodedata.category(char) == "Cf"
+            for char in text[offsets[index - 1] + 1 : offsets[index]]
+        )
+    ]
+    if not splits:
+        return folded, offsets
+    chars, kept, position = [], [], 0
+    for index in splits:
+        chars.append(folded[position:index] + " ")
+        kept.extend([*offsets[position:index], offsets[index - 1] + 1])
+        position = index
+    chars.append(folded[position:])
+    kept.extend(offsets[position:])
+    return "".join(chars), kept
+
+
+def _squeeze(folded: str, offsets: list[int]) -> tuple[str, list[int]]:
+    """Runs of spaces become their first space; the offsets follow."""
+    if "  " not in folded:
+        return folded, offsets
+    parts: list[str] = []
+    kept: list[int] = []
+    position = 0
+    for match in _SPACE_RUN.finditer(folded):
+        keep = match.start() + 1
+        parts.append(folded[position:keep])
+        kept.extend(offsets[position:keep])
+        position = match.end()
+    parts.append(folded[position:])
+    kept.extend(offsets[position:])
+    return "".join(parts), kept

@@ -1,0 +1,47 @@
+"""The regex recognisers' findings computed the plain way, as their definition states them: each
+recogniser's own RE2 matches, kept when the validator accepts the value and (for a recogniser
+with context words) a context word is near it or the value stands alone. No set pass, no
+triggers, no gates: what the scanner must find, however it gets there."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from rag_guard_integrations.classify.pattern_fold import fold_for_matching
+from rag_guard_integrations.core.patterns import compile_pattern
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from rag_guard_integrations.classify.recognizers import Recognizer
+
+Span = tuple[str, int, int]
+
+
+def _matches(pattern: str, folded: str) -> list[tuple[int, int]]:
+    return [m.span() for m in compile_pattern(pattern).finditer(folded) if m.end() > m.start()]
+
+
+def reference_findings(recognizers: Sequence[Recognizer], text: str) -> list[Span]:
+    """``(recogniser, start, end)`` of every finding in ``text``, spans indexing ``text``, in
+    the scanner's order (by span, then recogniser name)."""
+    folded, _, offsets = fold_for_matching(text)
+    found: list[Span] = []
+    for recognizer in recognizers:
+        context = recognizer.context_regex
+        near = [] if context is None else _matches(context, folded)
+        for low, high in _matches(recognizer.regex, folded):
+            value = folded[low:high]
+            if recognizer.validator is not None and not recognizer.validator(value):
+                continue
+            if context is not None:
+                window = recognizer.window
+                close = any(s < high + window and e > low - window for s, e in near)
+                alone = recognizer.standalone is not None and recognizer.standalone(value)
+                if not close and not alone:
+                    continue
+            if offsets is None:
+                found.append((recognizer.name, low, high))
+            else:
+                found.append((recognizer.name, offsets[low], offsets[high - 1] + 1))
+    return sorted(found, key=lambda f: (f[1], f[2], f[0]))
