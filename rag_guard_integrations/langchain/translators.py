@@ -1,7 +1,8 @@
 """``langchain_core.structured_query`` translators for the filters pushdown emits, where a store's
 maintained translator lacks an operator the store honours (Chroma ``$in``/``$contains``, Milvus
-``json_contains``, Qdrant ``MatchAny``) or no translator exists (LanceDB SQL). Each extends, never replaces, what the
-store's own translator does; values are quoted by the store's rules, never pasted raw."""
+``json_contains``, Qdrant ``MatchAny``) or no translator exists (LanceDB SQL). Each extends,
+never replaces, what the store's own translator does; values are quoted by the store's rules,
+never pasted raw."""
 
 from __future__ import annotations
 
