@@ -23,7 +23,6 @@ import random
 import statistics
 import sys
 import time
-import uuid
 from pathlib import Path
 from typing import Any
 
@@ -32,41 +31,19 @@ import numpy as np
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "tests"))
 
-from authz_frameworks import memo  # noqa: E402
+from authz_frameworks import ID_KEY as KEY  # noqa: E402
+from authz_frameworks import ID_QUERIES as QUERIES  # noqa: E402
+from authz_frameworks import id_corpus, memo  # noqa: E402
 from llama_index.core.schema import QueryBundle  # noqa: E402
 from pushdown_stores import Stores  # noqa: E402
-from pushdown_support import LANGCHAIN_STORES, LLAMA_INDEX_STORES, Corpus  # noqa: E402
+from pushdown_support import LANGCHAIN_STORES, LLAMA_INDEX_STORES  # noqa: E402
 
-from rag_guard_integrations import Chunk  # noqa: E402
 from rag_guard_integrations.core.constraints import Allowed, Constraints  # noqa: E402
 from rag_guard_integrations.langchain.pushdown import plan_pushdown  # noqa: E402
 from rag_guard_integrations.llama_index.pushdown import constraint_filters  # noqa: E402
 
 SIZES = (10, 100, 1000)
-RESOURCES = 1200
 K = 10
-KEY = "resource"
-TOPICS = ("invoices", "the release plan", "hiring", "a security review", "the supplier audit")
-QUERIES = (
-    "When are the invoices due?",
-    "What changed in the release plan?",
-    "Who is being hired?",
-    "What did the security review find?",
-)
-
-
-def id_corpus() -> Corpus:
-    """One chunk per resource, text varied enough for a ranking to mean something."""
-    chunks = [
-        Chunk(
-            f"Note {n} of team {n % 37} about {TOPICS[n % len(TOPICS)]}, week {n % 52}.",
-            {KEY: f"res-{n:04d}"},
-            id=str(uuid.uuid5(uuid.NAMESPACE_URL, f"res-{n:04d}")),
-        )
-        for n in range(RESOURCES)
-    ]
-    vectors = np.array(memo().embed_documents([c.text for c in chunks]))
-    return Corpus(chunks, vectors)
 
 
 def search(framework: str, built: Any, query: str, ids: list[str] | None) -> list[str] | str:
@@ -91,9 +68,7 @@ def search(framework: str, built: Any, query: str, ids: list[str] | None) -> lis
     return [n.node.metadata[KEY] for n in retriever.retrieve(bundle)]
 
 
-def cell(
-    framework: str, built: Any, data: Corpus, size: int | None, queries: int
-) -> dict[str, Any]:
+def cell(framework: str, built: Any, data: Any, size: int | None, queries: int) -> dict[str, Any]:
     """One store x framework x list size over ``queries`` searches."""
     draw = random.Random(size or 0)
     names = [c.metadata[KEY] for c in data.chunks]

@@ -12,15 +12,15 @@ from functools import cache
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from pushdown_support import Corpus
 
-from rag_guard_integrations import AccessContext, Guard
+from rag_guard_integrations import AccessContext, Chunk, Guard
 from rag_guard_integrations.embeddings import default_embedder
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
     from rag_guard_integrations.authz.sample import SampleOrg
-    from rag_guard_integrations.core.chunk import Chunk
 
 QUERIES = (
     "What does the backend folder hold?",
@@ -39,6 +39,18 @@ STORES = {
     "langchain": {"sklearn": False, "chroma": True},
     "llama_index": {"faiss": False, "chroma": True},
 }
+
+
+# The id-list corpus: one chunk per resource, for scopes of 10, 100 and 1,000 ids.
+ID_KEY = "resource"
+ID_RESOURCES = 1200
+TOPICS = ("invoices", "the release plan", "hiring", "a security review", "the supplier audit")
+ID_QUERIES = (
+    "When are the invoices due?",
+    "What changed in the release plan?",
+    "Who is being hired?",
+    "What did the security review find?",
+)
 
 
 class MemoEmbedder:
@@ -66,10 +78,22 @@ def memo() -> MemoEmbedder:
     return MemoEmbedder()
 
 
+def id_corpus() -> Corpus:
+    """One chunk per resource, text varied enough for a ranking to mean something."""
+    chunks = [
+        Chunk(
+            f"Note {n} of team {n % 37} about {TOPICS[n % len(TOPICS)]}, week {n % 52}.",
+            {ID_KEY: f"res-{n:04d}"},
+            id=str(uuid.uuid5(uuid.NAMESPACE_URL, f"res-{n:04d}")),
+        )
+        for n in range(ID_RESOURCES)
+    ]
+    vectors = np.array(memo().embed_documents([c.text for c in chunks]))
+    return Corpus(chunks, vectors)
+
+
 def indexed_chunks(org: SampleOrg) -> list[Chunk]:
     """``org``'s chunks with their resource id under :data:`RESOURCE_KEY` too."""
-    from rag_guard_integrations.core.chunk import Chunk
-
     return [
         Chunk(c.text, {**c.metadata, RESOURCE_KEY: c.metadata["doc_id"]}, id=c.id)
         for c in org.chunks()
@@ -195,9 +219,11 @@ def as_access(who: Who) -> AccessContext:
 
 
 def chunk_key(metadata: dict[str, Any], text: str) -> str:
-    """``doc_id#part`` of a returned chunk (its text says which part it is)."""
+    """``doc_id#part`` of a returned chunk (its text says which part it is; the id corpus has
+    one part per resource)."""
     part = 0 if text.startswith("Part 1 ") else 1
-    return f"{metadata['doc_id']}#{part}"
+    resource = metadata["doc_id"] if "doc_id" in metadata else metadata[ID_KEY]
+    return f"{resource}#{part}"
 
 
 @dataclass(frozen=True, slots=True)

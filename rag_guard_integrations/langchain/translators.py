@@ -82,7 +82,8 @@ class QdrantPushdownTranslator(QdrantTranslator):
         ['d1', 'd2']
     """
 
-    allowed_comparators = (*QdrantTranslator.allowed_comparators, Comparator.IN)
+    # The base class types its tuple by length: one more comparator is still a tuple of them.
+    allowed_comparators = (*QdrantTranslator.allowed_comparators, Comparator.IN)  # type: ignore[assignment]
 
     def visit_comparison(self, comparison: Comparison) -> Any:
         if comparison.comparator is not Comparator.IN:
