@@ -13,6 +13,14 @@ reported apart as ``scope_cold``, then answer from their cache). Calls are inter
 ratio is (scope + check) / guard at the median. Engines run in-process here (SpiceDB embedded):
 a networked authorizer adds its round trips. The leakage check is 1,000 (query, principal)
 cases at k = 10 through ``Guard.check``, scored against the organisation's ground truth.
+
+The framework leakage check (``--cases``, default 1,000 per engine, framework and store) runs
+the same organisation through the shipped ``GuardedRetriever`` of LangChain (over
+``SKLearnVectorStore``, which has no pushdown, and Chroma, which gets the scope as its filter)
+and of LlamaIndex (over FAISS, no metadata filters, and Chroma), k = 4, access given as the
+principal only: leaks, authorised recall against the exact top 4 the principal may view, and
+requests that came back short. Without pushdown the fetch reaches the whole index (84 chunks);
+``default fetch`` is the same at the default over-fetch of 4 x k, to show what it costs there.
 """
 
 from __future__ import annotations
@@ -30,6 +38,7 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "tests"))
 
+from authz_frameworks import RESOURCE_KEY, STORES, evaluate  # noqa: E402
 from authz_support import ENGINES, engine  # noqa: E402
 
 from rag_guard_integrations import AccessContext, Guard  # noqa: E402
@@ -91,15 +100,47 @@ def measure(name: str, queries: int) -> dict[str, Any]:
     return out
 
 
+def frameworks(name: str, cases: int) -> dict[str, dict[str, Any]]:
+    """The leakage of ``name`` through each framework's retriever over each store."""
+    org = SampleOrg.build()
+    every = len(org.chunks())
+    out: dict[str, dict[str, Any]] = {}
+    with (
+        tempfile.TemporaryDirectory() as folder,
+        engine(name, org, Path(folder), resource_key=RESOURCE_KEY) as built,
+    ):
+        guard = Guard.from_policy("default", access_source=built.source)
+        for framework, stores in STORES.items():
+            for store, pushes in stores.items():
+                runs = {store: None if pushes else every}
+                if not pushes:
+                    runs[f"{store} (default fetch)"] = None
+                for label, fetch_k in runs.items():
+                    got = evaluate(framework, store, guard, org, cases, fetch_k=fetch_k)
+                    out[f"{framework}/{label}"] = {
+                        "pushdown": got.pushdown,
+                        "cases": got.cases,
+                        "leak_rate": round(got.leak_rate, 3),
+                        "authorised_recall": round(got.authorised_recall, 3),
+                        "short": got.short,
+                        "exposed": got.exposed,
+                    }
+    return out
+
+
 def main() -> int:
     """Measure every engine; print a table or JSON."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--queries", type=int, default=200, help="queries per engine and k")
+    parser.add_argument(
+        "--cases", type=int, default=1000, help="framework leakage cases per engine and store"
+    )
     parser.add_argument("--json", action="store_true", help="machine-readable result")
     args = parser.parse_args()
     results = {name: measure(name, args.queries) for name in ENGINES}
+    through = {name: frameworks(name, args.cases) for name in ENGINES}
     if args.json:
-        print(json.dumps(results, indent=2))
+        print(json.dumps({"guard": results, "frameworks": through}, indent=2))
         return 0
     print(
         "engine   k    guard p50  check p50  scope p50  (scope+check)/guard  check p95  scope p95"
@@ -121,6 +162,13 @@ def main() -> int:
             f"{name}: {leak['cases']} cases, leak {leak['leak_rate']:.3f}, "
             f"authorised recall {leak['authorised_recall']:.3f}"
         )
+    print("engine   framework/store                   pushdown  cases  leak   recall  short")
+    for name, rows in through.items():
+        for where, got in rows.items():
+            print(
+                f"{name:8} {where:33} {'yes' if got['pushdown'] else 'no':8} {got['cases']:6} "
+                f"{got['leak_rate']:.3f}  {got['authorised_recall']:.3f}  {got['short']:5}"
+            )
     return 0
 
 

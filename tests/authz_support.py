@@ -53,7 +53,8 @@ def cedar_engine(org: SampleOrg, **options: Any) -> Engine:
     """Cedar over the organisation; revoking rewrites the entity store without the link."""
     from rag_guard_integrations.authz.cedar import CedarAccess
 
-    source = CedarAccess(CEDAR_POLICIES, org.cedar_entities(), resource_key="doc_id", **options)
+    options.setdefault("resource_key", "doc_id")
+    source = CedarAccess(CEDAR_POLICIES, org.cedar_entities(), **options)
 
     def revoke(user: str) -> None:
         entities = org.cedar_entities()
@@ -73,12 +74,9 @@ def casbin_engine(org: SampleOrg, folder: Path, **options: Any) -> Engine:
     (folder / "model.conf").write_text(CASBIN_MODEL)
     (folder / "policy.csv").write_text(org.casbin_policy())
     options.setdefault("resources", org.documents)
+    options.setdefault("resource_key", "doc_id")
     source = CasbinAccess.from_files(
-        folder / "model.conf",
-        folder / "policy.csv",
-        domain=TENANT,
-        resource_key="doc_id",
-        **options,
+        folder / "model.conf", folder / "policy.csv", domain=TENANT, **options
     )
 
     def revoke(user: str) -> None:
@@ -98,7 +96,8 @@ def spicedb_engine(org: SampleOrg, **options: Any) -> Iterator[Engine]:
 
     relationships = [parse_relationship(text) for text in org.spicedb_relationships()]
     db = EmbeddedSpiceDB.start(SPICEDB_SCHEMA, relationships)
-    source = SpiceDBAccess.embedded(db, resource_key="doc_id", **options)
+    options.setdefault("resource_key", "doc_id")
+    source = SpiceDBAccess.embedded(db, **options)
 
     def revoke(user: str) -> None:
         link = parse_relationship(f"team:{org.users[user]}#member@user:{user}")

@@ -9,10 +9,12 @@ import uuid
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pushdown_support import FLAT_ONLY, corpus, flat
+from pushdown_support import FLAT_ONLY, Corpus, corpus, flat
 
 if TYPE_CHECKING:
     from collections.abc import Callable
+
+    from rag_guard_integrations.embeddings import Embedder
 
 
 class PostgresServer:
@@ -36,15 +38,16 @@ class PostgresServer:
         self.server.cleanup()
 
 
-def _langchain_store(name: str, workdir: Path, postgres: PostgresServer | None) -> Any:
+def _langchain_store(
+    name: str, workdir: Path, postgres: PostgresServer | None, data: Corpus, embedder: Any
+) -> Any:
     from langchain_core.documents import Document
 
     from rag_guard_integrations.langchain import MiniLMEmbeddings
 
-    data = corpus()
     docs = [Document(c.text, metadata=dict(c.metadata), id=c.id) for c in data.chunks]
     ids = [str(c.id) for c in data.chunks]
-    embeddings = MiniLMEmbeddings()
+    embeddings = MiniLMEmbeddings(embedder=embedder)
     builders: dict[str, Callable[[], Any]] = {
         "in_memory": lambda: _in_memory(docs, embeddings),
         "faiss": lambda: _faiss(docs, ids, embeddings),
@@ -123,13 +126,14 @@ def _lc_pgvector(
     return store
 
 
-def _llama_index(name: str, workdir: Path, postgres: PostgresServer | None) -> Any:
+def _llama_index(
+    name: str, workdir: Path, postgres: PostgresServer | None, data: Corpus, embedder: Any
+) -> Any:
     from llama_index.core import StorageContext, VectorStoreIndex
     from llama_index.core.schema import TextNode
 
     from rag_guard_integrations.llama_index import MiniLMEmbedding
 
-    data = corpus()
     keep_lists = ("llama_index", name) not in FLAT_ONLY
     nodes = []
     for chunk, vector in zip(data.chunks, data.vectors, strict=True):
@@ -146,7 +150,7 @@ def _llama_index(name: str, workdir: Path, postgres: PostgresServer | None) -> A
         )
     vector_store = _llama_stores(workdir, postgres)[name]()
     context = StorageContext.from_defaults(vector_store=vector_store) if vector_store else None
-    return VectorStoreIndex(nodes, storage_context=context, embed_model=MiniLMEmbedding())
+    return VectorStoreIndex(nodes, storage_context=context, embed_model=MiniLMEmbedding(embedder))
 
 
 def _llama_stores(workdir: Path, postgres: PostgresServer | None) -> dict[str, Callable[[], Any]]:
@@ -210,9 +214,12 @@ def _llama_stores(workdir: Path, postgres: PostgresServer | None) -> dict[str, C
 
 
 class Stores:
-    """Every store of both frameworks, built on first use and kept for the process."""
+    """Every store of both frameworks, built on first use and kept for the process: over the
+    contract corpus, or over ``data`` embedded by ``embedder`` (default the MiniLM model)."""
 
-    def __init__(self) -> None:
+    def __init__(self, data: Corpus | None = None, embedder: Embedder | None = None) -> None:
+        self.data = data
+        self.embedder = embedder
         self.workdir = Path(tempfile.mkdtemp(prefix="rag-guard-stores-"))
         self._postgres: PostgresServer | None = None
         self._built: dict[tuple[str, str], Any] = {}
@@ -224,7 +231,8 @@ class Stores:
             if name == "pgvector" and self._postgres is None:
                 self._postgres = PostgresServer()
             build = _langchain_store if framework == "langchain" else _llama_index
-            self._built[key] = build(name, self.workdir, self._postgres)
+            data = self.data if self.data is not None else corpus()
+            self._built[key] = build(name, self.workdir, self._postgres, data, self.embedder)
         return self._built[key]
 
     def close(self) -> None:

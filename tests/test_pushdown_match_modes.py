@@ -99,7 +99,7 @@ ANY_HR_LEGAL = Constraints({"groups": Allowed(frozenset({"hr", "legal"}), "any")
     [
         (
             "langchain_qdrant.qdrant.QdrantVectorStore",
-            Operation(operator=Operator.OR, arguments=[_eq("hr"), _eq("legal")]),
+            _comparison(Comparator.IN, ["hr", "legal"]),
         ),
         (
             "langchain_chroma.vectorstores.Chroma",

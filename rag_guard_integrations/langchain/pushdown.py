@@ -110,7 +110,7 @@ def _attribute_test(
         if support.has_in
         else [Comparison(comparator=Comparator.EQ, attribute=attribute, value=v) for v in values]
     )
-    if allowed.match != MATCH_ANY:
+    if allowed.match != MATCH_ANY or support.in_holds:
         return _any_of(one_of)
     if support.holds is None:
         return None

@@ -36,7 +36,8 @@ class Translated:
     ``holds`` is how "the stored list holds v" is written (None: the store cannot, so a
     ``match: any`` attribute is not pushed down); ``combine`` ANDs the caller's own filter with
     ours in the store's language; ``one_of_on_lists`` is False where "one of" raises on a list
-    field (a ``match: any`` attribute is then taken to hold lists); ``filter_key`` names the
+    field (a ``match: any`` attribute is then taken to hold lists); ``in_holds`` is True where
+    "one of" also matches a stored list holding one of the values; ``filter_key`` names the
     search argument that takes the filter; ``extra`` adds search arguments the filter needs.
     """
 
@@ -46,6 +47,7 @@ class Translated:
     holds: Comparator | None
     combine: Callable[[Any, Any], Any]
     one_of_on_lists: bool = True
+    in_holds: bool = False
     filter_key: str = "filter"
     extra: Callable[[VectorStore], Mapping[str, Any]] = field(default=lambda store: {})
 
@@ -122,11 +124,11 @@ def _chroma(store: VectorStore) -> Visitor:
 
 def _qdrant(store: VectorStore) -> Visitor:
     with needs_extra("qdrant", "Qdrant pushdown"):
-        from langchain_community.query_constructors.qdrant import (  # noqa: PLC0415
-            QdrantTranslator,
+        from rag_guard_integrations.langchain.translators import (  # noqa: PLC0415
+            QdrantPushdownTranslator,
         )
 
-    return QdrantTranslator(metadata_key=getattr(store, "metadata_payload_key", "metadata"))
+    return QdrantPushdownTranslator(getattr(store, "metadata_payload_key", "metadata"))
 
 
 def _pgvector(store: VectorStore) -> Visitor:
@@ -174,9 +176,10 @@ STORES: dict[str, StoreSupport] = {
     "langchain_chroma.vectorstores.Chroma": Translated(
         "chroma", _chroma, has_in=True, holds=Comparator.CONTAIN, combine=_and_dicts
     ),
-    # Qdrant's match on a list field matches any element: EQ covers scalars and lists.
+    # Qdrant's match on a list field matches any element: one MatchAny (IN) covers scalars and
+    # lists alike.
     "langchain_qdrant.qdrant.QdrantVectorStore": Translated(
-        "qdrant", _qdrant, has_in=False, holds=Comparator.EQ, combine=_and_qdrant
+        "qdrant", _qdrant, has_in=True, holds=Comparator.EQ, combine=_and_qdrant, in_holds=True
     ),
     # PGVector's $eq is a lax JSON path comparison (looks inside lists); its $in compares the
     # value's text and its translator's $contain is refused by the store.

@@ -1,7 +1,8 @@
 """``langchain_core.structured_query`` translators for the filters pushdown emits, where a store's
 maintained translator lacks an operator the store honours (Chroma ``$in``/``$contains``, Milvus
-``json_contains``) or no translator exists (LanceDB SQL). Each extends, never replaces, what the
-store's own translator does; values are quoted by the store's rules, never pasted raw."""
+``json_contains``, Qdrant ``MatchAny``) or no translator exists (LanceDB SQL). Each extends,
+never replaces, what the store's own translator does; values are quoted by the store's rules,
+never pasted raw."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from langchain_community.query_constructors.chroma import ChromaTranslator
 from langchain_community.query_constructors.milvus import MilvusTranslator
+from langchain_community.query_constructors.qdrant import QdrantTranslator
 from langchain_core.structured_query import (
     Comparator,
     Comparison,
@@ -67,6 +69,29 @@ class MilvusPushdownTranslator(MilvusTranslator):
         if comparison.comparator is Comparator.CONTAIN:
             return f"json_contains({comparison.attribute}, {value})"
         return f"({comparison.attribute} {self._format_func(comparison.comparator)} {value})"
+
+
+class QdrantPushdownTranslator(QdrantTranslator):
+    """``QdrantTranslator`` plus ``IN`` as one ``MatchAny`` condition (which also matches a
+    stored list holding one of the values), instead of an OR of one condition per value: a
+    scope of 1,000 ids is one condition, not 1,000.
+
+    Example:
+        >>> f = Comparison(comparator=Comparator.IN, attribute="doc_id", value=["d1", "d2"])
+        >>> f.accept(QdrantPushdownTranslator("metadata")).match.any
+        ['d1', 'd2']
+    """
+
+    # The base class types its tuple by length: one more comparator is still a tuple of them.
+    allowed_comparators = (*QdrantTranslator.allowed_comparators, Comparator.IN)  # type: ignore[assignment]
+
+    def visit_comparison(self, comparison: Comparison) -> Any:
+        if comparison.comparator is not Comparator.IN:
+            return super().visit_comparison(comparison)
+        from qdrant_client.http import models  # noqa: PLC0415 (only with a Qdrant store)
+
+        key = f"{self.metadata_key}.{comparison.attribute}"
+        return models.FieldCondition(key=key, match=models.MatchAny(any=list(comparison.value)))
 
 
 class LanceDBTranslator(Visitor):

@@ -51,12 +51,18 @@ def constraint_filters(
     return filters_for(Constraints.of(constraints), operators)
 
 
+# Keys LlamaIndex overwrites with the node's source document id in what a store filters on
+# (``node_to_metadata_dict``), whatever the node's metadata says: a filter on them would test
+# that id, not the chunk's value, so they are never pushed down (the guard still checks them).
+SOURCE_ID_KEYS = frozenset({"doc_id", "document_id", "ref_doc_id"})
+
+
 def filters_for(constraints: Constraints, operators: StoreOperators) -> MetadataFilters | None:
     """``constraints`` in a store's ``operators``; None when the store can test none of them."""
     parts: list[MetadataFilter | MetadataFilters] = []
     for key, allowed in constraints.items():
         chosen = operators.any_of if allowed.match == MATCH_ANY else operators.all_of
-        if not operators.can_send(key, allowed.values):
+        if key in SOURCE_ID_KEYS or not operators.can_send(key, allowed.values):
             continue
         if len(chosen) > 1 and not operators.nests:
             chosen = chosen[:1]
