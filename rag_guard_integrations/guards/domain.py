@@ -28,18 +28,16 @@ from rag_guard_integrations.core.normalize import CACHED_CHARS, normalize
 from rag_guard_integrations.embeddings import cosine, unit
 from rag_guard_integrations.guards.domain_identifiers import IdentifierReader
 from rag_guard_integrations.guards.domain_terms import TermMatcher, near_pair
-from rag_guard_integrations.guards.registry import QueryStage
 from rag_guard_integrations.policy.loader import load_policy
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Sequence
+    from collections.abc import Iterable, Mapping, Sequence
 
     from rag_guard_integrations.core.chunk import Chunk
     from rag_guard_integrations.embeddings import Embedder
     from rag_guard_integrations.guards.domain_identifiers import IdentifierLookup
-    from rag_guard_integrations.guards.registry import QueryInputs
     from rag_guard_integrations.policy.loader import PolicyRef
-    from rag_guard_integrations.policy.schema import DomainSpec, Policy
+    from rag_guard_integrations.policy.schema import DomainSpec
 
 TIERS = ("blocklist", "identifier", "root", "dense", "below_threshold")
 REJECTING = frozenset({"blocklist", "below_threshold"})
@@ -49,8 +47,19 @@ REJECTING = frozenset({"blocklist", "below_threshold"})
 class _Lexical:
     """What the terms of one normalised query say, before any chunk is looked at."""
 
+    text: str  # the normalised query
     term: str | None
     root: tuple[str, str] | None
+
+
+@dataclass(frozen=True, slots=True)
+class DomainReading:
+    """What the query alone says, read once per request: its terms, the identifiers it names
+    (canonical form -> the query's spelling) and the first of them the collection holds."""
+
+    lexical: _Lexical
+    typed: Mapping[str, str]
+    known: str | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,9 +173,21 @@ class DomainGuard:
             self._embedder = default_embedder()
         return self._embedder
 
-    def decide(self, query: str, chunks: Sequence[Chunk]) -> QueryDecision:
-        """Decide whether ``query`` is in the domain, given the chunks retrieved for it."""
-        signals = self.signals(query, chunks)
+    def read(self, query: str, normalized: str | None = None) -> DomainReading:
+        """What ``query`` alone says (``normalized``: its normal form, when already made)."""
+        text = normalize(query) if normalized is None else normalized
+        lexical = self._lexical.remember(text, lambda: self._read(text))
+        if lexical.term is not None:
+            return DomainReading(lexical, {}, None)
+        typed = self._reader.typed(query, text) if self._reader is not None else {}
+        return DomainReading(lexical, typed, self._known(typed) if typed else None)
+
+    def decide(
+        self, query: str, chunks: Sequence[Chunk], *, reading: DomainReading | None = None
+    ) -> QueryDecision:
+        """Decide whether ``query`` is in the domain, given the chunks retrieved for it
+        (``reading``: :meth:`read` of it, when already made)."""
+        signals = self.signals(query, chunks, reading=reading)
         tier = tier_for(signals, self.spec.root_min_similarity, self.spec.min_similarity)
         allowed = tier not in REJECTING
         return QueryDecision(
@@ -179,35 +200,34 @@ class DomainGuard:
             refusal=None if allowed else self.spec.refusal,
         )
 
-    def signals(self, query: str, chunks: Sequence[Chunk]) -> DomainSignals:
+    def signals(
+        self, query: str, chunks: Sequence[Chunk], *, reading: DomainReading | None = None
+    ) -> DomainSignals:
         """Evaluate the tiers' inputs, stopping early when tier 1 or 2 already decides."""
-        text = normalize(query)
-        lexical = self._lexical.remember(text, lambda: self._read(text))
+        if reading is None:
+            reading = self.read(query)
+        lexical, typed = reading.lexical, reading.typed
         if lexical.term is not None:
             return DomainSignals(term=lexical.term)
-        typed = self._reader.typed(query) if self._reader is not None else ()
-        if typed:
-            known = self._known(typed)
-            if known is not None:
-                return DomainSignals(identifier=(known, "collection", None))
-            found = self._carried(typed, chunks)
-            if found is not None:
-                return DomainSignals(identifier=found)
-        similarity, source = self._similarity(text, chunks)
+        if reading.known is not None:
+            return DomainSignals(identifier=(reading.known, "collection", None))
+        if typed and (found := self._carried(typed, chunks)) is not None:
+            return DomainSignals(identifier=found)
+        similarity, source = self._similarity(lexical.text, chunks)
         return DomainSignals(root=lexical.root, similarity=similarity, similarity_source=source)
 
     def _read(self, text: str) -> _Lexical:
         term = self._blocklist.first(text)
         if term is not None:
-            return _Lexical(term, None)
+            return _Lexical(text, term, None)
         root = near_pair(
             text, self._roots.find(text), self._context.find(text), self.spec.root_window
         )
         if root is None and (signature := self._signature.first(text)) is not None:
             root = (signature, signature)
-        return _Lexical(None, root)
+        return _Lexical(text, None, root)
 
-    def _known(self, typed: dict[str, str]) -> str | None:
+    def _known(self, typed: Mapping[str, str]) -> str | None:
         """The query's spelling of the first typed identifier the collection holds, else None."""
         lookup = self._lookup
         for canonical, written in typed.items():
@@ -219,7 +239,7 @@ class DomainGuard:
         return () if self._reader is None else self._reader.in_value(value)
 
     def _carried(
-        self, typed: dict[str, str], chunks: Sequence[Chunk]
+        self, typed: Mapping[str, str], chunks: Sequence[Chunk]
     ) -> tuple[str, str, int | None] | None:
         """The query's spelling of the first identifier it names that a chunk carries in its
         metadata, the key and the chunk's position; None when no chunk carries one."""
@@ -316,10 +336,3 @@ def collection_identifiers(chunks: Iterable[Chunk], keys: Sequence[str]) -> list
         v for chunk in chunks for key in keys for v in metadata_values(chunk.metadata.get(key))
     )
     return list(dict.fromkeys(found))
-
-
-def _stage(policy: Policy, inputs: QueryInputs) -> DomainGuard | None:
-    return DomainGuard.from_policy(policy, inputs.embedder, inputs.identifiers)
-
-
-QUERY_STAGES = (QueryStage("domain", 10, _stage),)
