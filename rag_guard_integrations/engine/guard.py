@@ -27,7 +27,13 @@ from rag_guard_integrations.engine import stages
 from rag_guard_integrations.engine.audit import policy_identity, publish, record_names
 from rag_guard_integrations.engine.labelling import Labelling, aattempt, attempt, take_labels
 from rag_guard_integrations.engine.notices import policy_notices, request_notices
-from rag_guard_integrations.engine.plan import RequestPlan, join
+from rag_guard_integrations.engine.plan import (
+    NO_QUERY_STAGE,
+    RequestPlan,
+    join,
+    query_decision,
+    unseen,
+)
 from rag_guard_integrations.engine.run import Run, stage_reasons
 from rag_guard_integrations.engine.shadow import Shadow
 from rag_guard_integrations.engine.verdicts import Verdicts
@@ -50,8 +56,6 @@ if TYPE_CHECKING:
 
 FETCH_FACTOR = 4
 _IS_NONE = partial(is_, None)
-# The query verdict without a domain guard or clause intents, shared (frozen, empty evidence).
-_NO_QUERY_STAGE = QueryDecision(evidence=MappingProxyType({}))
 # The request and plan of every check, with every field known: filled slot by slot.
 _new_request = slot_filler(Request)
 _new_plan = slot_filler(RequestPlan)
@@ -79,6 +83,7 @@ class Guard:
     own per-chunk checks (objects with a ``name`` and ``__call__(chunk, request) -> reason |
     None``), run after the policy's chunk stages. A check can only deny; one that raises
     denies the chunk (a stage that raises while reading the query rejects the query).
+    ``guard.stages`` maps the name of each stage the policy configures to it, for inspection.
 
     Args:
         policy: the merged policy (:func:`load_policy`).
@@ -329,7 +334,7 @@ clause_id=all:['TERMINATION_NOTICE']))
             parts.append(part)
         rejected = next((part.rejected for part in parts if part.rejected is not None), None)
         enforced, scope = (None, None) if failed or not pushdown else self._pushdown(parts, request)
-        refusal = rejected.refusal if rejected is not None else _unseen(parts)
+        refusal = rejected.refusal if rejected is not None else unseen(parts)
         shadow = self.policy.mode == "shadow"
         return _new_plan(
             query,
@@ -379,7 +384,7 @@ clause_id=all:['TERMINATION_NOTICE']))
         items = coerce_chunks(chunks)
         request = plan.request
         assert request is not None  # every plan of this guard carries its request
-        run = Run(plan, request, items, _NO_QUERY_STAGE)
+        run = Run(plan, request, items, NO_QUERY_STAGE)  # decided below
         verdicts: list[QueryDecision] = []
         # Stage by stage over the chunks still in: each chunk is denied by the first stage that
         # denies it, as if the stages ran chunk by chunk; a rejected query denies what is left.
@@ -409,7 +414,7 @@ clause_id=all:['TERMINATION_NOTICE']))
                     if reason is not None:
                         run.denied[index] = (stage.name, reason)
                 remaining = list(compress(remaining, map(_IS_NONE, reasons)))
-        run.query = _query_decision(verdicts, plan)
+        run.query = query_decision(verdicts, plan)
         if self._reads_labels:
             self._labelling.read(run, remaining)
         return run
@@ -451,28 +456,6 @@ clause_id=all:['TERMINATION_NOTICE']))
 
 def _picked(items: list[Chunk], indices: Sequence[int]) -> list[Chunk]:
     return items if len(indices) == len(items) else [items[i] for i in indices]
-
-
-def _unseen(parts: Sequence[Part]) -> str | None:
-    """The first refusal a stage's reading gives (a question naming what the caller may not
-    see), or None."""
-    return next((part.refusal for part in parts if part.refusal is not None), None)
-
-
-def _query_decision(verdicts: Sequence[QueryDecision], plan: RequestPlan) -> QueryDecision:
-    """The verdict on the query: the first that rejects it, else the first query stage's,
-    with the clause ids the plan read (a failure's rejection as it is)."""
-    unseen = _unseen(plan.parts)
-    if not verdicts:
-        if not plan.intents and unseen is None:
-            return _NO_QUERY_STAGE
-        return QueryDecision(intents=plan.intents, refusal=unseen)
-    decision = verdicts[0] if verdicts[-1].allowed else verdicts[-1]
-    if decision.tier == "error":
-        return decision
-    if decision.allowed and unseen is not None:
-        return replace(decision, intents=plan.intents, refusal=unseen)
-    return replace(decision, intents=plan.intents)
 
 
 def as_guard(value: object, owner: str) -> Guard:

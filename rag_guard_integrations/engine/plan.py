@@ -2,19 +2,24 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from types import MappingProxyType
 from typing import TYPE_CHECKING
 
 from rag_guard_integrations.core.constraints import Allowed, Constraints
+from rag_guard_integrations.core.decisions import QueryDecision
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable
+    from collections.abc import Iterable, Sequence
 
     from rag_guard_integrations.authz.source import Scope
     from rag_guard_integrations.core.access import AccessContext
-    from rag_guard_integrations.core.decisions import QueryDecision
     from rag_guard_integrations.core.stage import Request
     from rag_guard_integrations.guards.stage import Part, Pushdown
+
+
+# The query verdict without a query stage or clause intents, shared (frozen, empty evidence).
+NO_QUERY_STAGE = QueryDecision(evidence=MappingProxyType({}))
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,3 +103,26 @@ def join(contributions: Iterable[Pushdown]) -> tuple[Constraints | None, Scope |
                 return None, scope
             joined[key] = both
     return Constraints(joined), scope
+
+
+def unseen(parts: Sequence[Part]) -> str | None:
+    """The first refusal a stage's reading gives (a question naming what the caller may not
+    see), or None."""
+    return next((part.refusal for part in parts if part.refusal is not None), None)
+
+
+def query_decision(verdicts: Sequence[QueryDecision], plan: RequestPlan) -> QueryDecision:
+    """The verdict on the query from its query stages' ``verdicts`` (in order, the last the
+    first that rejects, if one does): the rejecting one, else the first, with the clause ids
+    the plan read (a failure's rejection as it is)."""
+    refusal = unseen(plan.parts)
+    if not verdicts:
+        if not plan.intents and refusal is None:
+            return NO_QUERY_STAGE
+        return QueryDecision(intents=plan.intents, refusal=refusal)
+    decision = verdicts[0] if verdicts[-1].allowed else verdicts[-1]
+    if decision.tier == "error":
+        return decision
+    if decision.allowed and refusal is not None:
+        return replace(decision, intents=plan.intents, refusal=refusal)
+    return replace(decision, intents=plan.intents)

@@ -83,7 +83,7 @@ def build(
     Example:
         >>> from rag_guard_integrations import load_policy
         >>> [stage.name for _, stage in build(load_policy("contracts")).ordered]
-        ['non_text', 'access', 'clause', 'hint']
+        ['non_text', 'access', 'clause', 'hint', 'combination']
         >>> [stage.name for _, stage in build(load_policy("bis", "default")).ordered]
         ['domain', 'non_text', 'hint', 'combination']
     """

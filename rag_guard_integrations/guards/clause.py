@@ -18,7 +18,6 @@ from rag_guard_integrations.policy.schema import AccessSpec
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
-    from rag_guard_integrations.core.access import AccessContext
     from rag_guard_integrations.core.chunk import Chunk
     from rag_guard_integrations.core.stage import Request
     from rag_guard_integrations.embeddings import Embedder
@@ -97,13 +96,6 @@ class ClauseGuard:
         """``clause_id`` and the contracts the question names; None when no chunk can pass."""
         return Pushdown(self._constraints(part.state))
 
-    def constraints(
-        self, normalized_query: str, access: AccessContext | None
-    ) -> dict[str, Allowed] | None:
-        """What this guard adds to a pushdown filter: ``clause_id`` and the contracts the
-        question names; None when no chunk can pass."""
-        return self._constraints(self.reader.scope(normalized_query, access))
-
     def _constraints(self, scope: QueryScope) -> dict[str, Allowed] | None:
         if scope.unseen or (not scope.intents and self.restricts_without_intent):
             return None
@@ -111,10 +103,6 @@ class ClauseGuard:
         if scope.intents and not scope.whole_contract:
             found["clause_id"] = Allowed(frozenset(scope.intents))
         return found
-
-    def refusal(self, normalized_query: str, access: AccessContext | None) -> str | None:
-        """The text to answer with when the question names contracts the caller may not see."""
-        return self._unseen_refusal(self.reader.scope(normalized_query, access))
 
     def _unseen_refusal(self, scope: QueryScope) -> str | None:
         if not scope.unseen:
