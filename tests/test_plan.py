@@ -9,6 +9,8 @@ from itertools import count
 from typing import TYPE_CHECKING, Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from rag_guard_integrations import AccessContext, Guard, parse_policy
 from rag_guard_integrations.core import normalize as normalize_module
@@ -123,6 +125,38 @@ def test_check_of_a_plan_decides_as_the_short_form(
         assert result.query == short.query
         assert result.refusal == short.refusal
     assert guard.prefilter(text, access) == plan.constraints
+
+
+WORDS = [
+    "termination", "notice", "payment", "terms", "MSA", "SOW", "NDA", "summarize",
+    "governing", "law", "confidential", "the", "what", "is", "bitcoin", "IS 2062", "?",
+]  # fmt: skip
+TYPES = ["MSA", "SOW", "NDA", "DPA"]
+GUARDS = {name: Guard.from_policy(name) for name in ("contracts", "bis")}
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    policy=st.sampled_from(sorted(GUARDS)),
+    words=st.lists(st.sampled_from(WORDS), min_size=1, max_size=6),
+    allowed=st.frozensets(st.sampled_from(TYPES)),
+    picks=st.lists(st.integers(0, len(CONTRACTS) - 1), max_size=6),
+)
+def test_a_plan_decides_as_the_short_form_on_any_request(
+    policy: str, words: list[str], allowed: frozenset[str], picks: list[int]
+) -> None:
+    """For any question, caller and retrieval, checking the plan gives the short form's
+    decisions, verdict and refusal, and the plan's constraints are prefilter's."""
+    guard = GUARDS[policy]
+    query = " ".join(words)
+    access = AccessContext(contract_type=allowed)
+    chunks = [(CONTRACTS if policy == "contracts" else BIS)[i % 12] for i in picks]
+    short = guard.check(query, chunks, access=access)
+    plan = guard.plan(query, access)
+    planned = guard.check(plan, chunks)
+    assert _decisions(planned) == _decisions(short)
+    assert (planned.query, planned.refusal) == (short.query, short.refusal)
+    assert plan.constraints == guard.prefilter(query, access)
 
 
 def test_a_plan_carries_the_request_read_once() -> None:

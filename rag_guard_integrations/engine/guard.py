@@ -350,7 +350,7 @@ clause_id=all:['TERMINATION_NOTICE']))
             tuple(parts),
             request,
             enforced,
-            pushdown,
+            pushdown or failed,  # a query a stage failed on lets nothing pass: known already
         )
 
     def _pushdown(
@@ -370,8 +370,6 @@ clause_id=all:['TERMINATION_NOTICE']))
         plan = run.plan
         if plan.pushed:
             return plan.enforced is None
-        if any(part.rejected is not None and part.rejected.tier == "error" for part in plan.parts):
-            return True
         return self._pushdown(plan.parts, run.request)[0] is None
 
     def _failure(self, error: Exception) -> QueryDecision:
