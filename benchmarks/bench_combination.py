@@ -137,8 +137,7 @@ def setup(scenario: Scenario, seed: int) -> tuple[Guard, list[list[Chunk]]]:
 def measure(scenario: Scenario, runs: int, seed: int, budget: float) -> dict[str, Any]:
     """Latency of ``Guard.check`` and of ``CombinationGuard`` alone for one scenario."""
     guard, sets = setup(scenario, seed)
-    combination = guard.combination
-    assert combination is not None
+    combination = guard.stages["combination"]
     items = [labelled(chunks) for chunks in sets]
     whole = timed(lambda chunks: guard.check("q", chunks), sets, runs, budget)
     alone = timed(combination, items, runs, budget)

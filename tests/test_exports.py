@@ -51,7 +51,7 @@ EXPORTS = {
         "Validator",
     ],
     "rag_guard_integrations.guards": [],
-    "rag_guard_integrations.engine": ["Guard", "fetch_size"],
+    "rag_guard_integrations.engine": ["Guard", "RequestPlan", "fetch_size"],
     "rag_guard_integrations.data": ["DATA_DIR", "corpus_names", "load_corpus", "load_queries"],
     "rag_guard_integrations.evaluation": [],
     "rag_guard_integrations.cli": ["main"],

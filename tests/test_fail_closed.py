@@ -92,16 +92,20 @@ def break_label_reading(monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.setattr(f"rag_guard_integrations.engine.labelling.{name}", boom)
 
 
-# (stage injected, how, stage recorded on the chunks): query stages reject the whole query.
+# (stage injected, how, stage recorded on the chunks): a query stage, and a stage reading the
+# query, reject the whole query.
 INJECTIONS: list[tuple[str, Callable[[pytest.MonkeyPatch, Guard], None], str]] = [
-    ("domain decide", lambda mp, g: mp.setattr(g.query_checks[0], "decide", boom), "domain"),
-    ("clause detect", lambda mp, g: mp.setattr(g.clause, "detect", boom), "domain"),
+    ("domain decide", lambda mp, g: mp.setattr(g.stages["domain"], "decide", boom), "domain"),
+    ("clause read", lambda mp, g: mp.setattr(g.stages["clause"].reader, "scope", boom), "clause"),
     ("access check", lambda mp, g: break_check(mp, AccessGuard), "access"),
     ("hint check", lambda mp, g: break_check(mp, HintGuard), "hint"),
     ("clause check", lambda mp, g: break_check(mp, ClauseGuard), "clause"),
     ("labels reading", lambda mp, g: break_label_reading(mp), "labels"),
     ("combination", lambda mp, g: mp.setattr(CombinationGuard, "__call__", boom), "combination"),
 ]
+
+
+QUERY_READERS = frozenset({"domain decide", "clause read"})
 
 
 @pytest.mark.parametrize("mode", ["sync", "async"])
@@ -129,17 +133,18 @@ def test_a_failing_stage_withholds_every_chunk_and_says_why(
     result = run(guard, mode)
     assert result.allowed == []
     assert result.refusal is not None
-    named = "RuntimeError" if stage == "domain" else ERROR
+    rejects_query = name in QUERY_READERS
+    named = "RuntimeError" if rejects_query else ERROR
     for decision in result.decisions:
         assert (decision.allowed, decision.stage) == (False, stage)
         assert named in decision.reason
         assert "fail closed" in decision.reason
-    if stage == "domain":
+    if rejects_query:
         assert (result.query.allowed, result.query.tier) == (False, "error")
         assert named in result.query.reason
     # The no-text record names the failing stage and the error's type, not its message.
     record = json.dumps(result.to_dict(include_text=False))
-    failed = "query" if stage == "domain" else stage
+    failed = "query" if rejects_query else stage
     assert f"{failed} check failed (RuntimeError)" in record
     assert "injected" not in record
 
@@ -260,7 +265,7 @@ class Quoting:
 
 SECRETS = ("late fees of $500", "due within 45 days of receipt")
 LEAKS: list[tuple[str, Callable[[pytest.MonkeyPatch, Guard], None]]] = [
-    ("domain", lambda mp, g: mp.setattr(g.query_checks[0], "decide", quoting)),
+    ("domain", lambda mp, g: mp.setattr(g.stages["domain"], "decide", quoting)),
     ("hint", lambda mp, g: mp.setattr(HintGuard, "__call__", quoting)),
     ("clause", lambda mp, g: mp.setattr(ClauseGuard, "check_many", quoting)),
     ("combination", lambda mp, g: mp.setattr(CombinationGuard, "__call__", quoting)),

@@ -156,9 +156,7 @@ def test_normalisation_applies_to_fingerprints(guard: Guard) -> None:
     assert result.allowed == [chunk]
 
 
-def test_a_raising_check_blocks_and_records_why(
-    guard: Guard, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_a_raising_check_blocks_and_records_why(guard: Guard) -> None:
     """An exception inside a per-chunk check denies that chunk (fail closed) and says so."""
 
     class Broken:
@@ -167,7 +165,7 @@ def test_a_raising_check_blocks_and_records_why(
         def __call__(self, chunk: Chunk, request: object) -> str | None:
             raise RuntimeError("boom")
 
-    monkeypatch.setattr(guard, "checks", (Broken(),))
+    guard = Guard(guard.policy, checks=[Broken()])
     result = guard.check(QUERY, [MSA], access=AccessContext(contract_type={"MSA"}))
     assert result.allowed == []
     assert result.decisions[0].stage == "broken"
@@ -177,13 +175,12 @@ def test_a_raising_check_blocks_and_records_why(
 def test_a_raising_query_stage_rejects_the_query(
     guard: Guard, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """An exception while detecting intents rejects the query with tier 'error'."""
+    """An exception while reading the query's intents rejects the query with tier 'error'."""
 
-    def explode(_: str) -> tuple[str, ...]:
+    def explode(*_: object) -> tuple[str, ...]:
         raise ValueError("bad")
 
-    assert guard.clause is not None
-    monkeypatch.setattr(guard.clause, "detect", explode)
+    monkeypatch.setattr(guard.stages["clause"].reader, "scope", explode)
     result = guard.check(QUERY, [MSA], access=AccessContext(contract_type={"MSA"}))
     assert not result.query.allowed
     assert result.query.tier == "error"

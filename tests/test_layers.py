@@ -8,6 +8,8 @@ from pathlib import Path
 import pytest
 
 import rag_guard_integrations
+from rag_guard_integrations.classify.recognizers import BUILTIN_RECOGNIZERS
+from rag_guard_integrations.policy.schema import BUILTIN_RECOGNIZER_NAMES
 
 pytestmark = pytest.mark.unit
 
@@ -21,8 +23,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("classify",),
     # access sources sit beside the guards: the access stage asks them
     ("guards", "authz"),
-    # lint checks a policy against what the classifiers and guards provide
-    ("engine", "policy.lint"),
+    ("engine",),
     ("", "notebook", "vector_index", "authz.case_runs", "authz.evaluation"),
     ("langchain", "llama_index", "scale", "scale_worker"),
     ("evaluation",),
@@ -171,3 +172,12 @@ def test_cycle_finder_sees_a_cycle() -> None:
     """The walk reports a cycle when there is one (so the test above could fail)."""
     assert _cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
     assert _cycle({"a": {"b"}, "b": set()}) is None
+
+
+def test_the_schema_names_exactly_the_builtin_recognizers() -> None:
+    """Lint (policy layer) judges ``classifiers.builtin`` by the names the schema lists; the
+    classify layer implements exactly those, in that order, so neither needs the other."""
+    assert tuple(BUILTIN_RECOGNIZERS) == BUILTIN_RECOGNIZER_NAMES
+    assert all(
+        _layer(target) <= _layer("policy") for target in _edges(runtime_only=False)["policy.lint"]
+    )

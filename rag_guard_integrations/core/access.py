@@ -41,6 +41,10 @@ class AccessContext:
         """The allowlists by attribute name (a copy)."""
         return dict(self._allowlists)
 
+    def allowlist(self, attribute: str) -> frozenset[str] | None:
+        """The values allowed for ``attribute``, or None when the context does not mention it."""
+        return self._allowlists.get(attribute)
+
     def allows(self, attribute: str, value: object) -> bool:
         """True when ``value`` (or, for a list, every value in it) is allowed for ``attribute``."""
         allowed = self._allowlists.get(attribute)

@@ -2,5 +2,6 @@
 classify)."""
 
 from rag_guard_integrations.engine.guard import Guard, fetch_size
+from rag_guard_integrations.engine.plan import RequestPlan
 
-__all__ = ["Guard", "fetch_size"]
+__all__ = ["Guard", "RequestPlan", "fetch_size"]

@@ -1,8 +1,9 @@
-"""The Guard pipeline: runs the query stage, the per-chunk checks, labelling and the
-combination rules in order, records every decision, and fails closed."""
+"""The Guard pipeline: plans a request once, runs the engine's stages in order over the chunks
+retrieved for it, labelling and the set stage last, records every decision, and fails closed."""
 
 from __future__ import annotations
 
+import secrets
 from dataclasses import replace
 from functools import partial
 from itertools import compress
@@ -14,50 +15,51 @@ from typing import TYPE_CHECKING, Any
 from rag_guard_integrations.core import keys
 from rag_guard_integrations.core.access import AccessContext, AccessLike
 from rag_guard_integrations.core.audit import RequestInfo
-from rag_guard_integrations.core.chunk import Chunk, coerce_chunks
-from rag_guard_integrations.core.constraints import Allowed, Constraints
+from rag_guard_integrations.core.chunk import coerce_chunks
+from rag_guard_integrations.core.constraints import Constraints
 from rag_guard_integrations.core.decisions import GuardResult, QueryDecision
 from rag_guard_integrations.core.errors import ArgumentError, ContextBlocked, InputError
 from rag_guard_integrations.core.normalize import normalize
 from rag_guard_integrations.core.reasons import Reason
 from rag_guard_integrations.core.records import slot_filler
 from rag_guard_integrations.core.stage import ChunkCheck, Request
+from rag_guard_integrations.engine import stages
 from rag_guard_integrations.engine.audit import policy_identity, publish, record_names
 from rag_guard_integrations.engine.labelling import Labelling, aattempt, attempt, take_labels
 from rag_guard_integrations.engine.notices import policy_notices, request_notices
+from rag_guard_integrations.engine.plan import (
+    NO_QUERY_STAGE,
+    RequestPlan,
+    join,
+    query_decision,
+    unseen,
+)
 from rag_guard_integrations.engine.run import Run, stage_reasons
 from rag_guard_integrations.engine.shadow import Shadow
 from rag_guard_integrations.engine.verdicts import Verdicts
-from rag_guard_integrations.guards.clause import ClauseGuard
 from rag_guard_integrations.guards.domain_collection import CollectionIdentifiers
-from rag_guard_integrations.guards.live_access import LiveAccess
-from rag_guard_integrations.guards.registry import (
-    QueryInputs,
-    policy_checks,
-    query_checks,
-    set_check,
-)
+from rag_guard_integrations.guards.stage import Judged, Part, StageInputs
 from rag_guard_integrations.policy.loader import load_policy
 from rag_guard_integrations.policy.schema import Policy
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping, Sequence
 
-    from rag_guard_integrations.authz.source import AccessSource
+    from rag_guard_integrations.authz.source import AccessSource, Scope
     from rag_guard_integrations.classify.base import Classifier
+    from rag_guard_integrations.core.chunk import Chunk
     from rag_guard_integrations.core.keys import AuditKeyLike
     from rag_guard_integrations.embeddings import Embedder
     from rag_guard_integrations.guards.domain_identifiers import IdentifierLookup
-    from rag_guard_integrations.guards.registry import QueryCheck, SetCheck
+    from rag_guard_integrations.guards.stage import Kind, QueryStage, SetStage
     from rag_guard_integrations.policy.loader import PolicyRef
 
 
 FETCH_FACTOR = 4
 _IS_NONE = partial(is_, None)
-# The query verdict without a domain guard or clause intents, shared (frozen, empty evidence).
-_NO_QUERY_STAGE = QueryDecision(evidence=MappingProxyType({}))
-# The request of every check, with every field known: filled slot by slot.
+# The request and plan of every check, with every field known: filled slot by slot.
 _new_request = slot_filler(Request)
+_new_plan = slot_filler(RequestPlan)
 
 
 def fetch_size(k: int, fetch_k: int | None = None) -> int:
@@ -75,12 +77,14 @@ def fetch_size(k: int, fetch_k: int | None = None) -> int:
 class Guard:
     """Checks retrieved chunks against one policy before they can become prompt context.
 
-    The stages come from one registry (:mod:`rag_guard_integrations.guards.registry`): each
-    stage whose section the policy configures runs, the query stages first (the domain gate),
-    then the per-chunk stages in order, then the set stage (the combination rules). ``checks``
-    adds your own per-chunk checks (objects with a ``name`` and
-    ``__call__(chunk, request) -> reason | None``), run after the policy's. A check can only
-    deny; one that raises denies the chunk (a query stage that raises rejects the query).
+    The stages come from one ordered list (:data:`rag_guard_integrations.engine.stages.
+    STAGES`): each stage whose section the policy configures runs, in that order, the set
+    stage (the combination rules) last. A request is read once, by :meth:`plan`, and checked
+    with :meth:`check`; ``check(query, chunks, access=...)`` plans inside. ``checks`` adds your
+    own per-chunk checks (objects with a ``name`` and ``__call__(chunk, request) -> reason |
+    None``), run after the policy's chunk stages. A check can only deny; one that raises
+    denies the chunk (a stage that raises while reading the query rejects the query).
+    ``guard.stages`` maps the name of each stage the policy configures to it, for inspection.
 
     Args:
         policy: the merged policy (:func:`load_policy`).
@@ -128,7 +132,6 @@ class Guard:
         self.policy = policy
         self.audit_key = keys.audit_key(audit_key)
         self.access_source = access_source
-        self.live = LiveAccess.of(policy, access_source)
         given = identifiers if callable(identifiers) else tuple(identifiers)
         # Without identifiers given, tier 2 reads those an adapter teaches it (learn_identifiers).
         self.learned: CollectionIdentifiers | None = (
@@ -138,21 +141,27 @@ class Guard:
             if policy.domain and not given
             else None
         )
-        self._inputs = QueryInputs(embedder, given if self.learned is None else self.learned)
-        self.query_checks: tuple[QueryCheck, ...] = query_checks(policy, self._inputs)
-        self.combination: SetCheck | None = set_check(policy)
-        self.checks: tuple[ChunkCheck, ...] = (*policy_checks(policy), *checks)
-        self.clause = next((c for c in self.checks if isinstance(c, ClauseGuard)), None)
+        self._inputs = StageInputs(
+            embedder, given if self.learned is None else self.learned, access_source
+        )
+        self._extra = tuple(checks)
+        built = stages.build(policy, self._inputs, self._extra)
+        self._stages: tuple[tuple[Kind, Any], ...] = built.ordered
+        # Each stage the policy configures, by name (read-only), for inspection.
+        self.stages: Mapping[str, Any] = MappingProxyType(built.names)
+        self.checks = built.chunk_stages
+        self._set_stage: SetStage | None = built.set_stage
+        self._query_refusal = next(
+            (stage.refusal for kind, stage in self._stages if kind == "query"), None
+        )
+        self._token = secrets.token_hex(8)
         self.recognizers = self._recognizers()
         self.classifier = self._bind(classifier)
-        self._reads_labels = self.combination is not None or policy.declares_vocabulary
-        self._labelling = Labelling(policy, self.combination, self.recognizers, self.classifier)
-        stages = [*(self.live.stages if self.live else ()), *(c.name for c in self.checks)]
-        stages += ["combination"] if self.combination else []
-        passed = Reason.fixed("passed " + ", ".join(stages))
-        # The evaluation behind shadow mode is the policy as enforced: it asks what an
-        # enforcing prefilter would say (whether an empty retrieval could have held anything).
-        self._verdicts = Verdicts(policy, passed, self._constraints)
+        self._reads_labels = self._set_stage is not None or policy.declares_vocabulary
+        self._labelling = Labelling(policy, self._set_stage, self.recognizers, self.classifier)
+        names = [stage.name for kind, stage in self._stages if kind != "query"]
+        passed = Reason.fixed("passed " + ", ".join(names))
+        self._verdicts = Verdicts(policy, passed, self._nothing_can_pass)
         self._identity = policy_identity(policy)
         self._record_names = record_names(policy)
         self._notices = policy_notices(policy, self.classifier, self.audit_key)
@@ -193,7 +202,7 @@ class Guard:
         """The policy's pattern recognisers, run on every chunk that is labelled whatever its
         metadata claims (``recognizers: always``): index metadata only adds labels."""
         policy = self.policy
-        if self.combination is None or not (
+        if self._set_stage is None or not (
             policy.classifiers.patterns or policy.classifiers.builtin
         ):
             return None
@@ -220,14 +229,15 @@ class Guard:
     def __reduce__(self) -> tuple[Any, ...]:
         """Pickle and copy as the policy, classifier, embedder, extra checks, identifiers and
         audit key and access source (a worker keys its records as this guard does); the compiled
-        (RE2) state is rebuilt. The process-wide MiniLM embedder pickles as a reference."""
-        extra = self.checks[len(policy_checks(self.policy)) :]
+        (RE2) state is rebuilt. The process-wide MiniLM embedder pickles as a reference. A copy
+        accepts this guard's plans."""
         inputs = self._inputs
         rebuild = partial(type(self), audit_key=self.audit_key, access_source=self.access_source)
-        return (rebuild, (self.policy, self.classifier, inputs.embedder, extra, inputs.identifiers))
+        args = (self.policy, self.classifier, inputs.embedder, self._extra, inputs.identifiers)
+        return (rebuild, args, {"_token": self._token})
 
     def _bind(self, classifier: Classifier | None) -> Classifier | None:
-        if self.policy.classify == "never" or self.combination is None:
+        if self.policy.classify == "never" or self._set_stage is None:
             return None
         if classifier is None:
             # Under ``recognizers: always`` the recognisers already label every chunk.
@@ -252,19 +262,46 @@ class Guard:
         """
         return 0 if self.learned is None else self.learned.learn_metadata(metadatas)
 
-    def check(self, query: str, chunks: Sequence[Any], access: AccessLike = None) -> GuardResult:
-        """Decide which of ``chunks`` may reach the LLM for ``query`` and ``access``."""
-        run = self._start(query, chunks, access)
+    def plan(self, query: str, access: AccessLike = None) -> RequestPlan:
+        """Read ``query`` for ``access`` once, before anything is retrieved: the query
+        normalised, the clause ids it asks for, each stage's reading of it, the pushdown filter
+        and a rejection that needs no chunk (see :class:`RequestPlan`). Hand the plan to
+        :meth:`check` with the chunks retrieved for it; nothing of the query is read again.
+
+        In ``mode: shadow`` the plan pushes nothing down and rejects nothing (the check still
+        evaluates and records everything).
+
+        Example:
+            >>> guard = Guard.from_policy("contracts")
+            >>> plan = guard.plan("What is the termination notice period?",
+            ...                   {"contract_type": ["MSA"]})
+            >>> plan.intents, plan.constraints
+            (('TERMINATION_NOTICE',), Constraints(contract_type=all:['MSA'], \
+clause_id=all:['TERMINATION_NOTICE']))
+            >>> chunks = [{"text": "Either party may terminate on thirty (30) days' notice.",
+            ...            "meta": {"contract_type": "MSA", "clause_id": "TERMINATION_NOTICE"}}]
+            >>> len(guard.check(plan, chunks).allowed)
+            1
+        """
+        return self._plan(query, AccessContext.coerce(access), pushdown=True)
+
+    def check(
+        self, query: str | RequestPlan, chunks: Sequence[Any], access: AccessLike = None
+    ) -> GuardResult:
+        """Decide which of ``chunks`` may reach the LLM for a request: a :meth:`plan`, or a
+        ``query`` and ``access`` (planned here). ``access`` with a plan is an ArgumentError:
+        the plan holds who is asking."""
+        run = self._start(self._planned(query, access), chunks)
         for labeller, indices, stage in self._labelling.labellers(run):
             texts = [run.chunks[i].text for i in indices]
             take_labels(run, indices, attempt(labeller.classify_many, texts), stage)
         return self._conclude(run)
 
     async def acheck(
-        self, query: str, chunks: Sequence[Any], access: AccessLike = None
+        self, query: str | RequestPlan, chunks: Sequence[Any], access: AccessLike = None
     ) -> GuardResult:
         """Async twin of :meth:`check`: classification awaits the classifier's async path."""
-        run = self._start(query, chunks, access)
+        run = self._start(self._planned(query, access), chunks)
         for labeller, indices, stage in self._labelling.labellers(run):
             texts = [run.chunks[i].text for i in indices]
             found = await aattempt(labeller.aclassify_many, texts)
@@ -273,107 +310,149 @@ class Guard:
 
     def prefilter(self, query: str, access: AccessLike = None) -> Constraints | None:
         """What every chunk this guard could allow must carry, for a retriever to push into its
-        store: each access attribute -> the caller's allowlist with the policy's match mode,
-        and ``clause_id`` -> the clause ids the query asks for.
+        store (:attr:`RequestPlan.constraints` of :meth:`plan`): each access attribute -> the
+        caller's allowlist with the policy's match mode, ``clause_id`` -> the clause ids the
+        query asks for, and an access source's bounded scope.
 
         None when no chunk could pass (an attribute with no allowed value, or a clause policy
         with ``on_no_intent: refuse`` and a query that asks for no clause; under
         ``access_only`` such a query pushes down the allowlists only); empty when nothing can
-        be pushed down. Pushdown
-        only saves work and recall: :meth:`check` still judges whatever comes back.
+        be pushed down. Pushdown only saves work and recall: :meth:`check` still judges
+        whatever comes back.
 
         Example:
             >>> Guard.from_policy("contracts").prefilter(
             ...     "termination notice period?", {"contract_type": ["MSA"]})
             Constraints(contract_type=all:['MSA'], clause_id=all:['TERMINATION_NOTICE'])
         """
-        if self.policy.mode == "shadow":
-            return Constraints()  # a store-side filter would enforce what shadow mode only records
-        return self._constraints(query, access)
+        return self.plan(query, access).constraints
 
-    def _constraints(self, query: str, access: AccessLike) -> Constraints | None:
-        """:meth:`prefilter` of the policy as enforced, whatever its mode."""
-        context = AccessContext.coerce(access)
-        constraints: dict[str, Allowed] = {}
-        for attribute in self.policy.access.attributes:
-            allowed = context.allowlists.get(attribute) if context is not None else None
-            if not allowed:
-                return None
-            constraints[attribute] = Allowed(allowed, self.policy.access.match_of(attribute))
-        if self.clause is not None:
-            if not isinstance(query, str):
-                raise InputError(f"query must be a str, got {type(query).__name__}")
-            narrowed = self.clause.constraints(normalize(query), context)
-            if narrowed is None:
-                return None
-            constraints.update(narrowed)
-        if self.live is not None and not self.live.join_scope(constraints, context):
-            return None
-        return Constraints(constraints)
+    def _planned(self, query: str | RequestPlan, access: AccessLike) -> RequestPlan:
+        """The plan a check runs on: the one given (made by this guard), or one made here."""
+        if not isinstance(query, RequestPlan):
+            return self._plan(query, AccessContext.coerce(access), pushdown=False)
+        if access is not None:
+            raise ArgumentError(
+                "check: access= was given with a plan, which holds who is asking; "
+                "pass it to plan(query, access) instead"
+            )
+        if query.owner != self._token:
+            raise ArgumentError(
+                "check: the plan was made by another guard; make it with this guard's "
+                "plan(query, access)"
+            )
+        return query
 
-    def _start(self, query: str, chunks: Sequence[Any], access: object) -> Run:
+    def _plan(self, query: str, access: AccessContext | None, *, pushdown: bool) -> RequestPlan:
+        """:meth:`plan`; without ``pushdown`` (a check that plans for itself) the pushdown is
+        read only if the check needs it (nothing retrieved), since it may ask an access source."""
         if not isinstance(query, str):
             raise InputError(f"query must be a str, got {type(query).__name__}; decode it first")
-        items = coerce_chunks(chunks)
-        context = AccessContext.coerce(access)
         normalized = normalize(query)
-        # Filtering is not authorisation: the access stage judges every candidate first, so no
-        # later stage, the query gate included, sees a chunk the caller may not.
-        denied, record = self.live.judge(items, context) if self.live else ({}, None)
-        seen = [c for i, c in enumerate(items) if i not in denied] if denied else items
-        decision = self._decide_query(query, normalized, seen, context)
-        run = Run(_new_request(query, normalized, decision.intents, context), items, decision)
-        run.denied, run.access_record = denied, record
-        if not decision.allowed:
-            why = Reason(
-                f"the query was rejected ({decision.reason})",
-                f"the query was rejected (tier {decision.tier})",
-            )
-            run.denied = dict.fromkeys(range(len(items)), ("domain", why)) | denied
-            return run
-        # Stage by stage over the chunks still in: each chunk is denied by the first stage that
-        # denies it, as if the stages ran chunk by chunk.
-        remaining: Sequence[int] = (
-            [i for i in range(len(items)) if i not in denied] if denied else range(len(items))
+        request = _new_request(query, normalized, (), access)
+        parts: list[Part] = []
+        failed = False
+        for _, stage in self._stages:
+            try:
+                part = stage.prepare(request)
+            except Exception as error:  # a stage that cannot read the query rejects it
+                part, failed = Part(rejected=self._failure(error)), True
+            if part.intents:
+                request = _new_request(query, normalized, request.intents + part.intents, access)
+            parts.append(part)
+        rejected = next((part.rejected for part in parts if part.rejected is not None), None)
+        enforced, scope = (None, None) if failed or not pushdown else self._pushdown(parts, request)
+        refusal = rejected.refusal if rejected is not None else unseen(parts)
+        shadow = self.policy.mode == "shadow"
+        return _new_plan(
+            query,
+            normalized,
+            access,
+            request.intents,
+            Constraints() if shadow else enforced,  # a store filter would enforce shadow mode
+            scope,
+            None if shadow else rejected,
+            refusal or self.policy.no_context_refusal,
+            None,
+            self._token,
+            tuple(parts),
+            request,
+            enforced,
+            pushdown or failed,  # a query a stage failed on lets nothing pass: known already
         )
-        for check in self.checks:
-            chunks = items if len(remaining) == len(items) else [items[i] for i in remaining]
-            reasons = stage_reasons(check, chunks, run.request)
+
+    def _pushdown(
+        self, parts: Sequence[Part], request: Request
+    ) -> tuple[Constraints | None, Scope | None]:
+        """Every stage's pushdown contribution joined, for the policy as enforced."""
+        try:
+            return join(
+                stage.pushdown(part, request)
+                for (_, stage), part in zip(self._stages, parts, strict=True)
+            )
+        except Exception:  # a stage that cannot say what it allows lets nothing pass
+            return None, None
+
+    def _nothing_can_pass(self, run: Run) -> bool:
+        """Whether the run's pushdown (of the policy as enforced) lets no chunk pass."""
+        plan = run.plan
+        if plan.pushed:
+            return plan.enforced is None
+        return self._pushdown(plan.parts, run.request)[0] is None
+
+    def _failure(self, error: Exception) -> QueryDecision:
+        """The rejection of a query a stage failed on (fail closed); its reason names the
+        error's type only, since the message may quote a retrieved chunk."""
+        reason = f"query check failed ({type(error).__name__}); denied (fail closed)"
+        return QueryDecision(False, "error", reason, refusal=self._query_refusal)
+
+    def _start(self, plan: RequestPlan, chunks: Sequence[Any]) -> Run:
+        items = coerce_chunks(chunks)
+        request = plan.request
+        assert request is not None  # every plan of this guard carries its request
+        run = Run(plan, request, items, NO_QUERY_STAGE)  # decided below
+        verdicts: list[QueryDecision] = []
+        # Stage by stage over the chunks still in: each chunk is denied by the first stage that
+        # denies it, as if the stages ran chunk by chunk; a rejected query denies what is left.
+        remaining: Sequence[int] = range(len(items))
+        for (kind, stage), part in zip(self._stages, plan.parts, strict=True):
+            if kind == "set":
+                break
+            verdict = part.rejected
+            if verdict is None and kind == "query":
+                verdict = self._decide(stage, part, request, _picked(items, remaining))
+            if verdict is not None:
+                verdicts.append(verdict)
+                if not verdict.allowed:
+                    why = Reason(
+                        f"the query was rejected ({verdict.reason})",
+                        f"the query was rejected (tier {verdict.tier})",
+                    )
+                    run.denied.update(dict.fromkeys(remaining, (stage.name, why)))
+                    remaining = ()
+                    break
+                continue
+            reasons = stage_reasons(stage, _picked(items, remaining), part.state, request)
+            if stage.reports is not None and isinstance(reasons, Judged):
+                run.reported[stage.reports] = reasons.record
             if reasons.count(None) != len(reasons):
                 for index, reason in zip(remaining, reasons, strict=True):
                     if reason is not None:
-                        run.denied[index] = (check.name, reason)
+                        run.denied[index] = (stage.name, reason)
                 remaining = list(compress(remaining, map(_IS_NONE, reasons)))
+        run.query = query_decision(verdicts, plan)
         if self._reads_labels:
             self._labelling.read(run, remaining)
         return run
 
-    def _decide_query(
-        self, query: str, normalized: str, items: list[Chunk], access: AccessContext | None
+    def _decide(
+        self, stage: QueryStage, part: Part, request: Request, chunks: Sequence[Chunk]
     ) -> QueryDecision:
+        """``stage``'s verdict on the query; a stage that raises rejects it (fail closed)."""
         try:
-            intents = self.clause.detect(normalized) if self.clause is not None else ()
-            # A question naming contracts the caller may not see: what to answer if nothing passes.
-            refusal = self.clause.refusal(normalized, access) if self.clause is not None else None
-            if not self.query_checks:
-                if not intents and refusal is None:
-                    return _NO_QUERY_STAGE
-                return QueryDecision(intents=intents, refusal=refusal)
-            decision = self.query_checks[0].decide(query, items)
-            for check in self.query_checks[1:]:  # a later stage can still reject the query
-                if not decision.allowed:
-                    break
-                if not (later := check.decide(query, items)).allowed:
-                    decision = later
-        except Exception as error:  # a broken query stage rejects the query
-            refusal = self.policy.domain.refusal if self.policy.domain else None
-            # The query decision goes into every record whole: its reason names the error's type
-            # only, since the message may quote a retrieved chunk.
-            reason = f"query check failed ({type(error).__name__}); denied (fail closed)"
-            return QueryDecision(False, "error", reason, refusal=refusal)
-        if decision.allowed and refusal is not None:
-            return replace(decision, intents=intents, refusal=refusal)
-        return replace(decision, intents=intents)
+            return stage.decide(part, request, chunks)
+        except Exception as error:
+            return self._failure(error)
 
     def _conclude(self, run: Run) -> GuardResult:
         """The applied result (with the whole evaluation alongside when parts are in shadow
@@ -390,15 +469,19 @@ class Guard:
         )
         run.notices = self._notices + request_notices(self.policy, request.access)
         if self._shadow is None:
-            result = self._verdicts.finish(run, self.combination)
+            result = self._verdicts.finish(run, self._set_stage)
         else:
             whole = replace(run, denied=dict(run.denied), masked={})
-            evaluated = self._verdicts.finish(whole, self.combination)
+            evaluated = self._verdicts.finish(whole, self._set_stage)
             result = self._shadow.apply(evaluated, run.chunks, partial(self._verdicts.finish, run))
         publish(result)
         if self.policy.on_block == "raise" and any(v.action == "block" for v in result.violations):
             raise ContextBlocked(result)
         return result
+
+
+def _picked(items: list[Chunk], indices: Sequence[int]) -> list[Chunk]:
+    return items if len(indices) == len(items) else [items[i] for i in indices]
 
 
 def as_guard(value: object, owner: str) -> Guard:

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 
     from rag_guard_integrations.classify.base import Classifier
     from rag_guard_integrations.engine.run import Run
-    from rag_guard_integrations.guards.registry import SetCheck
+    from rag_guard_integrations.guards.stage import SetStage
     from rag_guard_integrations.policy.schema import Policy
 
 _METADATA = attrgetter("metadata")
@@ -34,21 +34,21 @@ class Labelling:
 
     Args:
         policy: the guard's policy (its ``recognizers`` and ``classify`` settings).
-        combination: the set stage, whose linking values a chunk must have readable.
+        set_stage: the set stage, whose linking values a chunk must have readable.
         recognizers: the policy's pattern recognisers, bound to its vocabulary.
         classifier: the classifier the guard runs, bound to the vocabulary, or None.
     """
 
-    __slots__ = ("always_recognizers", "classifier", "classify_always", "combination")
+    __slots__ = ("always_recognizers", "classifier", "classify_always", "set_stage")
 
     def __init__(
         self,
         policy: Policy,
-        combination: SetCheck | None,
+        set_stage: SetStage | None,
         recognizers: Classifier | None,
         classifier: Classifier | None,
     ) -> None:
-        self.combination = combination
+        self.set_stage = set_stage
         self.always_recognizers = recognizers if policy.recognizers == "always" else None
         self.classifier = classifier
         self.classify_always = policy.classify == "always"
@@ -67,7 +67,7 @@ class Labelling:
         """Read the labels of the chunks at ``positions`` from their metadata, all at once, and
         queue for the classifier those it should label (no label left once blanks are dropped,
         or ``classify: always``)."""
-        if self.combination is not None and self.combination.links_chunks:
+        if self.set_stage is not None and self.set_stage.links_chunks:
             positions = [i for i in positions if self._linkable(run, i)]
         chunks = run.chunks
         if len(positions) != len(chunks):
@@ -89,9 +89,9 @@ class Labelling:
 
     def _linkable(self, run: Run, index: int) -> bool:
         """Whether chunk ``index``'s linking values can be read; if not, it is denied alone."""
-        assert self.combination is not None
+        assert self.set_stage is not None
         try:
-            broken = self.combination.unreadable_links(run.chunks[index].metadata)
+            broken = self.set_stage.unreadable_links(run.chunks[index].metadata)
         except Exception as error:
             broken = failure("labels", error)
         if broken:

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 
     from rag_guard_integrations.classify.base import Finding
     from rag_guard_integrations.guards.combination import Labelled
-    from rag_guard_integrations.guards.registry import SetCheck
+    from rag_guard_integrations.guards.stage import SetStage
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,7 +94,7 @@ def redact(
 
 
 def confirm_masks(
-    masked: dict[int, Masked], kept: Sequence[Labelled], combination: SetCheck
+    masked: dict[int, Masked], kept: Sequence[Labelled], combination: SetStage
 ) -> dict[int, str]:
     """Take chunks out of ``masked`` while a removing rule still fires on ``kept`` (what is
     allowed, masked chunks counted with the labels their masks left them); returns the ones

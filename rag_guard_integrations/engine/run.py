@@ -4,24 +4,28 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from rag_guard_integrations.core.reasons import Reason
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from rag_guard_integrations.classify.base import Finding
-    from rag_guard_integrations.core.access_record import AccessRecord
     from rag_guard_integrations.core.audit import RequestInfo
     from rag_guard_integrations.core.chunk import Chunk
     from rag_guard_integrations.core.decisions import QueryDecision
-    from rag_guard_integrations.core.stage import ChunkCheck, Request
+    from rag_guard_integrations.core.stage import Request
+    from rag_guard_integrations.engine.plan import RequestPlan
     from rag_guard_integrations.engine.redact import Masked
+    from rag_guard_integrations.guards.stage import ChunkStage
 
 
 @dataclass(slots=True)
 class Run:
     """The state of one check between its synchronous stages and labelling."""
 
+    plan: RequestPlan
     request: Request
     chunks: list[Chunk]
     query: QueryDecision
@@ -38,27 +42,30 @@ class Run:
     masked: dict[int, Masked] = field(default_factory=dict)
     info: RequestInfo | None = None
     notices: tuple[str, ...] = ()
-    access_record: AccessRecord | None = None
+    # What stages report besides verdicts, by GuardResult field (the access source's record).
+    reported: dict[str, object] = field(default_factory=dict)
 
 
-def stage_reasons(check: ChunkCheck, chunks: list[Chunk], request: Request) -> list[str | None]:
-    """Why ``check`` denies each chunk (None: it passes). A stage with a ``check_many`` takes
-    the chunks at once; if that raises or miscounts, each chunk is checked alone, so that a
-    broken check denies only the chunks it fails on (fail closed)."""
-    many = getattr(check, "check_many", None)
-    if many is not None:
-        try:
-            reasons = many(chunks, request)
-        except Exception:
-            reasons = None
-        if isinstance(reasons, list) and len(reasons) == len(chunks):
-            return reasons
+def stage_reasons(
+    stage: ChunkStage, chunks: Sequence[Chunk], state: Any, request: Request
+) -> Sequence[str | None]:
+    """Why ``stage`` denies each chunk (None: it passes), all chunks at once under its plan
+    ``state``; if that raises or miscounts, each chunk is judged alone (by the stage's
+    ``__call__(chunk, request)`` when it has one), so that a broken stage denies only the
+    chunks it fails on (fail closed)."""
+    try:
+        reasons = stage.check_many(chunks, state)
+    except Exception:
+        reasons = None
+    if isinstance(reasons, list) and len(reasons) == len(chunks):
+        return reasons
+    alone = stage if callable(stage) else lambda chunk, _: stage.check_many([chunk], state)[0]
     out: list[str | None] = []
     for chunk in chunks:
         try:
-            out.append(check(chunk, request))
-        except Exception as error:  # noqa: PERF203 - a broken check denies only this chunk
-            out.append(failure(check.name, error))
+            out.append(alone(chunk, request))
+        except Exception as error:  # noqa: PERF203 - a broken stage denies only this chunk
+            out.append(failure(stage.name, error))
     return out
 
 

@@ -12,13 +12,13 @@ from typing import TYPE_CHECKING
 
 from rag_guard_integrations.core.decisions import PASSED, ChunkDecision, GuardResult
 from rag_guard_integrations.core.reasons import Reason
-from rag_guard_integrations.guards.registry import set_check
+from rag_guard_integrations.engine.stages import set_stage
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
     from rag_guard_integrations.core.chunk import Chunk
-    from rag_guard_integrations.guards.registry import SetCheck
+    from rag_guard_integrations.guards.stage import SetStage
     from rag_guard_integrations.policy.schema import Policy
 
 SHADOW_REASON = Reason.fixed("shadow mode: evaluated and recorded, not enforced")
@@ -30,7 +30,7 @@ class Shadow:
     not in shadow mode (``enforced``, None when none are left)."""
 
     whole: bool
-    enforced: SetCheck | None = None
+    enforced: SetStage | None = None
 
     @classmethod
     def of(cls, policy: Policy) -> Shadow | None:
@@ -40,13 +40,13 @@ class Shadow:
         kept = [rule for rule in policy.rules if rule.mode != "shadow"]
         if len(kept) == len(policy.rules):
             return None
-        return cls(False, set_check(policy.model_copy(update={"rules": kept})))
+        return cls(False, set_stage(policy.model_copy(update={"rules": kept})))
 
     def apply(
         self,
         evaluated: GuardResult,
         chunks: Sequence[Chunk],
-        enforce: Callable[[SetCheck | None], GuardResult],
+        enforce: Callable[[SetStage | None], GuardResult],
     ) -> GuardResult:
         """The applied result, carrying ``evaluated`` (the whole policy enforced) as its
         ``shadow``; ``enforce`` re-runs the combination stage with the enforced rules.

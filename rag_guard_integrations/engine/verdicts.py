@@ -21,10 +21,8 @@ from rag_guard_integrations.guards.combination import (
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping, Sequence
 
-    from rag_guard_integrations.core.access import AccessContext
-    from rag_guard_integrations.core.constraints import Constraints
     from rag_guard_integrations.engine.run import Run
-    from rag_guard_integrations.guards.registry import SetCheck
+    from rag_guard_integrations.guards.stage import SetStage
     from rag_guard_integrations.policy.schema import Policy
 
 _NO_OUTCOME = CombinationOutcome()
@@ -40,28 +38,35 @@ class Verdicts:
     Args:
         policy: the guard's policy (its rules, vocabulary and ``on_*`` settings).
         passed_reason: the reason an allowed chunk carries (the stages it passed, by name).
-        prefilter: the guard's :meth:`~rag_guard_integrations.Guard.prefilter`, which tells
-            whether an empty retrieval could have held anything that passes.
+        nothing_can_pass: tells, for a run, whether its request's pushdown (of the policy as
+            enforced) lets no chunk pass, so that an empty retrieval could have held nothing.
     """
 
-    __slots__ = ("_by_rule", "_passed_reason", "_prefilter", "_redacting", "_vocabulary", "policy")
+    __slots__ = (
+        "_by_rule",
+        "_nothing_can_pass",
+        "_passed_reason",
+        "_redacting",
+        "_vocabulary",
+        "policy",
+    )
 
     def __init__(
         self,
         policy: Policy,
         passed_reason: Reason,
-        prefilter: Callable[[str, AccessContext | None], Constraints | None],
+        nothing_can_pass: Callable[[Run], bool],
     ) -> None:
         self.policy = policy
         self._passed_reason = passed_reason
-        self._prefilter = prefilter
+        self._nothing_can_pass = nothing_can_pass
         self._vocabulary = frozenset(policy.vocabulary) if policy.declares_vocabulary else None
         self._redacting = {rule.name: rule for rule in policy.rules if rule.action == "redact"}
         self._by_rule: dict[str, tuple[str, str]] = {
             rule.name: ("combination", Reason.fixed(rule_message(rule))) for rule in policy.rules
         }
 
-    def finish(self, run: Run, combination: SetCheck | None) -> GuardResult:
+    def finish(self, run: Run, combination: SetStage | None) -> GuardResult:
         """Apply ``combination`` (the policy's rules, or those shadow mode enforces) to the
         chunks of ``run`` still in, and record every decision."""
         unknown = self._unknown_labels(run) if self._vocabulary is not None else {}
@@ -189,10 +194,12 @@ class Verdicts:
         refusal = run.query.refusal if not run.query.allowed else None
         # Nothing passed, and something was withheld or nothing could have passed (a pushdown
         # that fetched nothing, a query that asks for no known clause).
-        if refusal is None and len(run.denied) == len(run.chunks):
-            request = run.request
-            if run.chunks or self._prefilter(request.query, request.access) is None:
-                refusal = run.query.refusal or self.policy.no_context_refusal
+        if (
+            refusal is None
+            and len(run.denied) == len(run.chunks)
+            and (run.chunks or self._nothing_can_pass(run))
+        ):
+            refusal = run.query.refusal or self.policy.no_context_refusal
         if outcome is None:
             outcome = _NO_OUTCOME
         return _new_result(
@@ -207,5 +214,5 @@ class Verdicts:
             run.notices,
             None,  # shadow: set by Shadow.apply
             run.dropped,
-            run.access_record,
+            run.reported.get("access_source"),
         )

@@ -1,5 +1,6 @@
 """The guards, one module each (access and hints, clause, recency, domain, combination); each
-module's ``STAGES`` joins the registry (:mod:`rag_guard_integrations.guards.registry`).
+module declares its stage (:class:`~rag_guard_integrations.guards.stage.StageSpec`), and the
+engine's stage list (:mod:`rag_guard_integrations.engine.stages`) orders them.
 
 Import a guard from its module; the package itself exports nothing."""
 

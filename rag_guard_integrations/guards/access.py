@@ -11,7 +11,7 @@ from rag_guard_integrations.core.errors import PatternCompileError, PatternTooLa
 from rag_guard_integrations.core.normalize import CACHED_CHARS, normalize
 from rag_guard_integrations.core.patterns import compile_untrusted, matches
 from rag_guard_integrations.core.reasons import Reason
-from rag_guard_integrations.guards.registry import Stage
+from rag_guard_integrations.guards.stage import Part, Pushdown, Quiet, StageSpec
 from rag_guard_integrations.policy.loader import load_policy
 
 if TYPE_CHECKING:
@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from rag_guard_integrations.core.constraints import Match
     from rag_guard_integrations.core.stage import Request
     from rag_guard_integrations.policy.loader import PolicyRef
+    from rag_guard_integrations.policy.schema import Policy
 
 __all__ = ["AccessGuard", "Constraints", "HintGuard"]  # Constraints: its former home
 
@@ -60,6 +61,7 @@ class AccessGuard:
     """
 
     name = "access"
+    reports = None
 
     def __init__(self, attributes: Sequence[str], match: Mapping[str, Match] | None = None) -> None:
         self.attributes = tuple(attributes)
@@ -88,22 +90,49 @@ class AccessGuard:
         return cls(access.attributes, access.match) if access.attributes else None
 
     def __call__(self, chunk: Chunk, request: Request) -> Reason | None:
-        return self.check_many((chunk,), request)[0]
+        return self.check_many((chunk,), self.prepare(request).state)[0]
 
-    def check_many(self, chunks: Sequence[Chunk], request: Request) -> list[Reason | None]:
-        """Why each chunk is denied (None: it passes), the allowlists read once for all."""
+    def prepare(self, request: Request) -> Part:
+        """The caller's allowlists, read once per request: ``(attribute, Allowed)`` pairs, or
+        the reason every chunk is denied (an attribute the access context does not mention)."""
         access = request.access
         allowed: list[tuple[str, Allowed]] = []
         for attribute in self.attributes:
-            if access is None or not access.mentions(attribute):
-                return [self._ungranted[attribute]] * len(chunks)
-            allowed.append(
-                (attribute, Allowed(access.allowlists[attribute], self.match[attribute]))
+            values = None if access is None else access.allowlist(attribute)
+            if values is None:
+                return Part(self._ungranted[attribute])
+            allowed.append((attribute, Allowed(values, self.match[attribute])))
+        return Part(tuple(allowed))
+
+    def pushdown(self, part: Part, request: Request) -> Pushdown:
+        """Each attribute's allowlist with its match mode; None when one allows nothing."""
+        state = part.state
+        if isinstance(state, Reason) or any(not allow.values for _, allow in state):
+            return _NOTHING
+        return Pushdown(dict(state))
+
+    def check_many(self, chunks: Sequence[Chunk], state: object) -> list[Reason | None]:
+        """Why each chunk is denied (None: it passes), by the allowlists :meth:`prepare` read."""
+        if isinstance(state, Reason):
+            return [state] * len(chunks)
+        assert isinstance(state, tuple)
+        if len(state) == 1:  # the common case: one attribute, judged in one pass
+            ((attribute, allow),) = state
+            admits, missing, outside = (
+                allow.admits,
+                self._missing[attribute],
+                self._outside[attribute],
             )
-        return [self._denial(chunk.metadata, allowed) for chunk in chunks]
+            return [
+                None
+                if admits(value := chunk.metadata.get(attribute))
+                else (missing if value is None else outside)
+                for chunk in chunks
+            ]
+        return [self._denial(chunk.metadata, state) for chunk in chunks]
 
     def _denial(
-        self, metadata: Mapping[str, object], allowed: list[tuple[str, Allowed]]
+        self, metadata: Mapping[str, object], allowed: Sequence[tuple[str, Allowed]]
     ) -> Reason | None:
         for attribute, allow in allowed:
             value = metadata.get(attribute)
@@ -114,7 +143,7 @@ class AccessGuard:
         return None
 
 
-class HintGuard:
+class HintGuard(Quiet):
     """Every metadata ``*_regex_hint`` is untrusted index data: the text must match it too.
 
     A hint can only add a restriction. One that RE2 cannot compile within the small budget of
@@ -136,7 +165,7 @@ class HintGuard:
 
     name = "hint"
 
-    def check_many(self, chunks: Sequence[Chunk], request: Request) -> list[Reason | None]:
+    def check_many(self, chunks: Sequence[Chunk], state: object = None) -> list[Reason | None]:
         """:meth:`__call__` for each chunk. Keys are looked at all at once first: when no key
         of any chunk holds the hint suffix, no chunk has a hint."""
         try:
@@ -146,7 +175,7 @@ class HintGuard:
         if HINT_SUFFIX not in keys:
             return [None] * len(chunks)
         return [
-            self(chunk, request) if any(map(_is_hint, chunk.metadata)) else None for chunk in chunks
+            self(chunk, None) if any(map(_is_hint, chunk.metadata)) else None for chunk in chunks
         ]
 
     def __call__(self, chunk: Chunk, request: Request | None) -> Reason | None:
@@ -219,8 +248,16 @@ def _is_hint(key: object) -> bool:
     return isinstance(key, str) and key.endswith(HINT_SUFFIX)
 
 
-# Hints scan every metadata key, so they run last, on the chunks nothing else denied.
-STAGES = (
-    Stage("access", 10, AccessGuard.from_policy),
-    Stage("hint", 90, lambda policy: HintGuard()),
-)
+_NOTHING = Pushdown(None)
+
+
+def _access_stage(policy: Policy, inputs: object) -> AccessGuard | None:
+    return AccessGuard.from_policy(policy)
+
+
+def _hint_stage(policy: Policy, inputs: object) -> HintGuard:
+    return HintGuard()
+
+
+ACCESS_STAGE = StageSpec("access", "access", "chunk", _access_stage)
+HINT_STAGE = StageSpec("hint", "(every chunk's *_regex_hint metadata)", "chunk", _hint_stage)

@@ -11,19 +11,19 @@ from rag_guard_integrations.core.reasons import Reason
 from rag_guard_integrations.core.sentences import clause_text
 from rag_guard_integrations.guards.clause_query import QueryReader, QueryScope
 from rag_guard_integrations.guards.clause_semantic import SemanticSignal
-from rag_guard_integrations.guards.registry import Stage
+from rag_guard_integrations.guards.stage import Part, Pushdown, StageSpec
 from rag_guard_integrations.policy.loader import load_policy
 from rag_guard_integrations.policy.schema import AccessSpec
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
-    from rag_guard_integrations.core.access import AccessContext
     from rag_guard_integrations.core.chunk import Chunk
     from rag_guard_integrations.core.stage import Request
     from rag_guard_integrations.embeddings import Embedder
+    from rag_guard_integrations.guards.stage import StageInputs
     from rag_guard_integrations.policy.loader import PolicyRef
-    from rag_guard_integrations.policy.schema import ClauseSpec, OnNoIntent
+    from rag_guard_integrations.policy.schema import ClauseSpec, OnNoIntent, Policy
 
 
 class ClauseGuard:
@@ -47,6 +47,7 @@ class ClauseGuard:
     """
 
     name = "clause"
+    reports = None
 
     def __init__(
         self,
@@ -59,7 +60,7 @@ class ClauseGuard:
         self.clause_ids = tuple(clauses)
         self.on_no_intent = on_no_intent
         self.reader = QueryReader(clauses, access or AccessSpec())
-        self._refusal = refusal
+        self._refusal_text = refusal
         self._fingerprints = {
             clause_id: _Fingerprint(clause_id, spec, embedder)
             for clause_id, spec in clauses.items()
@@ -85,12 +86,17 @@ class ClauseGuard:
         """True when a query naming no clause lets no chunk through (``on_no_intent: refuse``)."""
         return self.on_no_intent == "refuse"
 
-    def constraints(
-        self, normalized_query: str, access: AccessContext | None
-    ) -> dict[str, Allowed] | None:
-        """What this guard adds to a pushdown filter: ``clause_id`` and the contracts the
-        question names; None when no chunk can pass."""
-        scope = self.reader.scope(normalized_query, access)
+    def prepare(self, request: Request) -> Part:
+        """The question read once (:class:`QueryScope`): the clause ids it asks for, and the
+        text to answer with when it names contracts the caller may not see."""
+        scope = self.reader.scope(request.normalized_query, request.access)
+        return Part(scope, scope.intents, self._unseen_refusal(scope))
+
+    def pushdown(self, part: Part, request: Request) -> Pushdown:
+        """``clause_id`` and the contracts the question names; None when no chunk can pass."""
+        return Pushdown(self._constraints(part.state))
+
+    def _constraints(self, scope: QueryScope) -> dict[str, Allowed] | None:
         if scope.unseen or (not scope.intents and self.restricts_without_intent):
             return None
         found = {a: allowed for a, allowed in scope.named.items() if allowed.match == "all"}
@@ -98,21 +104,21 @@ class ClauseGuard:
             found["clause_id"] = Allowed(frozenset(scope.intents))
         return found
 
-    def refusal(self, normalized_query: str, access: AccessContext | None) -> str | None:
-        """The text to answer with when the question names contracts the caller may not see."""
-        unseen = self.reader.scope(normalized_query, access).unseen
-        if not unseen:
+    def _unseen_refusal(self, scope: QueryScope) -> str | None:
+        if not scope.unseen:
             return None
-        names = ", ".join(value for _, value in unseen)
-        return f"{self._refusal} The question names {names}, which you are not authorised to see."
+        names = ", ".join(value for _, value in scope.unseen)
+        unseen = f"The question names {names}, which you are not authorised to see."
+        return f"{self._refusal_text} {unseen}"
 
     def __call__(self, chunk: Chunk, request: Request) -> Reason | None:
-        return self.check_many([chunk], request)[0]
+        return self.check_many([chunk], self.prepare(request).state)[0]
 
-    def check_many(self, chunks: Sequence[Chunk], request: Request) -> list[Reason | None]:
-        """Why each chunk is denied (None: it passes); semantic checks run in one batch."""
-        scope = self.reader.scope(request.normalized_query, request.access)
-        reasons = [self._scope_reason(chunk, scope, request.intents) for chunk in chunks]
+    def check_many(self, chunks: Sequence[Chunk], scope: QueryScope) -> list[Reason | None]:
+        """Why each chunk is denied (None: it passes) under the question's reading ``scope``
+        (:meth:`prepare`); semantic checks run in one batch."""
+        intents = scope.intents
+        reasons = [self._scope_reason(chunk, scope, intents) for chunk in chunks]
         pending: dict[str, list[int]] = {}
         for index, chunk in enumerate(chunks):
             fingerprint = self._fingerprints.get(str(chunk.metadata.get("clause_id")))
@@ -216,4 +222,8 @@ class _Fingerprint:
         ]
 
 
-STAGES = (Stage("clause", 20, ClauseGuard.from_policy),)
+def _stage(policy: Policy, inputs: StageInputs) -> ClauseGuard | None:
+    return ClauseGuard.from_policy(policy)
+
+
+STAGE = StageSpec("clause", "clauses", "chunk", _stage)

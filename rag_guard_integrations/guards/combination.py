@@ -15,14 +15,15 @@ from rag_guard_integrations.guards.linking import (
     link_groups,
     link_problem,
 )
-from rag_guard_integrations.guards.registry import SetStage
+from rag_guard_integrations.guards.stage import Quiet, StageSpec
 from rag_guard_integrations.policy.loader import load_policy
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator, Mapping, Sequence
 
+    from rag_guard_integrations.guards.stage import StageInputs
     from rag_guard_integrations.policy.loader import PolicyRef
-    from rag_guard_integrations.policy.schema import RuleSpec
+    from rag_guard_integrations.policy.schema import Policy, RuleSpec
 
 # Actions that take chunks out of the set; the engine masks a ``redact`` rule's carriers
 # instead of dropping them where it can.
@@ -134,7 +135,7 @@ def rule_message(rule: RuleSpec) -> str:
     return rule.message or f"{labels} together in the retrieved context"
 
 
-class CombinationGuard:
+class CombinationGuard(Quiet):
     """Fire a rule when all its trigger labels occur across the set (or inside one linked group).
 
     Rules are indexed by label, so the cost grows with the labels present, not with every rule
@@ -147,6 +148,8 @@ class CombinationGuard:
         >>> [v.rule for v in outcome.violations]
         ['default_financials_client']
     """
+
+    name = "combination"
 
     def __init__(self, rules: Sequence[RuleSpec], linking_keys: Sequence[str] = ()) -> None:
         self.rules = tuple(rules)
@@ -493,4 +496,8 @@ def _bridges(rules: Sequence[RuleSpec]) -> tuple[Bridge, ...]:
     )
 
 
-SET_STAGES = (SetStage("combination", CombinationGuard.from_policy),)
+def _stage(policy: Policy, inputs: StageInputs) -> CombinationGuard | None:
+    return CombinationGuard.from_policy(policy)
+
+
+STAGE = StageSpec("combination", "rules", "set", _stage)

@@ -40,18 +40,16 @@ from rag_guard_integrations.guards.domain_identifiers import IdentifierReader
 from rag_guard_integrations.guards.domain_kinds import KindScorer
 from rag_guard_integrations.guards.domain_reasons import evidence, reason
 from rag_guard_integrations.guards.domain_terms import TermMatcher, near_pair
-from rag_guard_integrations.guards.registry import QueryStage
 from rag_guard_integrations.policy.loader import load_policy
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Sequence
+    from collections.abc import Iterable, Mapping, Sequence
 
     from rag_guard_integrations.core.chunk import Chunk
     from rag_guard_integrations.embeddings import Embedder
     from rag_guard_integrations.guards.domain_identifiers import IdentifierLookup
-    from rag_guard_integrations.guards.registry import QueryInputs
     from rag_guard_integrations.policy.loader import PolicyRef
-    from rag_guard_integrations.policy.schema import DomainSpec, KindSpec, Policy
+    from rag_guard_integrations.policy.schema import DomainSpec, KindSpec
 
 TIERS = ("blocklist", "identifier", "root", "kind", "dense", "everyday", "below_threshold")
 REJECTING = frozenset({"blocklist", "everyday", "below_threshold"})
@@ -61,9 +59,20 @@ REJECTING = frozenset({"blocklist", "everyday", "below_threshold"})
 class _Lexical:
     """What the terms of one normalised query say, before any chunk is looked at."""
 
+    text: str  # the normalised query
     term: str | None
     root: tuple[str, str] | None
     cue: str | None = None  # the first root or signature term anywhere
+
+
+@dataclass(frozen=True, slots=True)
+class DomainReading:
+    """What the query alone says, read once per request: its terms, the identifiers it names
+    (canonical form -> the query's spelling) and the first of them the collection holds."""
+
+    lexical: _Lexical
+    typed: Mapping[str, str]
+    known: str | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -202,9 +211,21 @@ class DomainGuard:
             self._embedder = default_embedder()
         return self._embedder
 
-    def decide(self, query: str, chunks: Sequence[Chunk]) -> QueryDecision:
-        """Decide whether ``query`` is in the domain, given the chunks retrieved for it."""
-        signals = self.signals(query, chunks)
+    def read(self, query: str, normalized: str | None = None) -> DomainReading:
+        """What ``query`` alone says (``normalized``: its normal form, when already made)."""
+        text = normalize(query) if normalized is None else normalized
+        lexical = self._lexical.remember(text, lambda: self._read(text))
+        if lexical.term is not None:
+            return DomainReading(lexical, {}, None)
+        typed = self._reader.typed(query, text) if self._reader is not None else {}
+        return DomainReading(lexical, typed, self._known(typed) if typed else None)
+
+    def decide(
+        self, query: str, chunks: Sequence[Chunk], *, reading: DomainReading | None = None
+    ) -> QueryDecision:
+        """Decide whether ``query`` is in the domain, given the chunks retrieved for it
+        (``reading``: :meth:`read` of it, when already made)."""
+        signals = self.signals(query, chunks, reading=reading)
         spec = self.spec
         tier = tier_for(signals, spec.root_min_similarity, spec.min_similarity, spec.kinds)
         allowed = tier not in REJECTING
@@ -219,24 +240,28 @@ class DomainGuard:
         )
 
     def signals(
-        self, query: str, chunks: Sequence[Chunk], *, complete: bool = False
+        self,
+        query: str,
+        chunks: Sequence[Chunk],
+        *,
+        reading: DomainReading | None = None,
+        complete: bool = False,
     ) -> DomainSignals:
-        """Evaluate the tiers' inputs, stopping early when tier 1 or 2 already decides.
+        """Evaluate the tiers' inputs, stopping early when tier 1 or 2 already decides
+        (``reading``: :meth:`read` of the query, when already made).
 
         The kind margin is computed only where the policy's thresholds let it decide, or always
         with ``complete`` (calibration re-judges the signals at other thresholds)."""
-        text = normalize(query)
-        lexical = self._lexical.remember(text, lambda: self._read(text))
+        if reading is None:
+            reading = self.read(query)
+        lexical, typed = reading.lexical, reading.typed
         if lexical.term is not None:
             return DomainSignals(term=lexical.term)
-        typed = self._reader.typed(query) if self._reader is not None else ()
-        if typed:
-            known = self._known(typed)
-            if known is not None:
-                return DomainSignals(identifier=(known, "collection", None))
-            found = self._carried(typed, chunks)
-            if found is not None:
-                return DomainSignals(identifier=found)
+        if reading.known is not None:
+            return DomainSignals(identifier=(reading.known, "collection", None))
+        if typed and (found := self._carried(typed, chunks)) is not None:
+            return DomainSignals(identifier=found)
+        text = lexical.text
         similarity, source = self._similarity(text, chunks)
         kind = None
         if (
@@ -267,15 +292,15 @@ class DomainGuard:
     def _read(self, text: str) -> _Lexical:
         term = self._blocklist.first(text)
         if term is not None:
-            return _Lexical(term, None)
+            return _Lexical(text, term, None)
         roots, context = self._roots.find(text), self._context.find(text)
         root = near_pair(text, roots, context, self.spec.root_window)
         signature = self._signature.first(text)
         if root is None and signature is not None:
             root = (signature, signature)
-        return _Lexical(None, root, next((t for _, t in roots), None) or signature)
+        return _Lexical(text, None, root, next((t for _, t in roots), None) or signature)
 
-    def _known(self, typed: dict[str, str]) -> str | None:
+    def _known(self, typed: Mapping[str, str]) -> str | None:
         """The query's spelling of the first typed identifier the collection holds, else None."""
         lookup = self._lookup
         for canonical, written in typed.items():
@@ -287,7 +312,7 @@ class DomainGuard:
         return () if self._reader is None else self._reader.in_value(value)
 
     def _carried(
-        self, typed: dict[str, str], chunks: Sequence[Chunk]
+        self, typed: Mapping[str, str], chunks: Sequence[Chunk]
     ) -> tuple[str, str, int | None] | None:
         """The query's spelling of the first identifier it names that a chunk carries in its
         metadata, the key and the chunk's position; None when no chunk carries one."""
@@ -345,10 +370,3 @@ def collection_identifiers(chunks: Iterable[Chunk], keys: Sequence[str]) -> list
         v for chunk in chunks for key in keys for v in metadata_values(chunk.metadata.get(key))
     )
     return list(dict.fromkeys(found))
-
-
-def _stage(policy: Policy, inputs: QueryInputs) -> DomainGuard | None:
-    return DomainGuard.from_policy(policy, inputs.embedder, inputs.identifiers)
-
-
-QUERY_STAGES = (QueryStage("domain", 10, _stage),)

@@ -75,10 +75,11 @@ class IdentifierReader:
             8192, max_key_len=CACHED_CHARS
         )
 
-    def typed(self, query: str) -> dict[str, str]:
+    def typed(self, query: str, normalized: str | None = None) -> dict[str, str]:
         """Canonical form -> the query's own spelling of each identifier it names in identifier
-        form, in order (cached; do not modify the result)."""
-        return self._typed.remember(query, lambda: self._read(query))
+        form, in order (cached; do not modify the result). ``normalized``: the query's normal
+        form, when the caller has it."""
+        return self._typed.remember(query, lambda: self._read(query, normalized))
 
     def in_value(self, value: str) -> tuple[str, ...]:
         """Canonical identifiers of a metadata value: what the pattern finds, in any form, and
@@ -94,9 +95,9 @@ class IdentifierReader:
                 start, end = match.span(self._group)
                 yield canonical_identifier(found), start, end
 
-    def _read(self, query: str) -> dict[str, str]:
-        # Most queries name no identifier: one search of the cached normal form settles those.
-        if self._pattern.search(normalize(query)) is None:
+    def _read(self, query: str, normalized: str | None) -> dict[str, str]:
+        # Most queries name no identifier: one search of the normal form settles those.
+        if self._pattern.search(normalize(query) if normalized is None else normalized) is None:
             return {}
         text, offsets = normalize_with_offsets(query)
         found = [_Found.at(query, text, offsets, m) for m in self._matches(text) if m[0]]

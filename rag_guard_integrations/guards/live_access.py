@@ -16,9 +16,9 @@ from rag_guard_integrations.authz.source import (
     resource_of,
 )
 from rag_guard_integrations.core.access_record import AccessRecord, AclAges
-from rag_guard_integrations.core.constraints import Allowed
 from rag_guard_integrations.core.reasons import Reason
 from rag_guard_integrations.guards.recency import RecencyGuard, _as_datetime, utc_now
+from rag_guard_integrations.guards.stage import UNCONSTRAINED, Judged, Part, Pushdown, StageSpec
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
@@ -26,6 +26,8 @@ if TYPE_CHECKING:
 
     from rag_guard_integrations.core.access import AccessContext
     from rag_guard_integrations.core.chunk import Chunk
+    from rag_guard_integrations.core.stage import Request
+    from rag_guard_integrations.guards.stage import StageInputs
     from rag_guard_integrations.policy.schema import Policy
 
 STAGE = "authz"
@@ -84,6 +86,7 @@ class LiveAccess:
 
     source: AccessSource | None
     acl_age: AclAgeGuard | None = None
+    reports = "access_source"
 
     @classmethod
     def of(
@@ -100,9 +103,29 @@ class LiveAccess:
         return cls(source, acl_age)
 
     @property
-    def stages(self) -> tuple[str, ...]:
-        """The stage names this check can deny under, for the reason an allowed chunk carries."""
-        return (STAGE,) if self.source is not None else ("acl_age",)
+    def name(self) -> str:
+        """The stage name its denials carry: ``authz`` with a source, else ``acl_age``."""
+        return STAGE if self.source is not None else "acl_age"
+
+    def prepare(self, request: Request) -> Part:
+        """Who is asking (the scope is asked for only when the pushdown is read)."""
+        return Part(request.access)
+
+    def pushdown(self, part: Part, request: Request) -> Pushdown:
+        """The caller's scope, and its ids as a constraint when it is bounded (None: empty)."""
+        scope = self.scope(request.access)
+        if scope is None:
+            return UNCONSTRAINED
+        scoped = scope.constraints()
+        return Pushdown(None if scoped is None else dict(scoped), scope)
+
+    def check_many(self, chunks: Sequence[Chunk], state: AccessContext | None) -> Judged:
+        """:meth:`judge` as verdicts in order, with the access record they report."""
+        denied, record = self.judge(chunks, state)
+        verdicts: list[str | None] = [None] * len(chunks)
+        for index, (_, reason) in denied.items():
+            verdicts[index] = reason
+        return Judged(verdicts, record)
 
     def judge(
         self, chunks: Sequence[Chunk], access: AccessContext | None
@@ -204,19 +227,9 @@ class LiveAccess:
             return Scope.unbounded(source.name, "the source answered with another kind of scope")
         return scope
 
-    def join_scope(self, constraints: dict[str, Allowed], access: AccessContext | None) -> bool:
-        """Add the caller's scope to ``constraints`` (a pushdown in the making); False when no
-        chunk could pass (the scope is empty, or leaves no value of a constraint already set)."""
-        scope = self.scope(access)
-        if scope is None:
-            return True
-        scoped = scope.constraints()
-        if scoped is None:
-            return False
-        for key, allowed in scoped.items():
-            held = constraints.get(key)
-            joined = allowed if held is None else Allowed(held.values & allowed.values, held.match)
-            if not joined.values:
-                return False
-            constraints[key] = joined
-        return True
+
+def _stage(policy: Policy, inputs: StageInputs) -> LiveAccess | None:
+    return LiveAccess.of(policy, inputs.access_source)
+
+
+STAGE_SPEC = StageSpec(STAGE, "acl_freshness (and Guard(access_source=...))", "chunk", _stage)

@@ -8,12 +8,15 @@ from typing import TYPE_CHECKING
 
 from rag_guard_integrations.core.chunk import Chunk
 from rag_guard_integrations.core.reasons import Reason
-from rag_guard_integrations.guards.registry import Stage
+from rag_guard_integrations.guards.stage import Quiet, StageSpec
 from rag_guard_integrations.policy.loader import load_policy
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from rag_guard_integrations.core.stage import Request
     from rag_guard_integrations.policy.loader import PolicyRef
+    from rag_guard_integrations.policy.schema import Policy
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -30,7 +33,7 @@ class NonTextChunk(Chunk):
     kinds: tuple[str, ...] = ()
 
 
-class NonTextGuard:
+class NonTextGuard(Quiet):
     """Deny every :class:`NonTextChunk`: the other stages judge text, and its other content
     would reach the LLM unjudged. Plain chunks always pass this stage.
 
@@ -60,10 +63,13 @@ class NonTextGuard:
             "allow_non_text: true"
         )
 
-    def check_many(self, chunks: list[Chunk], request: Request | None) -> list[str | None]:
+    def check_many(self, chunks: Sequence[Chunk], state: object = None) -> list[str | None]:
         """:meth:`__call__` over ``chunks``; most are plain, so one type test each."""
-        return [self(chunk, request) if type(chunk) is not Chunk else None for chunk in chunks]
+        return [self(chunk, None) if type(chunk) is not Chunk else None for chunk in chunks]
 
 
-# First: what is not text is denied as such, before any stage reads its text.
-STAGES = (Stage("non_text", 5, NonTextGuard.from_policy),)
+def _stage(policy: Policy, inputs: object) -> NonTextGuard | None:
+    return NonTextGuard.from_policy(policy)
+
+
+STAGE = StageSpec("non_text", "allow_non_text", "chunk", _stage)

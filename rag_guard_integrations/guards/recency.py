@@ -6,15 +6,16 @@ from datetime import date, datetime, timedelta, timezone
 from typing import TYPE_CHECKING
 
 from rag_guard_integrations.core.reasons import Reason
-from rag_guard_integrations.guards.registry import Stage
+from rag_guard_integrations.guards.stage import Quiet, StageSpec
 from rag_guard_integrations.policy.loader import load_policy
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Sequence
 
     from rag_guard_integrations.core.chunk import Chunk
     from rag_guard_integrations.core.stage import Request
     from rag_guard_integrations.policy.loader import PolicyRef
+    from rag_guard_integrations.policy.schema import Policy
 
 
 # Clocks disagree a little: a date up to a day ahead of ours still counts as now.
@@ -26,7 +27,7 @@ def utc_now() -> datetime:
     return datetime.now(timezone.utc)
 
 
-class RecencyGuard:
+class RecencyGuard(Quiet):
     """Deny a chunk whose ``field`` date is more than ``max_age_days`` old, missing, or more
     than a day in the future (it would never grow old).
 
@@ -58,6 +59,10 @@ class RecencyGuard:
         policy = load_policy(policy)
         spec = policy.recency
         return None if spec is None else cls(spec.field, spec.max_age_days)
+
+    def check_many(self, chunks: Sequence[Chunk], state: object = None) -> list[Reason | None]:
+        """:meth:`__call__` for each chunk."""
+        return [self(chunk, None) for chunk in chunks]
 
     def __call__(self, chunk: Chunk, request: Request | None) -> Reason | None:
         # Records say which rule of recency the chunk broke, never its date (the chunk's own).
@@ -105,4 +110,8 @@ def _as_datetime(value: object) -> datetime | None:
     return when if when.tzinfo is not None else when.replace(tzinfo=timezone.utc)
 
 
-STAGES = (Stage("recency", 30, RecencyGuard.from_policy),)
+def _stage(policy: Policy, inputs: object) -> RecencyGuard | None:
+    return RecencyGuard.from_policy(policy)
+
+
+STAGE = StageSpec("recency", "recency", "chunk", _stage)

@@ -12,7 +12,7 @@ from rag_guard_integrations.policy.producible import (
     producible_labels,
     unproducible_label_problems,
 )
-from rag_guard_integrations.policy.schema import CHECKING_SECTIONS
+from rag_guard_integrations.policy.schema import BUILTIN_RECOGNIZER_NAMES, CHECKING_SECTIONS
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -48,8 +48,6 @@ def _lint(load: Callable[[], Policy], source: str) -> tuple[Policy | None, list[
 
 def consistency_problems(policy: Policy, source: str) -> list[str]:
     """Labels used but not declared, recognisers that do not exist, policies that check nothing."""
-    from rag_guard_integrations.classify.recognizers import BUILTIN_RECOGNIZERS  # noqa: PLC0415
-
     problems: list[str] = []
     declared = {clean_label(name) for name in policy.labels} | {UNCLASSIFIED}
     if policy.declares_vocabulary:
@@ -63,9 +61,9 @@ def consistency_problems(policy: Policy, source: str) -> list[str]:
             if label not in declared and label in producible
         )
     problems.extend(f"{source}: {problem}" for problem in unproducible_label_problems(policy))
-    known = ", ".join(sorted(BUILTIN_RECOGNIZERS))
+    known = ", ".join(sorted(BUILTIN_RECOGNIZER_NAMES))
     for name, label in policy.classifiers.builtin.items():
-        if name not in BUILTIN_RECOGNIZERS:
+        if name not in BUILTIN_RECOGNIZER_NAMES:
             problems.append(
                 f"{source}: classifiers.builtin names unknown recogniser {name!r}; use one of "
                 f"{known}"

@@ -304,6 +304,15 @@ ValidatorName = Literal["luhn", "iban", "us_ssn", "ipv4"]
 ``classify.recognizers.validators``)."""
 
 
+BUILTIN_RECOGNIZER_NAMES = (
+    "email", "phone", "credit_card", "iban", "us_ssn", "ip_address", "money",
+    "financial_figure", "date_of_birth", "icd10", "diagnosis", "medical_record_number",
+    "account_number", "person", "organization", "company_number",
+)  # fmt: skip
+"""The built-in recognisers ``classifiers.builtin`` can name, in running order (implemented
+under the same names in ``classify.recognizers``, which builds them in this order)."""
+
+
 class PatternSpec(_Strict):
     """A regex recogniser declared in the policy."""
 
