@@ -137,9 +137,9 @@ class Guard:
         self.learned: CollectionIdentifiers | None = (
             given
             if isinstance(given, CollectionIdentifiers)
-            else CollectionIdentifiers.for_spec(policy.domain)
-            if policy.domain and not given
             else None
+            if given
+            else CollectionIdentifiers.learning(policy)
         )
         self._inputs = StageInputs(
             embedder, given if self.learned is None else self.learned, access_source

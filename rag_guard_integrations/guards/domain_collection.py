@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 
     from rag_guard_integrations.core.chunk import Chunk
     from rag_guard_integrations.policy.loader import PolicyRef
-    from rag_guard_integrations.policy.schema import DomainSpec
+    from rag_guard_integrations.policy.schema import DomainSpec, Policy
 
 # At most this many identifiers are held (a collection's standards number in the thousands):
 # what a store or retrieved set teaches beyond it is not learned, so memory stays bounded.
@@ -70,6 +70,11 @@ class CollectionIdentifiers:
         """An empty set reading the metadata keys and identifier pattern of ``policy``."""
         domain = load_policy(policy).domain
         return cls() if domain is None else cls.for_spec(domain)
+
+    @classmethod
+    def learning(cls, policy: Policy) -> CollectionIdentifiers | None:
+        """An empty set for a guard of ``policy`` to learn into; None without a domain section."""
+        return None if policy.domain is None else cls.for_spec(policy.domain)
 
     @classmethod
     def for_spec(cls, domain: DomainSpec) -> CollectionIdentifiers:
