@@ -22,19 +22,12 @@ from langchain_core.runnables.config import (
     get_callback_manager_for_config,
 )
 
-from rag_guard_integrations.core.audit import RequestInfo
+from rag_guard_integrations.adapters.listen import hear
+from rag_guard_integrations.adapters.records import withheld_whole, without_text
 from rag_guard_integrations.core.chunk import Chunk
-from rag_guard_integrations.core.decisions import (
-    PASSED,
-    ChunkDecision,
-    GuardResult,
-    QueryDecision,
-)
 from rag_guard_integrations.core.errors import ContextBlocked, QueryRejected
 from rag_guard_integrations.core.reasons import Reason
-from rag_guard_integrations.engine.audit import policy_identity, publish
-from rag_guard_integrations.engine.shadow import SHADOW_REASON
-from rag_guard_integrations.langchain.result import report, without_text
+from rag_guard_integrations.engine.audit import publish
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -44,6 +37,7 @@ if TYPE_CHECKING:
     from langchain_core.runnables import RunnableConfig
 
     from rag_guard_integrations.core.access import AccessContext
+    from rag_guard_integrations.core.decisions import GuardResult
     from rag_guard_integrations.engine.guard import Guard
 
 EVENT_NAME = "rag_guard_result"
@@ -188,17 +182,11 @@ def publish_withheld(
     refused; unenforced (shadow mode), the same decisions marked ``"enforced": false``."""
     chunks = [Chunk.from_any(d) for d in documents]
     why = Reason.fixed(reason)  # the middleware's own sentence, never the tool's output
-    denied = [ChunkDecision(i, c, False, TOOL_STAGE, why) for i, c in enumerate(chunks)]
-    names, digest = policy_identity(guard.policy)
-    mode = "enforce" if enforced else "shadow"
-    info = RequestInfo.new(query, access, names, digest, mode=mode)
-    refusal = guard.policy.no_context_refusal
-    evaluated = GuardResult(QueryDecision(), denied, refusal=refusal, request=info)
-    if enforced:
-        publish(evaluated)
-        return
-    passed = [ChunkDecision(i, c, True, PASSED, SHADOW_REASON) for i, c in enumerate(chunks)]
-    publish(GuardResult(QueryDecision(), passed, request=info, shadow=evaluated))
+    publish(
+        withheld_whole(
+            guard, query, chunks, access, stage=TOOL_STAGE, reason=why, enforced=enforced
+        )
+    )
 
 
 def reject_if_asked(result: GuardResult, raise_on_reject: bool) -> None:
@@ -210,7 +198,7 @@ def reject_if_asked(result: GuardResult, raise_on_reject: bool) -> None:
 def _text_free(blocked: ContextBlocked) -> ContextBlocked:
     """``blocked`` as it may reach handlers, traces and the caller: its result without text
     (the full one goes to :func:`~rag_guard_integrations.langchain.guard_results`)."""
-    report(blocked.result, (), None)
+    hear(blocked.result, ())
     return ContextBlocked(without_text(blocked.result))
 
 

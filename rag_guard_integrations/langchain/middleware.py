@@ -14,13 +14,14 @@ from langchain_core.retrievers import BaseRetriever
 from langchain_core.tools import RetrieverInput
 from typing_extensions import override
 
+from rag_guard_integrations.adapters.access import resolved_access
 from rag_guard_integrations.core.access import NOT_GIVEN, AccessContext, resolve_access
 from rag_guard_integrations.engine.guard import as_guard
 from rag_guard_integrations.langchain.audit import publish_withheld
 from rag_guard_integrations.langchain.fields import given_access, refuse_unknown
 from rag_guard_integrations.langchain.memory import GuardState, after_run, before_run
 from rag_guard_integrations.langchain.retriever import GuardedRetriever
-from rag_guard_integrations.langchain.tool import REQUEST_ACCESS, access_of, is_guarded_tool
+from rag_guard_integrations.langchain.tool import access_of, is_guarded_tool
 from rag_guard_integrations.langchain.vetting import ScreenedTool, Screening
 
 if TYPE_CHECKING:
@@ -156,11 +157,8 @@ class GuardMiddleware(AgentMiddleware[GuardState, Any]):
         if unguarded_retriever_tool(request.tool):
             refusal = self._withhold(request, Screening(None, [], 1), UNGUARDED_RETRIEVER)
             return refusal if refusal is not None else handler(request)
-        token = REQUEST_ACCESS.set(self.request_access(request))
-        try:
+        with resolved_access(self.request_access(request)):
             return handler(self._screened(request))
-        finally:
-            REQUEST_ACCESS.reset(token)
 
     @override
     async def awrap_tool_call(
@@ -171,11 +169,8 @@ class GuardMiddleware(AgentMiddleware[GuardState, Any]):
         if unguarded_retriever_tool(request.tool):
             refusal = self._withhold(request, Screening(None, [], 1), UNGUARDED_RETRIEVER)
             return refusal if refusal is not None else await handler(request)
-        token = REQUEST_ACCESS.set(self.request_access(request))
-        try:
+        with resolved_access(self.request_access(request)):
             return await handler(self._screened(request))
-        finally:
-            REQUEST_ACCESS.reset(token)
 
     def request_access(self, request: ToolCallRequest) -> object:
         """The access of the request behind ``request`` (see the class docstring), or

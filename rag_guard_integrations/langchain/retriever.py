@@ -13,7 +13,9 @@ from langchain_core.vectorstores import VectorStoreRetriever
 from pydantic import ConfigDict, Field
 from typing_extensions import override
 
-from rag_guard_integrations.core.access import NOT_GIVEN, AccessContext, resolve_access
+from rag_guard_integrations.adapters.access import request_access
+from rag_guard_integrations.adapters.listen import hear
+from rag_guard_integrations.core.access import NOT_GIVEN, AccessContext
 from rag_guard_integrations.core.arguments import positive_int
 from rag_guard_integrations.core.shielded import ashielded, shielded
 
@@ -35,7 +37,7 @@ from rag_guard_integrations.langchain.fields import (
     search_arguments,
 )
 from rag_guard_integrations.langchain.pushdown import plan_pushdown
-from rag_guard_integrations.langchain.result import report, with_result
+from rag_guard_integrations.langchain.result import with_result
 from rag_guard_integrations.langchain.unobserved import unobserved, warn_if_environment_traces
 
 if TYPE_CHECKING:
@@ -287,14 +289,14 @@ class GuardedRetriever(KnownFieldsOnly, BaseRetriever):
         kept: list[Document],
         run_manager: CallbackManagerForRetrieverRun | AsyncCallbackManagerForRetrieverRun,
     ) -> list[Document]:
-        report(result, kept, run_manager.run_id)
+        hear(result, kept, run_manager.run_id)
         reject_if_asked(result, self.raise_on_reject)
         return kept
 
     def _request(self, query: str, kwargs: dict[str, Any]) -> _Request:
         options = dict(kwargs)
         given = options.pop("access", NOT_GIVEN)
-        access = resolve_access(given, default=self.access, pinned=self.pin_access)
+        access = request_access(given, default=self.access, pinned=self.pin_access)
         asked = options.pop("k", None)
         k = positive_int("k", self._default_k() if asked is None else asked)
         fetch = fetch_size(k, self.fetch_k)

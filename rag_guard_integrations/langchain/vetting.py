@@ -25,8 +25,8 @@ from langchain_core.runnables.config import (
 from langchain_core.tools import BaseTool
 from langgraph.errors import GraphBubbleUp
 
+from rag_guard_integrations.adapters.listen import listening
 from rag_guard_integrations.core.errors import RagGuardError, RetrievalError
-from rag_guard_integrations.langchain.result import listening
 from rag_guard_integrations.langchain.tool import with_request_access
 from rag_guard_integrations.langchain.unobserved import unobserved
 from rag_guard_integrations.langchain.walk import documents_in
@@ -37,7 +37,7 @@ if TYPE_CHECKING:
 
     from langchain_core.runnables import RunnableConfig
 
-    from rag_guard_integrations.langchain.result import Checked
+    from rag_guard_integrations.adapters.listen import Heard
 
 
 @dataclass(frozen=True)
@@ -184,10 +184,10 @@ async def ascreen(tool: BaseTool, input: Any, config: RunnableConfig, *, hidden:
     return _judged(output, raw, spotter, reports)
 
 
-def _judged(output: Any, raw: list[Any], spotter: _Spotter, reports: list[Checked]) -> Screening:
-    vetted = {id(document) for report in reports for document in report.documents}
+def _judged(output: Any, raw: list[Any], spotter: _Spotter, reports: list[Heard]) -> Screening:
+    vetted = {id(document) for report in reports for document in report.items}
     unchecked = [d for d in documents_in([raw, output, spotter.outputs]) if id(d) not in vetted]
-    retrievers = spotter.retrievers - {report.run_id for report in reports}
+    retrievers = spotter.retrievers - {report.tag for report in reports}
     return Screening(output, unchecked, len(retrievers))
 
 

@@ -17,16 +17,14 @@ from llama_index.core.indices.base import BaseIndex
 from llama_index.core.llms import MessageRole
 from llama_index.core.schema import QueryBundle
 
+from rag_guard_integrations.adapters.drive import arun, run
 from rag_guard_integrations.core.access import AccessContext
+from rag_guard_integrations.core.errors import AdapterConfigError
 from rag_guard_integrations.engine.guard import Guard, as_guard
-from rag_guard_integrations.llama_index.errors import AdapterConfigError, refuse_unknown
-from rag_guard_integrations.llama_index.query_engine import (
-    aguard_and_postprocess,
-    guard_and_postprocess,
-)
+from rag_guard_integrations.llama_index.fields import refuse_unknown, require_source
+from rag_guard_integrations.llama_index.query_engine import postprocessed
 from rag_guard_integrations.llama_index.refusal import RefusalSynthesizer
 from rag_guard_integrations.llama_index.retriever import GuardedRetriever
-from rag_guard_integrations.llama_index.sources import require_source
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -64,13 +62,12 @@ class _GuardedTurns:
         return message
 
     def _get_nodes(self, message: str) -> list[NodeWithScore]:
-        checked = guard_and_postprocess(self._guarded, self._after_guard, self._bundle(message))
+        checked = run(postprocessed(self._guarded, self._after_guard, self._bundle(message)))
         _TURN.set(checked)
         return checked.nodes
 
     async def _aget_nodes(self, message: str) -> list[NodeWithScore]:
-        bundle = self._bundle(message)
-        checked = await aguard_and_postprocess(self._guarded, self._after_guard, bundle)
+        checked = await arun(postprocessed(self._guarded, self._after_guard, self._bundle(message)))
         _TURN.set(checked)
         return checked.nodes
 
