@@ -30,6 +30,14 @@ if TYPE_CHECKING:
 QUESTION = "What is the termination notice period?"
 TEMPLATE = "{% for d in documents %}{{ d.content }}\n{% endfor %}Question: {{ query }}"
 REFUSAL = "No authorized matching clause found."
+REDACT_POLICY = """
+version: 1
+name: pii
+labels: {contact_details: {}}
+classifiers: {builtin: {email: contact_details}}
+rules:
+  - {name: no_contacts, action: redact, trigger: {all_present: [contact_details]}}
+"""
 CHUNKS = load_corpus("contracts")
 TEXT_OF = {c.id: c.text for c in CHUNKS}
 TYPE_OF = {c.id: c.metadata["contract_type"] for c in CHUNKS}
@@ -180,7 +188,7 @@ def test_the_component_and_its_pipeline_round_trip_through_yaml() -> None:
     again = GuardedDocuments.from_dict(data)
     assert (again.access, again.pin_access) == (guard.access, True)
     p, _ = bm25_pipeline(access={"contract_type": ["SOW"]})
-    trusted = ["rag_guard_integrations.haystack.documents", "rag_guard_integrations.haystack.testing"]
+    trusted = [f"rag_guard_integrations.haystack.{name}" for name in ("documents", "testing")]
     loaded = Pipeline.loads(p.dumps(), allowed_modules=trusted)
     generator = RecordingGenerator()
     loaded.remove_component("llm")
@@ -211,11 +219,7 @@ def test_each_run_is_published_once_and_heard_by_guard_results(
 def test_a_masked_document_goes_on_as_a_copy() -> None:
     """Under a redact rule the prompt holds the masked text; the caller's Document and the
     store keep the original."""
-    policy = parse_policy(
-        "version: 1\nname: pii\nlabels: {contact_details: {}}\n"
-        "classifiers: {builtin: {email: contact_details}}\n"
-        "rules:\n  - {name: no_contacts, action: redact, trigger: {all_present: [contact_details]}}\n"
-    )
+    policy = parse_policy(REDACT_POLICY)
     original = Document(id="mail", content="Write to canary.leak@example.com today.")
     out = GuardedDocuments(Guard(policy)).run("Who do I write to?", [original])
     (copy,) = out["documents"]

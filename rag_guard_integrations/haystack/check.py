@@ -52,11 +52,16 @@ DOCUMENTS = _Documents()
 
 
 def checked_documents(
-    guard: Guard, query: str, documents: Sequence[Document], access: AccessContext | None
+    guard: Guard,
+    query: str,
+    documents: Sequence[Document],
+    access: AccessContext | None,
+    limit: int | None = None,
 ) -> Flow[Checked[Document]]:
-    """The kit's guarded request over ``documents``; its decision (ids, stages, rules, counts:
-    never text) tagged on the current Haystack span when tracing is on."""
-    checked = yield from guarded(guard, query, access, DOCUMENTS, items=documents)
+    """The kit's guarded request over ``documents`` (at most ``limit`` kept); its decision
+    (ids, stages, rules, counts: never text) tagged on the current Haystack span when tracing
+    is on."""
+    checked = yield from guarded(guard, query, access, DOCUMENTS, items=documents, limit=limit)
     span = tracer.current_span() if is_tracing_enabled() else None
     if span is not None:
         summary = checked.result.summary()

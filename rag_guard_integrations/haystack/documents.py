@@ -12,6 +12,7 @@ from rag_guard_integrations.adapters.access import request_access, require_pinna
 from rag_guard_integrations.adapters.drive import arun, run
 from rag_guard_integrations.adapters.stored import coerce_guard, guard_reference
 from rag_guard_integrations.core.access import NOT_GIVEN, AccessContext
+from rag_guard_integrations.core.arguments import positive_int
 from rag_guard_integrations.haystack.check import checked_documents
 
 if TYPE_CHECKING:
@@ -42,6 +43,9 @@ class GuardedDocuments:
         guard: A Guard, or policy references such as ``"contracts"``.
         access: The default access; None denies access-controlled Documents.
         pin_access: Make ``access`` the most any run may see.
+        top_k: At most this many allowed Documents go on (None: all). Without pushdown a
+            retriever returns every caller's Documents: fetch several times ``top_k`` so
+            that ``top_k`` allowed ones remain.
 
     Example:
         ```python
@@ -58,10 +62,12 @@ class GuardedDocuments:
         *,
         access: AccessContext | dict[str, Any] | None = None,
         pin_access: bool = False,
+        top_k: int | None = None,
     ) -> None:
         self.guard = coerce_guard(guard, "GuardedDocuments")
         self.access = AccessContext.coerce(access)
         self.pin_access = pin_access
+        self.top_k = None if top_k is None else positive_int("top_k", top_k)
         require_pinnable("GuardedDocuments", self.access, pin_access)
 
     @component.output_types(documents=list[Document], refusal=str)
@@ -79,8 +85,9 @@ class GuardedDocuments:
     def to_dict(self) -> dict[str, Any]:
         """The component as a pipeline file stores it: the guard as its policy references."""
         access = None if self.access is None else self.access.to_dict()
+        guard = guard_reference(self.guard)
         return default_to_dict(
-            self, guard=guard_reference(self.guard), access=access, pin_access=self.pin_access
+            self, guard=guard, access=access, pin_access=self.pin_access, top_k=self.top_k
         )
 
     @classmethod
@@ -92,7 +99,7 @@ class GuardedDocuments:
         self, query: str, documents: list[Document], access: Any
     ) -> Flow[Checked[Document]]:
         resolved = request_access(access, default=self.access, pinned=self.pin_access)
-        return checked_documents(self.guard, query, documents, resolved)
+        return checked_documents(self.guard, query, documents, resolved, self.top_k)
 
     @staticmethod
     def _outputs(checked: Checked[Document]) -> dict[str, Any]:
