@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import logging
 from dataclasses import dataclass, field
+from functools import partial
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from langchain_core.callbacks import (
@@ -22,22 +23,29 @@ from langchain_core.runnables.config import (
     get_callback_manager_for_config,
 )
 
-from rag_guard_integrations.adapters.listen import hear
-from rag_guard_integrations.adapters.records import withheld_whole, without_text
+from rag_guard_integrations.adapters.check import guarded
+from rag_guard_integrations.adapters.drive import Call
+from rag_guard_integrations.adapters.records import report_record, withheld_whole
 from rag_guard_integrations.core.chunk import Chunk
-from rag_guard_integrations.core.errors import ContextBlocked, QueryRejected
+from rag_guard_integrations.core.errors import QueryRejected
 from rag_guard_integrations.core.reasons import Reason
 from rag_guard_integrations.engine.audit import publish
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Mapping, Sequence
 
-    from langchain_core.callbacks import Callbacks
+    from langchain_core.callbacks import (
+        AsyncCallbackManagerForChainRun,
+        CallbackManagerForChainRun,
+        Callbacks,
+    )
     from langchain_core.documents import Document
     from langchain_core.runnables import RunnableConfig
 
+    from rag_guard_integrations.adapters.drive import Flow
+    from rag_guard_integrations.adapters.plan import RequestPlan
     from rag_guard_integrations.core.access import AccessContext
-    from rag_guard_integrations.core.decisions import GuardResult
+    from rag_guard_integrations.core.decisions import ChunkDecision, GuardResult
     from rag_guard_integrations.engine.guard import Guard
 
 EVENT_NAME = "rag_guard_result"
@@ -50,8 +58,9 @@ _M = TypeVar("_M", bound=BaseCallbackManager)
 @dataclass(frozen=True, slots=True)
 class CheckCall:
     """One check an adapter asks for: whose Documents, under which access, how many to return
-    (``limit``), the extra counts its audit record carries (``audit``) and the metadata keys a
-    document prompt rendered into the text (``rendered``)."""
+    (``limit``), the extra counts its audit record carries (``audit``), the metadata keys a
+    document prompt rendered into the text (``rendered``) and the plan the request made
+    already (``plan``; else the check plans)."""
 
     guard: Guard
     query: str
@@ -60,83 +69,61 @@ class CheckCall:
     limit: int | None = None
     audit: Mapping[str, Any] = field(default_factory=dict)
     rendered: frozenset[str] = frozenset()
+    plan: RequestPlan | None = None
 
 
-def checked(call: CheckCall, callbacks: Callbacks) -> tuple[GuardResult, list[Document]]:
-    """Run ``call`` as the ``rag_guard.check`` child run of ``callbacks``; the result and the
-    caller's own Documents that passed (at most ``call.limit``), after the event and log line."""
-    manager = _manager(callbacks, CallbackManager, get_callback_manager_for_config)
+class _Documents:
+    """The conversion of LangChain Documents for the kit: a Document is judged as it comes
+    (rendered by the document prompt already, when there is one)."""
+
+    def __init__(self, rendered: frozenset[str]) -> None:
+        self.rendered = rendered
+
+    def chunk(self, item: Document, position: int) -> Chunk:
+        return Chunk.from_any(item, position=position)
+
+    def hand_on(self, item: Document, masked: ChunkDecision | None) -> Document:
+        return item if masked is None else with_text(item, masked.chunk.text, self.rendered)
+
+
+def checking(
+    call: CheckCall, callbacks: Callbacks, tag: object = None
+) -> Flow[tuple[GuardResult, list[Document]]]:
+    """The flow of ``call`` as the ``rag_guard.check`` child run of ``callbacks`` (run it with
+    the kit's ``run`` or ``arun``): the kit's guarded request, then the run's end, the log line
+    and the ``rag_guard_result`` event; the result and the caller's own Documents that passed
+    (at most ``call.limit``)."""
     inputs = _inputs(call)
-    run = manager.on_chain_start(None, inputs, name=CHECK_RUN) if manager else None
-    blocked = None
+
+    def start() -> CallbackManagerForChainRun | None:
+        manager = _manager(callbacks, CallbackManager, get_callback_manager_for_config)
+        return manager.on_chain_start(None, inputs, name=CHECK_RUN) if manager else None
+
+    async def astart() -> AsyncCallbackManagerForChainRun | None:
+        manager = _manager(callbacks, AsyncCallbackManager, get_async_callback_manager_for_config)
+        return await manager.on_chain_start(None, inputs, name=CHECK_RUN) if manager else None
+
+    run = yield Call(start, astart)
+    convert = _Documents(call.rendered)
     try:
-        result = call.guard.check(call.query, call.documents, call.access)
-    except ContextBlocked as error:
-        blocked = _text_free(error)
-    except BaseException as error:
-        if run is not None:
-            run.on_chain_error(error)
+        checked = yield from guarded(
+            call.guard, call.query, call.access, convert, items=call.documents,
+            planned=call.plan, limit=call.limit, tag=tag,
+        )  # fmt: skip
+    except GeneratorExit:
         raise
-    if blocked is not None:  # raised here, so the full result is not its __context__ either
+    except BaseException as error:  # the kit's ContextBlocked is text-free already
         if run is not None:
-            run.on_chain_error(blocked)
-        raise blocked
-    kept, record = conclude(result, call)
-    if run is not None:
-        run.on_chain_end(decision_outputs(result, record))
-    emit(record, callbacks)
-    return result, kept
-
-
-async def achecked(call: CheckCall, callbacks: Callbacks) -> tuple[GuardResult, list[Document]]:
-    """Async twin of :func:`checked`."""
-    manager = _manager(callbacks, AsyncCallbackManager, get_async_callback_manager_for_config)
-    run = await manager.on_chain_start(None, _inputs(call), name=CHECK_RUN) if manager else None
-    blocked = None
-    try:
-        result = await call.guard.acheck(call.query, call.documents, call.access)
-    except ContextBlocked as error:
-        blocked = _text_free(error)
-    except BaseException as error:
-        if run is not None:
-            await run.on_chain_error(error)
+            yield Call(partial(run.on_chain_error, error))
         raise
-    if blocked is not None:  # raised here, so the full result is not its __context__ either
-        if run is not None:
-            await run.on_chain_error(blocked)
-        raise blocked
-    kept, record = conclude(result, call)
-    if run is not None:
-        await run.on_chain_end(decision_outputs(result, record))
-    await aemit(record, callbacks)
-    return result, kept
-
-
-def conclude(result: GuardResult, call: CheckCall) -> tuple[list[Document], dict[str, Any]]:
-    """The caller's own Document objects that passed (at most ``call.limit``) and the audit
-    record.
-
-    The record is ``result.summary()`` plus ``fetched``, ``dropped`` (denied by the guard) and
-    ``returned`` counts; it never holds chunk text. It is logged at INFO here.
-    """
-    documents = call.documents
-    masked = result.redacted
-    kept = [
-        with_text(documents[i], masked[i], call.rendered) if i in masked else documents[i]
-        for i in result.allowed_indices
-    ]
-    returned = kept if call.limit is None else kept[: call.limit]
-    record = {
-        **result.summary(),
-        "fetched": len(documents),
-        "dropped": len(documents) - len(kept),
-        "returned": len(returned),
-        "principal": call.access.principal if call.access is not None else None,
-        **call.audit,
-    }
+    result = checked.result
+    record = report_record(result, len(call.documents), len(checked.items), call.audit)
     if logger.isEnabledFor(logging.INFO):
         logger.info("%s %s", EVENT_NAME, json.dumps(record, sort_keys=True, default=str))
-    return returned, record
+    if run is not None:
+        yield Call(partial(run.on_chain_end, decision_outputs(result, record)))
+    yield Call(partial(emit, record, callbacks), partial(aemit, record, callbacks))
+    return result, checked.items
 
 
 def decision_outputs(result: GuardResult, record: dict[str, Any]) -> dict[str, Any]:
@@ -193,13 +180,6 @@ def reject_if_asked(result: GuardResult, raise_on_reject: bool) -> None:
     """Raise :class:`QueryRejected` when the domain guard refused the query and the caller asked."""
     if raise_on_reject and not result.query.allowed:
         raise QueryRejected(result.query)
-
-
-def _text_free(blocked: ContextBlocked) -> ContextBlocked:
-    """``blocked`` as it may reach handlers, traces and the caller: its result without text
-    (the full one goes to :func:`~rag_guard_integrations.langchain.guard_results`)."""
-    hear(blocked.result, ())
-    return ContextBlocked(without_text(blocked.result))
 
 
 def _inputs(call: CheckCall) -> dict[str, Any]:
