@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from llama_index.core.postprocessor.types import BaseNodePostprocessor
     from llama_index.core.schema import NodeWithScore
 
+    from rag_guard_integrations.adapters.drive import Flow
     from rag_guard_integrations.llama_index.check import GuardedNodes
 
 logger = logging.getLogger(__name__)
@@ -52,6 +53,12 @@ _TURN: ContextVar[GuardedNodes | None] = ContextVar("rag_guard_chat_turn", defau
 RECENT_TURNS = 3
 
 
+def _kept_for_the_turn(checked: GuardedNodes) -> list[NodeWithScore]:
+    """The nodes that go on; the check is kept for this turn's synthesizer choice."""
+    _TURN.set(checked)
+    return checked.nodes
+
+
 class _GuardedTurns:
     """What both guarded engine kinds share: guarded nodes, and the refusal as the answer."""
 
@@ -62,14 +69,13 @@ class _GuardedTurns:
         return message
 
     def _get_nodes(self, message: str) -> list[NodeWithScore]:
-        checked = run(postprocessed(self._guarded, self._after_guard, self._bundle(message)))
-        _TURN.set(checked)
-        return checked.nodes
+        return _kept_for_the_turn(run(self._checking(message)))
 
     async def _aget_nodes(self, message: str) -> list[NodeWithScore]:
-        checked = await arun(postprocessed(self._guarded, self._after_guard, self._bundle(message)))
-        _TURN.set(checked)
-        return checked.nodes
+        return _kept_for_the_turn(await arun(self._checking(message)))
+
+    def _checking(self, message: str) -> Flow[GuardedNodes]:
+        return postprocessed(self._guarded, self._after_guard, self._bundle(message))
 
     def _bundle(self, message: str) -> QueryBundle:
         return QueryBundle(self._guard_query(message))

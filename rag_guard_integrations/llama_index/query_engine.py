@@ -4,6 +4,7 @@ query is rejected or no node passes; plus helpers that run one query under one a
 from __future__ import annotations
 
 import inspect
+from functools import partial
 from typing import TYPE_CHECKING, Any, cast
 
 from llama_index.core.callbacks.schema import CBEventType, EventPayload
@@ -24,7 +25,7 @@ from rag_guard_integrations.llama_index.fields import (
 )
 from rag_guard_integrations.llama_index.postprocessor import GuardPostprocessor
 from rag_guard_integrations.llama_index.quiet import class_modules, silenced
-from rag_guard_integrations.llama_index.refusal import refusal_response
+from rag_guard_integrations.llama_index.refusal import RefusalSynthesizer
 from rag_guard_integrations.llama_index.retriever import GuardedRetriever
 
 if TYPE_CHECKING:
@@ -139,31 +140,25 @@ class GuardedQueryEngine(RetrieverQueryEngine):
 
     @dispatcher.span
     def _query(self, query_bundle: QueryBundle) -> RESPONSE_TYPE:
-        payload: dict[str, Any] = {EventPayload.QUERY_STR: query_bundle.query_str}
-        with self.callback_manager.event(CBEventType.QUERY, payload=payload) as query_event:
-            checked = self.guarded_retrieve(query_bundle)
-            if checked.refusal is None:
-                response = self._response_synthesizer.synthesize(
-                    query=query_bundle, nodes=checked.nodes
-                )
-            else:
-                response = refusal_response(checked.refusal, streaming=self._streaming)
-            query_event.on_end(payload={EventPayload.RESPONSE: response})
-        return response
+        return run(self._answer(query_bundle))
 
     @dispatcher.span
     async def _aquery(self, query_bundle: QueryBundle) -> RESPONSE_TYPE:
+        return await arun(self._answer(query_bundle))
+
+    def _answer(self, query_bundle: QueryBundle) -> Flow[RESPONSE_TYPE]:
+        """One query for both drivers: guarded retrieval, then the synthesizer, or the refusal
+        in the response shape the synthesizer would give, without calling the LLM."""
         payload: dict[str, Any] = {EventPayload.QUERY_STR: query_bundle.query_str}
         with self.callback_manager.event(CBEventType.QUERY, payload=payload) as query_event:
-            checked = await self.aguarded_retrieve(query_bundle)
-            if checked.refusal is None:
-                response = await self._response_synthesizer.asynthesize(
-                    query=query_bundle, nodes=checked.nodes
-                )
-            else:
-                response = refusal_response(
-                    checked.refusal, streaming=self._streaming, is_async=True
-                )
+            checked = yield from postprocessed(self._guarded, self._after_guard, query_bundle)
+            synthesizer: Any = self._response_synthesizer
+            if checked.refusal is not None:
+                synthesizer = RefusalSynthesizer(checked.refusal, self._streaming)
+            response: RESPONSE_TYPE = yield Call(
+                partial(synthesizer.synthesize, query=query_bundle, nodes=checked.nodes),
+                partial(synthesizer.asynthesize, query=query_bundle, nodes=checked.nodes),
+            )
             query_event.on_end(payload={EventPayload.RESPONSE: response})
         return response
 
