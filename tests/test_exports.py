@@ -104,6 +104,7 @@ EXPORTS = {
         "NO_ACCESS",
         "AccessScope",
         "GuardedDocuments",
+        "GuardedRetriever",
         "guard_access",
         "guard_results",
     ],

@@ -2,7 +2,8 @@
 retrievers (no pushdown, so there is something to withhold), the prompt a recording generator
 receives holds only what the guard allowed, sync and async; no Document passing means the
 refusal and no generator call; access comes per run or from guard_access; the component
-serialises with its pipeline; each run is published once to the audit log."""
+serialises with its pipeline; each run is published once to the audit log. GuardedRetriever
+runs its retriever inside itself, so even content tracing shows no withheld Document."""
 
 from __future__ import annotations
 
@@ -19,9 +20,14 @@ from haystack.components.retrievers.in_memory import (
 from haystack.document_stores.in_memory import InMemoryDocumentStore
 
 from rag_guard_integrations import Guard, parse_policy
-from rag_guard_integrations.core.errors import AdapterConfigError
+from rag_guard_integrations.core.errors import AdapterConfigError, RetrievalError
 from rag_guard_integrations.data import load_corpus
-from rag_guard_integrations.haystack import GuardedDocuments, guard_access, guard_results
+from rag_guard_integrations.haystack import (
+    GuardedDocuments,
+    GuardedRetriever,
+    guard_access,
+    guard_results,
+)
 from rag_guard_integrations.haystack.testing import RecordingGenerator, RecordingTracer
 
 if TYPE_CHECKING:
@@ -236,3 +242,98 @@ def test_traces_carry_the_decision_without_text() -> None:
         p.run(inputs({"contract_type": ["MSA"]}))
     assert any(text.startswith("rag_guard.decision=") for text in seen.texts)
     assert [t for t in seen.texts for text in TEXT_OF.values() if text in t] == []
+
+
+def retriever_pipeline(**guard_args: Any) -> tuple[Pipeline, RecordingGenerator]:
+    """GuardedRetriever(BM25) -> prompt builder -> recording generator."""
+    inner = InMemoryBM25Retriever(store_of(documents()))
+    generator = RecordingGenerator()
+    p = Pipeline()
+    p.add_component("retriever", GuardedRetriever(inner, "contracts", top_k=3, **guard_args))
+    p.add_component("prompt", PromptBuilder(TEMPLATE, required_variables=["documents"]))
+    p.add_component("llm", generator)
+    p.connect("retriever.documents", "prompt.documents")
+    p.connect("prompt.prompt", "llm.prompt")
+    return p, generator
+
+
+def retriever_inputs(access: object) -> dict[str, Any]:
+    return {"retriever": {"query": QUESTION, "access": access}, "prompt": {"query": QUESTION}}
+
+
+def test_a_guarded_retriever_keeps_candidates_out_of_content_traces() -> None:
+    """With content tracing on, no span shows a withheld Document: the inner retriever runs
+    inside the component; the prompt holds at most ``top_k`` of the caller's clauses."""
+    p, generator = retriever_pipeline()
+    with RecordingTracer(content=True) as seen:
+        p.run(retriever_inputs({"contract_type": ["MSA"]}))
+        asyncio.run(p.run_async(retriever_inputs({"contract_type": ["MSA"]})))
+    first, second = generator.prompts
+    assert first == second
+    assert types_in(first) == {"MSA"}
+    assert 0 < sum(text in first for text in TEXT_OF.values()) <= 3
+    shown = {i for t in seen.texts for i, text in TEXT_OF.items() if text in t}
+    assert shown <= {i for i in TEXT_OF if TYPE_OF[i] == "MSA"}
+    assert any("haystack.component.output" in t for t in seen.texts)
+
+
+def test_with_guarded_documents_content_traces_show_the_retrievers_candidates() -> None:
+    """The limit GuardedRetriever removes: after a plain retriever node, Haystack's content
+    tracing records that node's unchecked output, withheld Documents included."""
+    p, generator = bm25_pipeline()
+    with RecordingTracer(content=True) as seen:
+        p.run(inputs({"contract_type": ["MSA"]}))
+    shown = {i for t in seen.texts for i, text in TEXT_OF.items() if text in t}
+    assert {TYPE_OF[i] for i in shown} > {"MSA"}
+    assert withheld_in(generator.prompts[0], "MSA") == []
+
+
+def test_a_guarded_retriever_fetches_nothing_when_nothing_can_pass() -> None:
+    """A caller with no access gets the refusal, and the inner retriever is never run."""
+    calls: list[dict[str, Any]] = []
+    inner = InMemoryBM25Retriever(store_of(documents()))
+    original = inner.run
+
+    def counted(**kwargs: Any) -> dict[str, Any]:
+        calls.append(kwargs)
+        return original(**kwargs)
+
+    guarded = GuardedRetriever(inner, "contracts", top_k=2)
+    inner.run = counted  # type: ignore[method-assign]
+    assert guarded.run(QUESTION, access={}) == {"refusal": REFUSAL}
+    assert calls == []
+    guarded.run(QUESTION, access={"contract_type": ["SOW"]})
+    assert calls == [{"query": QUESTION, "top_k": 8}]
+
+
+def test_a_failing_inner_retriever_is_reported_without_its_message() -> None:
+    """The inner retriever's error may quote a candidate: the component raises a
+    RetrievalError naming only the exception's type."""
+    inner = InMemoryBM25Retriever(store_of(documents()))
+
+    def broken(**kwargs: Any) -> dict[str, Any]:
+        raise ValueError("cannot parse record: Either party may terminate this Agreement")
+
+    inner.run = broken  # type: ignore[method-assign]
+    with pytest.raises(RetrievalError) as caught:
+        GuardedRetriever(inner, "contracts").run(QUESTION, access={"contract_type": ["MSA"]})
+    assert "ValueError" in str(caught.value)
+    assert "terminate" not in str(caught.value)
+    assert caught.value.__context__ is None
+
+
+def test_a_guarded_retriever_round_trips_with_its_inner_retriever() -> None:
+    """``to_dict``/``from_dict`` keep the inner retriever, the guard's references and the
+    settings."""
+    guarded = GuardedRetriever(
+        InMemoryBM25Retriever(store_of(documents())), "contracts", top_k=2, fetch_k=10
+    )
+    again = GuardedRetriever.from_dict(guarded.to_dict())
+    assert isinstance(again.retriever, InMemoryBM25Retriever)
+    assert (again.top_k, again.fetch_k, again.guard.policy.refs) == (2, 10, ("contracts",))
+
+
+def test_a_value_that_is_no_component_is_refused() -> None:
+    """A document store where a retriever belongs is a one-line error naming the fix."""
+    with pytest.raises(AdapterConfigError, match="needs a Haystack retriever component"):
+        GuardedRetriever(InMemoryDocumentStore(), "contracts")

@@ -16,10 +16,11 @@ from rag_guard_integrations.core.chunk import Chunk
 from rag_guard_integrations.guards.non_text import NonTextChunk
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Sequence
 
     from rag_guard_integrations.adapters.check import Checked
     from rag_guard_integrations.adapters.drive import Flow
+    from rag_guard_integrations.adapters.plan import RequestPlan
     from rag_guard_integrations.core.access import AccessContext
     from rag_guard_integrations.core.decisions import ChunkDecision
     from rag_guard_integrations.engine.guard import Guard
@@ -54,14 +55,18 @@ DOCUMENTS = _Documents()
 def checked_documents(
     guard: Guard,
     query: str,
-    documents: Sequence[Document],
     access: AccessContext | None,
+    *,
+    documents: Sequence[Document] = (),
+    fetch: Callable[[RequestPlan], Flow[Sequence[Document]]] | None = None,
     limit: int | None = None,
 ) -> Flow[Checked[Document]]:
-    """The kit's guarded request over ``documents`` (at most ``limit`` kept); its decision
-    (ids, stages, rules, counts: never text) tagged on the current Haystack span when tracing
-    is on."""
-    checked = yield from guarded(guard, query, access, DOCUMENTS, items=documents, limit=limit)
+    """The kit's guarded request over ``documents`` (or what ``fetch`` brings; at most
+    ``limit`` kept); its decision (ids, stages, rules, counts: never text) tagged on the
+    current Haystack span when tracing is on."""
+    checked = yield from guarded(
+        guard, query, access, DOCUMENTS, items=documents, fetch=fetch, limit=limit
+    )
     span = tracer.current_span() if is_tracing_enabled() else None
     if span is not None:
         summary = checked.result.summary()

@@ -73,14 +73,14 @@ class GuardedDocuments:
     @component.output_types(documents=list[Document], refusal=str)
     def run(self, query: str, documents: list[Document], access: Any = NOT_GIVEN) -> dict[str, Any]:
         """The allowed ``documents``, or only the refusal when none may pass."""
-        return self._outputs(run(self._checking(query, documents, access)))
+        return outputs(run(self._checking(query, documents, access)))
 
     @component.output_types(documents=list[Document], refusal=str)
     async def run_async(
         self, query: str, documents: list[Document], access: Any = NOT_GIVEN
     ) -> dict[str, Any]:
         """:meth:`run` for ``AsyncPipeline`` and ``Pipeline.run_async`` (awaits ``acheck``)."""
-        return self._outputs(await arun(self._checking(query, documents, access)))
+        return outputs(await arun(self._checking(query, documents, access)))
 
     def to_dict(self) -> dict[str, Any]:
         """The component as a pipeline file stores it: the guard as its policy references."""
@@ -99,10 +99,12 @@ class GuardedDocuments:
         self, query: str, documents: list[Document], access: Any
     ) -> Flow[Checked[Document]]:
         resolved = request_access(access, default=self.access, pinned=self.pin_access)
-        return checked_documents(self.guard, query, documents, resolved, self.top_k)
+        return checked_documents(self.guard, query, resolved, documents=documents, limit=self.top_k)
 
-    @staticmethod
-    def _outputs(checked: Checked[Document]) -> dict[str, Any]:
-        if checked.refusal is not None:
-            return {"refusal": checked.refusal}
-        return {"documents": checked.items}
+
+def outputs(checked: Checked[Document]) -> dict[str, Any]:
+    """A guarded component's outputs: only the refusal when there is one (so the components
+    that need ``documents`` do not run), else the allowed ``documents``."""
+    if checked.refusal is not None:
+        return {"refusal": checked.refusal}
+    return {"documents": checked.items}

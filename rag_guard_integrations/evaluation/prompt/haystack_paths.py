@@ -1,7 +1,8 @@
 """The Haystack paths of ``rag-guard eval prompt``: a real Pipeline over an
 InMemoryDocumentStore with the shared vectors, an embedding retriever without pushdown, a
-prompt builder and a recording generator; every span Haystack's tracing shows and every log
-line are recorded beside the prompts."""
+prompt builder and a recording generator; every span and tag Haystack's tracing shows, with
+content tracing on (each component's inputs and outputs), and every log line are recorded
+beside the prompts."""
 
 from __future__ import annotations
 
@@ -26,7 +27,7 @@ from rag_guard_integrations.evaluation.prompt.recording import (
     canaries_in,
     capture_logs,
 )
-from rag_guard_integrations.haystack import GuardedDocuments
+from rag_guard_integrations.haystack import GuardedDocuments, GuardedRetriever
 from rag_guard_integrations.haystack.testing import (
     RecordingGenerator,
     RecordingTracer,
@@ -43,8 +44,10 @@ TEMPLATE = (
 )
 
 
-def pipeline(corpus: PromptCorpus, guarded: bool) -> tuple[Pipeline, RecordingGenerator]:
-    """retriever (no pushdown) -> [GuardedDocuments] -> prompt builder -> recording generator."""
+def pipeline(corpus: PromptCorpus, guarded: str) -> tuple[Pipeline, RecordingGenerator]:
+    """retriever (no pushdown) -> prompt builder -> recording generator; ``guarded`` is
+    ``"documents"`` (GuardedDocuments after the retriever), ``"retriever"`` (the retriever
+    inside a GuardedRetriever) or ``""`` (unguarded)."""
     store = InMemoryDocumentStore()
     store.write_documents(
         [
@@ -57,13 +60,20 @@ def pipeline(corpus: PromptCorpus, guarded: bool) -> tuple[Pipeline, RecordingGe
             for c in corpus.chunks
         ]
     )
-    fetched = UNFILTERED_FETCH * corpus.k if guarded else corpus.k
+    fetched = UNFILTERED_FETCH * corpus.k
     generator = RecordingGenerator(echo=True)
     p = Pipeline()
-    p.add_component("retriever", InMemoryEmbeddingRetriever(store, top_k=fetched))
     p.add_component("prompt", PromptBuilder(TEMPLATE, required_variables=["documents"]))
     p.add_component("llm", generator)
-    if guarded:
+    if guarded == "retriever":
+        inner = InMemoryEmbeddingRetriever(store)
+        p.add_component(
+            "retriever", GuardedRetriever(inner, corpus.guard, top_k=corpus.k, fetch_k=fetched)
+        )
+    else:
+        top_k = fetched if guarded else corpus.k
+        p.add_component("retriever", InMemoryEmbeddingRetriever(store, top_k=top_k))
+    if guarded == "documents":
         p.add_component("guard", GuardedDocuments(corpus.guard, top_k=corpus.k))
         p.connect("retriever.documents", "guard.documents")
         p.connect("guard.documents", "prompt.documents")
@@ -74,21 +84,24 @@ def pipeline(corpus: PromptCorpus, guarded: bool) -> tuple[Pipeline, RecordingGe
 
 
 def run_cases(
-    corpus: PromptCorpus, cases: Sequence[PromptCase], use_async: bool, guarded: bool
+    corpus: PromptCorpus, cases: Sequence[PromptCase], use_async: bool, guarded: str
 ) -> list[Observation]:
     """Every case as one pipeline run, its access as the guard's ``access`` input."""
     p, generator = pipeline(corpus, guarded)
     seen: list[Observation] = []
     for case in cases:
         generator.prompts.clear()
+        vector = corpus.embedder.embed_query(case.query)
+        access = {"principal": case.principal, **case.access}
         data: dict[str, Any] = {
-            "retriever": {"query_embedding": corpus.embedder.embed_query(case.query)},
+            "retriever": {"query_embedding": vector},
             "prompt": {"query": case.query},
         }
-        if guarded:
-            access = {"principal": case.principal, **case.access}
+        if guarded == "documents":
             data["guard"] = {"query": case.query, "access": access}
-        with RecordingTracer() as traced, capture_logs() as logs:
+        elif guarded == "retriever":
+            data["retriever"].update(query=case.query, access=access)
+        with RecordingTracer(content=True) as traced, capture_logs() as logs:
             out = asyncio.run(p.run_async(data)) if use_async else p.run(data)
         seen.append(_observation(corpus, generator.prompts, traced.texts, logs, out))
     return seen
@@ -98,7 +111,7 @@ def _observation(
     corpus: PromptCorpus, prompts: list[str], events: list[str], logs: list[str], out: Any
 ) -> Observation:
     by_canary = {canary: chunk_id for chunk_id, canary in corpus.canary_of.items()}
-    refusal = out.get("guard", {}).get("refusal")
+    refusal = out.get("guard", out.get("retriever", {})).get("refusal")
     answer = refusal if refusal is not None else out.get("llm", {}).get("replies", [""])[0]
     return Observation(
         prompt_texts=list(prompts),
@@ -113,7 +126,7 @@ def _observation(
 @register_path("haystack_naive")
 def naive(corpus: PromptCorpus, cases: Sequence[PromptCase], use_async: bool) -> list[Observation]:
     """The unguarded baseline: the retriever's top k straight into the prompt (it must leak)."""
-    return run_cases(corpus, cases, use_async, guarded=False)
+    return run_cases(corpus, cases, use_async, guarded="")
 
 
 @register_path("haystack_documents")
@@ -121,5 +134,15 @@ def documents(
     corpus: PromptCorpus, cases: Sequence[PromptCase], use_async: bool
 ) -> list[Observation]:
     """``GuardedDocuments`` between the retriever and the prompt builder: 32 x k fetched
-    without pushdown, the allowed k go on, the refusal (no generator call) when none pass."""
-    return run_cases(corpus, cases, use_async, guarded=True)
+    without pushdown, the allowed k go on, the refusal (no generator call) when none pass. The
+    retriever is a pipeline node, so content tracing records its unchecked output."""
+    return run_cases(corpus, cases, use_async, guarded="documents")
+
+
+@register_path("haystack_retriever")
+def retriever(
+    corpus: PromptCorpus, cases: Sequence[PromptCase], use_async: bool
+) -> list[Observation]:
+    """``GuardedRetriever`` around the embedding retriever: 32 x k fetched inside the
+    component, out of the pipeline's tracing, the allowed k go on."""
+    return run_cases(corpus, cases, use_async, guarded="retriever")
