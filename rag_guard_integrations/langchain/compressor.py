@@ -15,7 +15,7 @@ from rag_guard_integrations.adapters.drive import arun, run
 
 # Runtime imports: pydantic resolves these field annotations when the class is built.
 from rag_guard_integrations.engine.guard import Guard  # noqa: TC001
-from rag_guard_integrations.langchain.audit import CheckCall, checking, reject_if_asked
+from rag_guard_integrations.langchain.check import CheckCall, checking, reject_if_asked
 from rag_guard_integrations.langchain.fields import AccessInput, KnownFieldsOnly, given_access
 
 if TYPE_CHECKING:

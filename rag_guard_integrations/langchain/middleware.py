@@ -19,7 +19,7 @@ from rag_guard_integrations.adapters.access import resolved_access
 from rag_guard_integrations.adapters.drive import Call, arun, run
 from rag_guard_integrations.core.access import NOT_GIVEN, AccessContext, resolve_access
 from rag_guard_integrations.engine.guard import as_guard
-from rag_guard_integrations.langchain.audit import publish_withheld
+from rag_guard_integrations.langchain.check import publish_withheld
 from rag_guard_integrations.langchain.fields import given_access, refuse_unknown
 from rag_guard_integrations.langchain.memory import GuardState, after_run, before_run
 from rag_guard_integrations.langchain.retriever import GuardedRetriever

@@ -23,7 +23,7 @@ from rag_guard_integrations.core.arguments import positive_int
 
 # Runtime imports: pydantic resolves these field annotations when the class is built.
 from rag_guard_integrations.engine.guard import Guard, fetch_size
-from rag_guard_integrations.langchain.audit import (
+from rag_guard_integrations.langchain.check import (
     CheckCall,
     checking,
     reject_if_asked,
@@ -38,8 +38,8 @@ from rag_guard_integrations.langchain.fields import (
     search_arguments,
 )
 from rag_guard_integrations.langchain.pushdown import plan_pushdown
+from rag_guard_integrations.langchain.quiet import unobserved, warn_if_environment_traces
 from rag_guard_integrations.langchain.result import with_result
-from rag_guard_integrations.langchain.unobserved import unobserved, warn_if_environment_traces
 
 if TYPE_CHECKING:
     from langchain_core.callbacks import (

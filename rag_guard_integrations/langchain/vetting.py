@@ -28,8 +28,8 @@ from langgraph.errors import GraphBubbleUp
 from rag_guard_integrations.adapters import drive
 from rag_guard_integrations.adapters.listen import listening
 from rag_guard_integrations.core.errors import RagGuardError, RetrievalError
+from rag_guard_integrations.langchain.quiet import unobserved
 from rag_guard_integrations.langchain.tool import with_request_access
-from rag_guard_integrations.langchain.unobserved import unobserved
 from rag_guard_integrations.langchain.walk import documents_in
 
 if TYPE_CHECKING:

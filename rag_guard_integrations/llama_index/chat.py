@@ -18,6 +18,7 @@ from llama_index.core.llms import MessageRole
 from llama_index.core.schema import QueryBundle
 
 from rag_guard_integrations.adapters.drive import arun, run
+from rag_guard_integrations.adapters.plan import fetches, plan
 from rag_guard_integrations.core.access import AccessContext
 from rag_guard_integrations.core.errors import AdapterConfigError
 from rag_guard_integrations.engine.guard import Guard, as_guard
@@ -100,7 +101,7 @@ class _Context(_GuardedTurns, ContextChatEngine):
 
     def _guard_query(self, message: str) -> str:
         guard, access = self._guarded.guard, self._guarded.request_access()
-        if guard.prefilter(message, access) is not None:
+        if fetches(plan(guard, message, access)):
             return message
         earlier = [
             str(m.content)
@@ -109,7 +110,7 @@ class _Context(_GuardedTurns, ContextChatEngine):
         ]
         for turn in reversed(earlier[-RECENT_TURNS:]):
             candidate = f"{turn} {message}"
-            if guard.prefilter(candidate, access) is not None:
+            if fetches(plan(guard, candidate, access)):
                 return candidate
         return message
 
