@@ -34,9 +34,10 @@ exception, raised at the ``yield``) and returns the request's outcome."""
 @dataclass(frozen=True, slots=True)
 class Call(Generic[T]):
     """One step of I/O in both forms: ``sync()`` returns the value, ``asynchronous()`` an
-    awaitable of it. Without ``asynchronous`` the async driver calls ``sync`` and awaits what it
-    returns when that is awaitable (a step over an object that is already sync or async, such
-    as a callback manager of the driver's kind)."""
+    awaitable of it (or the value itself when there is nothing to await). Without
+    ``asynchronous`` the async driver calls ``sync`` and awaits what it returns when that is
+    awaitable (a step over an object that is already sync or async, such as a callback manager
+    of the driver's kind)."""
 
     sync: Callable[[], T]
     asynchronous: Callable[[], Awaitable[T]] | None = None
@@ -59,7 +60,8 @@ def run(flow: Flow[R]) -> R:
 
 
 async def arun(flow: Flow[R]) -> R:
-    """Drive ``flow`` asynchronously: each step's ``asynchronous()`` awaited."""
+    """Drive ``flow`` asynchronously: each step's ``asynchronous()`` (else ``sync()``), awaited
+    when it gives an awaitable."""
     value: Any = None
     error: BaseException | None = None
     while True:
@@ -69,12 +71,9 @@ async def arun(flow: Flow[R]) -> R:
             return done.value  # type: ignore[no-any-return]
         value, error = None, None
         try:
-            if step.asynchronous is not None:
-                value = await step.asynchronous()
-            else:
-                value = step.sync()
-                if inspect.isawaitable(value):
-                    value = await value
+            value = step.sync() if step.asynchronous is None else step.asynchronous()
+            if inspect.isawaitable(value):
+                value = await value
         except BaseException as failure:  # handed to the flow, which decides
             error = failure
 

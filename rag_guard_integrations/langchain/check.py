@@ -35,8 +35,6 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Mapping, Sequence
 
     from langchain_core.callbacks import (
-        AsyncCallbackManagerForChainRun,
-        CallbackManagerForChainRun,
         Callbacks,
     )
     from langchain_core.documents import Document
@@ -95,15 +93,11 @@ def checking(
     (at most ``call.limit``)."""
     inputs = _inputs(call)
 
-    def start() -> CallbackManagerForChainRun | None:
-        manager = _manager(callbacks, CallbackManager, get_callback_manager_for_config)
+    def start(kind: _Kind) -> Any:
+        manager: Any = _manager(callbacks, kind.manager, kind.from_config)
         return manager.on_chain_start(None, inputs, name=CHECK_RUN) if manager else None
 
-    async def astart() -> AsyncCallbackManagerForChainRun | None:
-        manager = _manager(callbacks, AsyncCallbackManager, get_async_callback_manager_for_config)
-        return await manager.on_chain_start(None, inputs, name=CHECK_RUN) if manager else None
-
-    run = yield Call(start, astart)
+    run = yield _in_both(start)
     convert = _Documents(call.rendered)
     try:
         checked = yield from guarded(
@@ -122,7 +116,7 @@ def checking(
         logger.info("%s %s", EVENT_NAME, json.dumps(record, sort_keys=True, default=str))
     if run is not None:
         yield Call(partial(run.on_chain_end, decision_outputs(result, record)))
-    yield Call(partial(emit, record, callbacks), partial(aemit, record, callbacks))
+    yield _in_both(partial(emit, record, callbacks))
     return result, checked.items
 
 
@@ -132,26 +126,37 @@ def decision_outputs(result: GuardResult, record: dict[str, Any]) -> dict[str, A
     return {**record, "audit": result.audit()}
 
 
-def emit(record: dict[str, Any], callbacks: Callbacks) -> None:
-    """Send ``record`` as the ``rag_guard_result`` custom event of the surrounding run."""
+def emit(record: dict[str, Any], callbacks: Callbacks, kind: _Kind) -> Any:
+    """Send ``record`` as the ``rag_guard_result`` custom event of the surrounding run, with the
+    callbacks of ``kind`` (an awaitable for the async kind, None when nobody would hear it)."""
     if _unheard(callbacks):
-        return
+        return None
     config = _config(callbacks)
     # Outside any run (a compressor called by hand) there is no run to attach the event to,
     # and with no handler nobody would receive it; the log line still carries the record.
-    manager = get_callback_manager_for_config(config)
+    manager = kind.from_config(config)
     if manager.parent_run_id is not None and manager.handlers:
-        dispatch_custom_event(EVENT_NAME, record, config=config)
+        return kind.dispatch(EVENT_NAME, record, config=config)
+    return None
 
 
-async def aemit(record: dict[str, Any], callbacks: Callbacks) -> None:
-    """Async twin of :func:`emit`."""
-    if _unheard(callbacks):
-        return
-    config = _config(callbacks)
-    manager = get_async_callback_manager_for_config(config)
-    if manager.parent_run_id is not None and manager.handlers:
-        await adispatch_custom_event(EVENT_NAME, record, config=config)
+@dataclass(frozen=True, slots=True)
+class _Kind:
+    """LangChain's callback machinery of one kind: sync, or async (whose calls are awaited)."""
+
+    manager: type[BaseCallbackManager]
+    from_config: Callable[[RunnableConfig], Any]
+    dispatch: Callable[..., Any]
+
+
+_SYNC = _Kind(CallbackManager, get_callback_manager_for_config, dispatch_custom_event)
+_ASYNC = _Kind(AsyncCallbackManager, get_async_callback_manager_for_config, adispatch_custom_event)
+
+
+def _in_both(step: Callable[[_Kind], Any]) -> Call[Any]:
+    """``step`` as a step of a flow: with the sync callbacks under ``run``, with the async ones
+    under ``arun``."""
+    return Call(partial(step, _SYNC), partial(step, _ASYNC))
 
 
 def publish_withheld(
