@@ -30,6 +30,8 @@ if TYPE_CHECKING:
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("NO_PROXY", "127.0.0.1,localhost")
+# Haystack sends usage telemetry by default; the tests run offline.
+os.environ.setdefault("HAYSTACK_TELEMETRY_ENABLED", "False")
 # A configured audit key, as a deployment has one: without it every guard notices the random
 # key of the process (tests/test_audit_key.py covers that path).
 os.environ.setdefault("RAG_GUARD_AUDIT_KEY", "rag-guard-integrations test suite audit key")

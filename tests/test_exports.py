@@ -94,6 +94,20 @@ EXPORTS = {
         "guarded_query_engine",
         "query_with_access",
     ],
+    "rag_guard_integrations.adapters": [
+        "AccessScope",
+        "current_access",
+        "guard_access",
+        "guard_results",
+    ],
+    "rag_guard_integrations.haystack": [
+        "NO_ACCESS",
+        "AccessScope",
+        "GuardedDocuments",
+        "GuardedRetriever",
+        "guard_access",
+        "guard_results",
+    ],
     "rag_guard_integrations.evaluation.prompt": [
         "Observation",
         "PathRunner",

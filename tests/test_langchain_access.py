@@ -151,15 +151,19 @@ class NoArguments(BaseRetriever):
 
 def test_an_argument_the_inner_retriever_would_drop_is_refused() -> None:
     """LangChain drops invoke arguments a retriever does not take; the guard says so instead,
-    and hands ``filter`` to a retriever that takes keyword arguments."""
+    and hands ``filter`` to a retriever that takes keyword arguments (for a caller who may see
+    something: for one who may see nothing, nothing is fetched)."""
     documents = contract_documents()
     with pytest.raises(ArgumentError, match="unknown argument 'filter'"):
         GuardedRetriever(retriever=NoArguments(documents=documents), guard=ACCESS_ONLY).invoke(
             QUERY, filter={"x": 1}
         )
     inner = ListRetriever(documents=documents)
-    GuardedRetriever(retriever=inner, guard=ACCESS_ONLY).invoke(QUERY, filter={"x": 1})
+    guarded = GuardedRetriever(retriever=inner, guard=ACCESS_ONLY, access=MSA_SOW)
+    guarded.invoke(QUERY, filter={"x": 1})
     assert inner.calls[-1] == {"filter": {"x": 1}}
+    guarded.invoke(QUERY, filter={"x": 2}, access=None)
+    assert len(inner.calls) == 1
 
 
 def compressed(compressor: GuardCompressor, config: dict[str, Any]) -> set[str]:

@@ -15,13 +15,13 @@ from langchain_support import QUERY, ListRetriever, contract_documents, contract
 
 from rag_guard_integrations import Guard, RetrievalError
 from rag_guard_integrations.langchain import GuardCompressor, GuardedRetriever, build_rag_chain
-from rag_guard_integrations.langchain.audit import CHECK_RUN
+from rag_guard_integrations.langchain.check import CHECK_RUN
+from rag_guard_integrations.langchain.quiet import unobserved
 from rag_guard_integrations.langchain.testing import (
     EchoContextChat,
     RecordingHandler,
     RecordingTracer,
 )
-from rag_guard_integrations.langchain.unobserved import unobserved
 
 if TYPE_CHECKING:
     from langchain_core.runnables import RunnableConfig

@@ -12,7 +12,7 @@ from langchain_support import CONTRACT_TYPES, QUERY, Recorder, contract_document
 
 from rag_guard_integrations import AccessContext, Guard, QueryRejected
 from rag_guard_integrations.langchain import GuardCompressor
-from rag_guard_integrations.langchain.audit import EVENT_NAME
+from rag_guard_integrations.langchain.check import EVENT_NAME
 
 
 @pytest.fixture(scope="session")
@@ -159,7 +159,7 @@ def test_inside_a_compression_retriever_the_check_is_a_traced_run(store: Any, gu
     """Under ContextualCompressionRetriever the compressor's check is the rag_guard.check run."""
     from langchain_classic.retrievers import ContextualCompressionRetriever
 
-    from rag_guard_integrations.langchain.audit import CHECK_RUN
+    from rag_guard_integrations.langchain.check import CHECK_RUN
     from rag_guard_integrations.langchain.testing import RecordingTracer
 
     retriever = ContextualCompressionRetriever(

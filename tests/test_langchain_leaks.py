@@ -30,7 +30,7 @@ from rag_guard_integrations.langchain import (
     create_guarded_retriever_tool,
     guard_results,
 )
-from rag_guard_integrations.langchain.audit import MASKED_VALUE
+from rag_guard_integrations.langchain.check import MASKED_VALUE
 from rag_guard_integrations.langchain.testing import (
     RecordingHandler,
     RecordingTracer,
@@ -313,7 +313,7 @@ def test_langsmith_environment_tracing_is_named_in_the_warning(
     """With ``LANGSMITH_TRACING=true`` the worker-thread limit is stated too."""
     from langsmith import utils
 
-    from rag_guard_integrations.langchain.unobserved import environment_tracers
+    from rag_guard_integrations.langchain.quiet import environment_tracers
 
     monkeypatch.setenv("LANGSMITH_TRACING", "true")
     monkeypatch.setenv("LANGSMITH_API_KEY", "unused")

@@ -24,8 +24,8 @@ from langchain_tests.integration_tests import RetrieversIntegrationTests
 
 from rag_guard_integrations import AccessContext, Guard, QueryRejected, RetrievalError, parse_policy
 from rag_guard_integrations.langchain import GuardedRetriever
-from rag_guard_integrations.langchain.audit import EVENT_NAME
 from rag_guard_integrations.langchain.chain import build_rag_chain
+from rag_guard_integrations.langchain.check import EVENT_NAME
 from rag_guard_integrations.langchain.testing import EchoContextChat
 
 if TYPE_CHECKING:

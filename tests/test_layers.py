@@ -1,4 +1,5 @@
-"""The package's imports run one way: core, policy, classify, guards, engine, adapters, CLI."""
+"""The package's imports run one way: core, policy, classify, guards, engine, the adapter kit,
+the framework adapters, CLI."""
 
 from __future__ import annotations
 
@@ -24,12 +25,14 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     # access sources sit beside the guards: the access stage asks them
     ("guards", "authz"),
     ("engine",),
+    # the adapter kit: what every framework adapter shares, no framework imported
+    ("adapters",),
     ("", "notebook", "vector_index", "authz.case_runs", "authz.evaluation"),
-    ("langchain", "llama_index", "scale", "scale_worker"),
+    ("langchain", "llama_index", "haystack", "scale", "scale_worker"),
     ("evaluation",),
     ("cli",),
 )
-FRAMEWORKS = ("langchain", "llama_index")
+FRAMEWORKS = ("langchain", "llama_index", "haystack")
 
 
 def _module_names() -> dict[str, Path]:
@@ -155,7 +158,7 @@ def test_imports_only_go_down_the_layers() -> None:
 
 
 def test_adapters_do_not_import_each_other() -> None:
-    """The LangChain and LlamaIndex adapters each stand on the engine alone."""
+    """The LangChain, LlamaIndex and Haystack adapters each stand on the kit and engine alone."""
     edges = _edges(runtime_only=False)
     crossing = [
         f"{module} -> {target}"
@@ -166,6 +169,19 @@ def test_adapters_do_not_import_each_other() -> None:
         if mine != other and module.startswith(mine) and target.startswith(other)
     ]
     assert crossing == []
+
+
+def test_the_adapter_kit_imports_no_framework() -> None:
+    """No module of the kit imports a framework, at run time or for typing."""
+    frameworks = ("langchain", "langchain_core", "langgraph", "llama_index", "haystack")
+    imported = [
+        f"adapters: {module}"
+        for name, path in MODULES.items()
+        if name == "adapters" or name.startswith("adapters.")
+        for module, _ in _imports(path)
+        if module.split(".")[0] in frameworks
+    ]
+    assert imported == []
 
 
 def test_cycle_finder_sees_a_cycle() -> None:

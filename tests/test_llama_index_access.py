@@ -11,10 +11,9 @@ import pytest
 
 from rag_guard_integrations import AccessContext, InputError, llama_index
 from rag_guard_integrations.core.access import NO_ACCESS
-from rag_guard_integrations.core.errors import AccessError
+from rag_guard_integrations.core.errors import AccessError, AdapterConfigError
 from rag_guard_integrations.llama_index import guard_access
 from rag_guard_integrations.llama_index.access import access_for, current_access
-from rag_guard_integrations.llama_index.errors import AdapterConfigError
 
 MSA = AccessContext(contract_type={"MSA"})
 SOW = AccessContext(contract_type={"SOW"})

@@ -10,8 +10,8 @@ from llama_index.core.llms import ChatMessage, MessageRole
 from llama_index_support import MSA_CLAUSE, QUERY, REFUSAL, SOW_CLAUSE, contracts_index
 
 from rag_guard_integrations import Guard
+from rag_guard_integrations.core.errors import AdapterConfigError
 from rag_guard_integrations.llama_index import GuardedRetriever, guard_access, guarded_chat_engine
-from rag_guard_integrations.llama_index.errors import AdapterConfigError
 from rag_guard_integrations.llama_index.testing import RecordingLLM
 
 if TYPE_CHECKING:

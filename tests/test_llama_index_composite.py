@@ -23,7 +23,7 @@ from llama_index.core.tools import RetrieverTool
 from llama_index_support import MSA, MSA_CLAUSE, QUERY, SOW_CLAUSE, contracts_index
 
 from rag_guard_integrations import Guard, RetrievalError, parse_policy
-from rag_guard_integrations.core.errors import ArgumentError
+from rag_guard_integrations.core.errors import AdapterConfigError, ArgumentError
 from rag_guard_integrations.llama_index import (
     GuardedRetriever,
     MiniLMEmbedding,
@@ -31,7 +31,6 @@ from rag_guard_integrations.llama_index import (
     guarded_chat_engine,
     quiet,
 )
-from rag_guard_integrations.llama_index.errors import AdapterConfigError
 from rag_guard_integrations.llama_index.testing import (
     CallbackRecorder,
     InstrumentationRecorder,

@@ -10,7 +10,7 @@ import pytest
 from llama_index_support import QUERY, contracts_index
 
 from rag_guard_integrations import Guard
-from rag_guard_integrations.core.errors import ArgumentError
+from rag_guard_integrations.core.errors import AdapterConfigError, ArgumentError
 from rag_guard_integrations.llama_index import (
     GuardedQueryEngine,
     GuardedRetriever,
@@ -18,7 +18,6 @@ from rag_guard_integrations.llama_index import (
     guarded_chat_engine,
     guarded_query_engine,
 )
-from rag_guard_integrations.llama_index.errors import AdapterConfigError
 from rag_guard_integrations.llama_index.testing import RecordingLLM
 
 if TYPE_CHECKING:

@@ -90,6 +90,21 @@ def test_a_mask_that_cannot_be_written_back_withholds_the_node(guard: Guard) -> 
     assert checked.unmasked_ids == ("in-key", "twice")
 
 
+def test_a_node_withheld_for_its_masks_reaches_the_audit_log_once(
+    guard: Guard, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The adapter's own denial is a decision of the one published record: the request is
+    logged once, the node denied at the ``handoff`` stage, as in the result and the event."""
+    in_key = TextNode(id_="in-key", text="Offices open at nine.", metadata={EMAIL: "yes"})
+    with caplog.at_level("INFO", logger="rag_guard_integrations.audit"):
+        checked = GuardPostprocessor(guard=guard).guard_nodes([NodeWithScore(node=in_key)])
+    (line,) = [r for r in caplog.records if r.name == "rag_guard_integrations.audit"]
+    (row,) = line.audit["chunks"]  # type: ignore[attr-defined]
+    assert (row["id"], row["decision"], row["stage"]) == ("in-key", "deny", "handoff")
+    assert checked.result.allowed_indices == ()
+    assert checked.refusal == guard.policy.no_context_refusal
+
+
 def test_the_engine_prompt_and_instrumentation_hold_no_unmasked_email(
     embedder: MiniLMEmbedder, guard: Guard
 ) -> None:

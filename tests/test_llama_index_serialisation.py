@@ -21,9 +21,9 @@ from llama_index_support import contracts_index
 from pydantic import ValidationError
 
 from rag_guard_integrations import AccessContext, Guard
+from rag_guard_integrations.adapters.stored import coerce_guard
+from rag_guard_integrations.core.errors import AdapterConfigError
 from rag_guard_integrations.llama_index import GuardPostprocessor, GuardTagger, guarded_query_engine
-from rag_guard_integrations.llama_index.errors import AdapterConfigError
-from rag_guard_integrations.llama_index.fields import coerce_guard
 
 if TYPE_CHECKING:
     from rag_guard_integrations.embeddings import MiniLMEmbedder

@@ -153,6 +153,10 @@ class _NotGiven:
     def __repr__(self) -> str:
         return "NOT_GIVEN"
 
+    def __reduce__(self) -> str:
+        # Copies and pickles are the marker itself (a framework deep-copies run inputs).
+        return "NOT_GIVEN"
+
 
 NOT_GIVEN: Any = _NotGiven()
 """Passed as ``given`` to :func:`resolve_access` when the call brought no access at all."""

@@ -11,6 +11,7 @@ against the builtin keeps working::
     |   +-- ChunkError                      a chunk of the wrong shape
     |   +-- AccessError                     an access context of the wrong shape
     +-- ArgumentError (ValueError)          an argument with a value the function cannot use
+    |   +-- AdapterConfigError (TypeError)  an adapter built or used wrongly
     +-- DataError (ValueError)              a data file that cannot be read
     +-- PatternCompileError (ValueError)    a pattern RE2 cannot compile
     +-- MissingExtraError (ImportError)     an optional extra is not installed
@@ -63,6 +64,12 @@ class AccessError(InputError):
 
 class ArgumentError(RagGuardError, ValueError):
     """An argument has a value the function cannot use; the message names it and the fix."""
+
+
+class AdapterConfigError(ArgumentError, TypeError):
+    """A framework adapter got an argument it cannot use (a missing guard, an unknown argument,
+    the wrong kind of retriever) or was used out of order (a reused access block); also the
+    ``TypeError`` Python raises for such misuse."""
 
 
 class DataError(RagGuardError, ValueError):

@@ -6,17 +6,23 @@ from __future__ import annotations
 import functools
 import json
 import logging
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any
 
 from rag_guard_integrations.core.audit import sha256_text
 from rag_guard_integrations.core.labels import clean_label
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
+
     from rag_guard_integrations.core.decisions import GuardResult
     from rag_guard_integrations.policy.schema import Policy
 
 logger = logging.getLogger("rag_guard_integrations.audit")
 SPAN_NAME = "rag_guard.check"
+# Results published in this thread or task while an adapter holds its record back.
+_HELD: ContextVar[list[GuardResult] | None] = ContextVar("rag_guard_held", default=None)
 
 
 def policy_identity(policy: Policy) -> tuple[tuple[str, ...], str]:
@@ -50,9 +56,26 @@ def record_names(policy: Policy) -> frozenset[str]:
     return frozenset(policy.vocabulary).union(labels, recognizers)
 
 
+@contextmanager
+def held() -> Iterator[list[GuardResult]]:
+    """Within the block, :func:`publish` keeps results in the yielded list instead of recording
+    them: an adapter that withholds more than the guard did publishes the final result itself,
+    so each request is recorded once, with every decision it made."""
+    kept: list[GuardResult] = []
+    token = _HELD.set(kept)
+    try:
+        yield kept
+    finally:
+        _HELD.reset(token)
+
+
 def publish(result: GuardResult) -> None:
     """Log ``result.audit()`` at INFO as one JSON line, and record it on a span when
     OpenTelemetry is installed and tracing; the record is built only when someone listens."""
+    kept = _HELD.get()
+    if kept is not None:
+        kept.append(result)
+        return
     tracer = _tracer()
     span = None
     if tracer is not None and result.request is not None:

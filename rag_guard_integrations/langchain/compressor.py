@@ -10,11 +10,12 @@ from langchain_core.runnables import ensure_config
 from pydantic import ConfigDict
 from typing_extensions import override
 
-from rag_guard_integrations.core.access import resolve_access
+from rag_guard_integrations.adapters.access import request_access
+from rag_guard_integrations.adapters.drive import arun, run
 
 # Runtime imports: pydantic resolves these field annotations when the class is built.
 from rag_guard_integrations.engine.guard import Guard  # noqa: TC001
-from rag_guard_integrations.langchain.audit import CheckCall, achecked, checked, reject_if_asked
+from rag_guard_integrations.langchain.check import CheckCall, checking, reject_if_asked
 from rag_guard_integrations.langchain.fields import AccessInput, KnownFieldsOnly, given_access
 
 if TYPE_CHECKING:
@@ -23,6 +24,7 @@ if TYPE_CHECKING:
     from langchain_core.callbacks import Callbacks
     from langchain_core.documents import Document
 
+    from rag_guard_integrations.adapters.drive import Flow
     from rag_guard_integrations.core.access import AccessContext
 
 
@@ -109,21 +111,23 @@ class GuardCompressor(KnownFieldsOnly, BaseDocumentCompressor):
     def compress_documents(
         self, documents: Sequence[Document], query: str, callbacks: Callbacks | None = None
     ) -> Sequence[Document]:
-        call = CheckCall(self.guard, query, documents, self._access())
-        result, kept = checked(call, callbacks)
-        reject_if_asked(result, self.raise_on_reject)
-        return kept
+        return run(self._checking(documents, query, callbacks))
 
     @override
     async def acompress_documents(
         self, documents: Sequence[Document], query: str, callbacks: Callbacks | None = None
     ) -> Sequence[Document]:
+        return await arun(self._checking(documents, query, callbacks))
+
+    def _checking(
+        self, documents: Sequence[Document], query: str, callbacks: Callbacks | None
+    ) -> Flow[list[Document]]:
         call = CheckCall(self.guard, query, documents, self._access())
-        result, kept = await achecked(call, callbacks)
+        result, kept = yield from checking(call, callbacks)
         reject_if_asked(result, self.raise_on_reject)
         return kept
 
     def _access(self) -> AccessContext | None:
         # The surrounding run's config, as LangChain keeps it for this thread or task.
         given = given_access(ensure_config(), {})
-        return resolve_access(given, default=self.access, pinned=self.pin_access)
+        return request_access(given, default=self.access, pinned=self.pin_access)

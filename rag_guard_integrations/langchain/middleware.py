@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import inspect
 import logging
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from langchain.agents.middleware import AgentMiddleware, hook_config
@@ -14,13 +15,15 @@ from langchain_core.retrievers import BaseRetriever
 from langchain_core.tools import RetrieverInput
 from typing_extensions import override
 
+from rag_guard_integrations.adapters.access import resolved_access
+from rag_guard_integrations.adapters.drive import Call, arun, run
 from rag_guard_integrations.core.access import NOT_GIVEN, AccessContext, resolve_access
 from rag_guard_integrations.engine.guard import as_guard
-from rag_guard_integrations.langchain.audit import publish_withheld
+from rag_guard_integrations.langchain.check import publish_withheld
 from rag_guard_integrations.langchain.fields import given_access, refuse_unknown
 from rag_guard_integrations.langchain.memory import GuardState, after_run, before_run
 from rag_guard_integrations.langchain.retriever import GuardedRetriever
-from rag_guard_integrations.langchain.tool import REQUEST_ACCESS, access_of, is_guarded_tool
+from rag_guard_integrations.langchain.tool import access_of, is_guarded_tool
 from rag_guard_integrations.langchain.vetting import ScreenedTool, Screening
 
 if TYPE_CHECKING:
@@ -31,6 +34,7 @@ if TYPE_CHECKING:
     from langgraph.runtime import Runtime
     from langgraph.types import Command
 
+    from rag_guard_integrations.adapters.drive import Flow
     from rag_guard_integrations.engine.guard import Guard
     from rag_guard_integrations.langchain.fields import AccessInput
     from rag_guard_integrations.policy.loader import PolicyRef
@@ -153,14 +157,7 @@ class GuardMiddleware(AgentMiddleware[GuardState, Any]):
         request: ToolCallRequest,
         handler: Callable[[ToolCallRequest], ToolMessage | Command[Any]],
     ) -> ToolMessage | Command[Any]:
-        if unguarded_retriever_tool(request.tool):
-            refusal = self._withhold(request, Screening(None, [], 1), UNGUARDED_RETRIEVER)
-            return refusal if refusal is not None else handler(request)
-        token = REQUEST_ACCESS.set(self.request_access(request))
-        try:
-            return handler(self._screened(request))
-        finally:
-            REQUEST_ACCESS.reset(token)
+        return run(self._tool_call(request, handler))
 
     @override
     async def awrap_tool_call(
@@ -168,14 +165,22 @@ class GuardMiddleware(AgentMiddleware[GuardState, Any]):
         request: ToolCallRequest,
         handler: Callable[[ToolCallRequest], Awaitable[ToolMessage | Command[Any]]],
     ) -> ToolMessage | Command[Any]:
+        return await arun(self._tool_call(request, handler))
+
+    def _tool_call(
+        self, request: ToolCallRequest, handler: Callable[[ToolCallRequest], Any]
+    ) -> Flow[ToolMessage | Command[Any]]:
+        """One tool call, for both drivers: an unguarded retriever tool withheld, else the tool
+        run screened under the access this request resolved to."""
         if unguarded_retriever_tool(request.tool):
             refusal = self._withhold(request, Screening(None, [], 1), UNGUARDED_RETRIEVER)
-            return refusal if refusal is not None else await handler(request)
-        token = REQUEST_ACCESS.set(self.request_access(request))
-        try:
-            return await handler(self._screened(request))
-        finally:
-            REQUEST_ACCESS.reset(token)
+            if refusal is not None:
+                return refusal
+            message: ToolMessage | Command[Any] = yield Call(partial(handler, request))
+            return message
+        with resolved_access(self.request_access(request)):
+            message = yield Call(partial(handler, self._screened(request)))
+        return message
 
     def request_access(self, request: ToolCallRequest) -> object:
         """The access of the request behind ``request`` (see the class docstring), or

@@ -4,6 +4,7 @@ before it can reach the LLM, and keeps what it has not checked out of every call
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from langchain_core.prompts import BasePromptTemplate, aformat_document, format_document
@@ -13,17 +14,19 @@ from langchain_core.vectorstores import VectorStoreRetriever
 from pydantic import ConfigDict, Field, PrivateAttr
 from typing_extensions import override
 
-from rag_guard_integrations.core.access import NOT_GIVEN, AccessContext, resolve_access
+from rag_guard_integrations.adapters.access import request_access
+from rag_guard_integrations.adapters.drive import Call, arun, once, run
+from rag_guard_integrations.adapters.fetch import shielded
+from rag_guard_integrations.adapters.plan import fetches, plan
+from rag_guard_integrations.core.access import NOT_GIVEN, AccessContext
 from rag_guard_integrations.core.arguments import positive_int
-from rag_guard_integrations.core.shielded import ashielded, shielded
 
 # Runtime imports: pydantic resolves these field annotations when the class is built.
 from rag_guard_integrations.engine.guard import Guard, fetch_size
 from rag_guard_integrations.guards.domain_collection import StoreLesson
-from rag_guard_integrations.langchain.audit import (
+from rag_guard_integrations.langchain.check import (
     CheckCall,
-    achecked,
-    checked,
+    checking,
     reject_if_asked,
     with_text,
 )
@@ -37,8 +40,8 @@ from rag_guard_integrations.langchain.fields import (
     search_arguments,
 )
 from rag_guard_integrations.langchain.pushdown import plan_pushdown
-from rag_guard_integrations.langchain.result import report, with_result
-from rag_guard_integrations.langchain.unobserved import unobserved, warn_if_environment_traces
+from rag_guard_integrations.langchain.quiet import unobserved, warn_if_environment_traces
+from rag_guard_integrations.langchain.result import with_result
 
 if TYPE_CHECKING:
     from langchain_core.callbacks import (
@@ -49,7 +52,8 @@ if TYPE_CHECKING:
     from langchain_core.runnables import Runnable, RunnableConfig
     from langchain_core.runnables.utils import ConfigurableFieldSpec
 
-    from rag_guard_integrations.core.decisions import GuardResult
+    from rag_guard_integrations.adapters.drive import Flow
+    from rag_guard_integrations.engine.plan import RequestPlan
 
 DEFAULT_K = 4
 
@@ -64,6 +68,7 @@ class _Request:
     inner_kwargs: dict[str, Any]
     skip_fetch: bool
     audit: dict[str, Any]
+    plan: RequestPlan
 
 
 class GuardedRetriever(KnownFieldsOnly, BaseRetriever):
@@ -242,69 +247,65 @@ class GuardedRetriever(KnownFieldsOnly, BaseRetriever):
     def _get_relevant_documents(
         self, query: str, *, run_manager: CallbackManagerForRetrieverRun, **kwargs: Any
     ) -> list[Document]:
-        request = self._request(query, kwargs)
-        documents: list[Document] = []
-        if not request.skip_fetch and self.expose_unchecked_documents_to_callbacks:
-            documents = request.inner.invoke(
-                query, config={"callbacks": run_manager.get_child()}, **request.inner_kwargs
-            )
-        elif not request.skip_fetch:
-            warn_if_environment_traces(type(self).__name__)
-            documents = shielded(
-                lambda: request.inner.invoke(query, **request.inner_kwargs),
-                unobserved(),
-                "GuardedRetriever",
-            )
-        if (prompt := self.document_prompt) is not None:
-            documents = [with_text(d, format_document(d, prompt)) for d in documents]
-        result, kept = checked(self._call(query, documents, request), run_manager.get_child())
-        return self._settle(result, kept, run_manager)
+        return run(self._retrieval(query, kwargs, run_manager))
 
     async def _aget_relevant_documents(
         self, query: str, *, run_manager: AsyncCallbackManagerForRetrieverRun, **kwargs: Any
     ) -> list[Document]:
+        return await arun(self._retrieval(query, kwargs, run_manager))
+
+    def _retrieval(
+        self,
+        query: str,
+        kwargs: dict[str, Any],
+        run_manager: CallbackManagerForRetrieverRun | AsyncCallbackManagerForRetrieverRun,
+    ) -> Flow[list[Document]]:
+        """One guarded retrieval, written once for both drivers: planned, fetched out of sight
+        (or, when asked, as a child run), rendered by the document prompt, checked."""
         request = self._request(query, kwargs)
+        inner, options = request.inner, request.inner_kwargs
         documents: list[Document] = []
         if not request.skip_fetch and self.expose_unchecked_documents_to_callbacks:
-            documents = await request.inner.ainvoke(
-                query, config={"callbacks": run_manager.get_child()}, **request.inner_kwargs
+            config: RunnableConfig = {"callbacks": run_manager.get_child()}
+            documents = yield Call(
+                partial(inner.invoke, query, config, **options),
+                partial(inner.ainvoke, query, config, **options),
             )
         elif not request.skip_fetch:
             warn_if_environment_traces(type(self).__name__)
-            documents = await ashielded(
-                lambda: request.inner.ainvoke(query, **request.inner_kwargs),
-                unobserved(),
-                "GuardedRetriever",
+            step = Call(
+                partial(inner.invoke, query, **options), partial(inner.ainvoke, query, **options)
             )
+            documents = yield from shielded(once(step), unobserved(), "GuardedRetriever")
         if (prompt := self.document_prompt) is not None:
-            documents = [with_text(d, await aformat_document(d, prompt)) for d in documents]
+            rendered = []
+            for document in documents:
+                text = yield Call(
+                    partial(format_document, document, prompt),
+                    partial(aformat_document, document, prompt),
+                )
+                rendered.append(with_text(document, text))
+            documents = rendered
         call = self._call(query, documents, request)
-        result, kept = await achecked(call, run_manager.get_child())
-        return self._settle(result, kept, run_manager)
+        result, kept = yield from checking(call, run_manager.get_child(), run_manager.run_id)
+        reject_if_asked(result, self.raise_on_reject)
+        return kept
 
     def _call(self, query: str, documents: list[Document], request: _Request) -> CheckCall:
         self._lesson.after(self.guard, [d.metadata for d in documents])
         prompt = self.document_prompt
         rendered = frozenset(prompt.input_variables) - {"page_content"} if prompt else frozenset()
         return CheckCall(
-            self.guard, query, documents, request.access, request.k, request.audit, rendered
-        )
-
-    def _settle(
-        self,
-        result: GuardResult,
-        kept: list[Document],
-        run_manager: CallbackManagerForRetrieverRun | AsyncCallbackManagerForRetrieverRun,
-    ) -> list[Document]:
-        report(result, kept, run_manager.run_id)
-        reject_if_asked(result, self.raise_on_reject)
-        return kept
+            self.guard, query, documents, request.access, request.k, request.audit, rendered,
+            request.plan,
+        )  # fmt: skip
 
     def _request(self, query: str, kwargs: dict[str, Any]) -> _Request:
         self._lesson.before(self.guard)
         options = dict(kwargs)
         given = options.pop("access", NOT_GIVEN)
-        access = resolve_access(given, default=self.access, pinned=self.pin_access)
+        access = request_access(given, default=self.access, pinned=self.pin_access)
+        planned = plan(self.guard, query, access)
         asked = options.pop("k", None)
         k = positive_int("k", self._default_k() if asked is None else asked)
         fetch = fetch_size(k, self.fetch_k)
@@ -315,18 +316,17 @@ class GuardedRetriever(KnownFieldsOnly, BaseRetriever):
                 # A copy per call: the shared retriever's own k is never changed.
                 inner = inner.model_copy(update={"k": fetch})
                 audit["fetch_k"] = fetch
-            return _Request(access, k, inner, options, False, audit)
+            return _Request(access, k, inner, options, not fetches(planned), audit, planned)
         # Never fewer candidates than k, or an honest k could not be met.
         options["k"] = audit["fetch_k"] = fetch
         search = {**inner.search_kwargs, **options}
-        constraints = self.guard.prefilter(query, access)
-        plan = plan_pushdown(inner.vectorstore, constraints, search_kwargs=search)
-        if plan is None:
-            return _Request(access, k, inner, options, False, audit)
-        audit["pushdown"] = plan.store
-        if not plan.admits_nothing:
-            options.update(plan.search_kwargs)
-        return _Request(access, k, inner, options, plan.admits_nothing, audit)
+        pushed = plan_pushdown(inner.vectorstore, planned.constraints, search_kwargs=search)
+        if pushed is None:
+            return _Request(access, k, inner, options, not fetches(planned), audit, planned)
+        audit["pushdown"] = pushed.store
+        if not pushed.admits_nothing:
+            options.update(pushed.search_kwargs)
+        return _Request(access, k, inner, options, pushed.admits_nothing, audit, planned)
 
     def _default_k(self) -> int:
         if self.k is not None:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Mapping
-from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any
 
 from langchain_core.documents import Document
@@ -13,6 +12,7 @@ from langchain_core.runnables import RunnableConfig  # noqa: TC002 - the tool re
 from langchain_core.tools import BaseTool, StructuredTool
 from pydantic import BaseModel, Field
 
+from rag_guard_integrations.adapters.access import scoped_access
 from rag_guard_integrations.core.access import NOT_GIVEN
 from rag_guard_integrations.engine.guard import as_guard
 from rag_guard_integrations.langchain.fields import as_retriever
@@ -29,9 +29,6 @@ if TYPE_CHECKING:
     from rag_guard_integrations.langchain.result import CheckedResult
     from rag_guard_integrations.policy.loader import PolicyRef
 
-# The access GuardMiddleware resolved for the tool call running in this thread or task
-# (NOT_GIVEN: it resolved none, the tool decides; None never occurs, no access is NO_ACCESS).
-REQUEST_ACCESS: ContextVar[Any] = ContextVar("rag_guard_access", default=NOT_GIVEN)
 # The functions behind every tool this module made: GuardMiddleware runs those tools as they
 # are, since their inner fetch is out of sight and their output passed a guard.
 _GUARDED_FUNCTIONS: weakref.WeakSet[Callable[..., Any]] = weakref.WeakSet()
@@ -143,9 +140,10 @@ def is_guarded_tool(tool: BaseTool | None) -> bool:
 
 
 def with_request_access(config: RunnableConfig) -> RunnableConfig:
-    """``config`` with the access GuardMiddleware resolved for this tool call (if any) as
-    ``configurable["access"]``, so every guard the tool reaches runs with it."""
-    access = REQUEST_ACCESS.get()
+    """``config`` with the access of this thread or task (the one GuardMiddleware resolved for
+    this tool call, or a ``guard_access`` block's), if any, as ``configurable["access"]``, so
+    every guard the tool reaches runs with it."""
+    access = scoped_access()
     if access is NOT_GIVEN:
         return config
     return {**config, "configurable": {**(config.get("configurable") or {}), "access": access}}

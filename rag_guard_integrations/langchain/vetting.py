@@ -25,10 +25,11 @@ from langchain_core.runnables.config import (
 from langchain_core.tools import BaseTool
 from langgraph.errors import GraphBubbleUp
 
+from rag_guard_integrations.adapters import drive
+from rag_guard_integrations.adapters.listen import listening
 from rag_guard_integrations.core.errors import RagGuardError, RetrievalError
-from rag_guard_integrations.langchain.result import listening
+from rag_guard_integrations.langchain.quiet import unobserved
 from rag_guard_integrations.langchain.tool import with_request_access
-from rag_guard_integrations.langchain.unobserved import unobserved
 from rag_guard_integrations.langchain.walk import documents_in
 
 if TYPE_CHECKING:
@@ -37,7 +38,8 @@ if TYPE_CHECKING:
 
     from langchain_core.runnables import RunnableConfig
 
-    from rag_guard_integrations.langchain.result import Checked
+    from rag_guard_integrations.adapters.drive import Flow
+    from rag_guard_integrations.adapters.listen import Heard
 
 
 @dataclass(frozen=True)
@@ -107,50 +109,53 @@ class ScreenedTool(BaseTool):
         raise NotImplementedError("a ScreenedTool runs through invoke")
 
     def invoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Any:
-        config = with_request_access(ensure_config(config))
-        if not self.hidden:
-            return self.decide(screen(self.inner, input, config, hidden=False))
-        run = get_callback_manager_for_config(config).on_tool_start(
-            {"name": self.name, "description": self.description},
-            str(self.reported),
-            inputs=self.reported,
-        )
-        try:
-            output = self.decide(screen(self.inner, input, config, hidden=True))
-        except BaseException as error:
-            run.on_tool_error(error)
-            raise
-        run.on_tool_end(output, name=self.name)
-        return output
+        return drive.run(self._screened(input, config))
 
     async def ainvoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Any:
+        return await drive.arun(self._screened(input, config))
+
+    def _screened(self, input: Any, config: RunnableConfig | None) -> Flow[Any]:
         config = with_request_access(ensure_config(config))
         if not self.hidden:
-            return self.decide(await ascreen(self.inner, input, config, hidden=False))
-        manager = get_async_callback_manager_for_config(config)
-        run = await manager.on_tool_start(
-            {"name": self.name, "description": self.description},
-            str(self.reported),
-            inputs=self.reported,
+            return self.decide((yield from screening(self.inner, input, config, hidden=False)))
+        serialized = {"name": self.name, "description": self.description}
+
+        def start(from_config: Callable[[RunnableConfig], Any]) -> Any:
+            # The tool run, in the kind (sync or async) of the manager ``from_config`` makes.
+            manager = from_config(config)
+            return manager.on_tool_start(serialized, str(self.reported), inputs=self.reported)
+
+        tool_run = yield drive.Call(
+            functools.partial(start, get_callback_manager_for_config),
+            functools.partial(start, get_async_callback_manager_for_config),
         )
         try:
-            output = self.decide(await ascreen(self.inner, input, config, hidden=True))
-        except BaseException as error:
-            await run.on_tool_error(error)
+            output = self.decide((yield from screening(self.inner, input, config, hidden=True)))
+        except GeneratorExit:
             raise
-        await run.on_tool_end(output, name=self.name)
+        except BaseException as error:
+            yield drive.Call(functools.partial(tool_run.on_tool_error, error))
+            raise
+        yield drive.Call(functools.partial(tool_run.on_tool_end, output, name=self.name))
         return output
 
 
-def screen(tool: BaseTool, input: Any, config: RunnableConfig, *, hidden: bool) -> Screening:
-    """Run ``tool`` on ``input`` (out of sight when ``hidden``) and judge what it did."""
+def screening(
+    tool: BaseTool, input: Any, config: RunnableConfig, *, hidden: bool
+) -> Flow[Screening]:
+    """The flow that runs ``tool`` on ``input`` (out of sight when ``hidden``) and judges what
+    it did; run it with the kit's ``run`` or ``arun``."""
     spotter = _Spotter()
     raw: list[Any] = []
     runnable = _recording(tool, raw, hidden=hidden)
+    config = _config(config, spotter, hidden=hidden)
     failed = None
     with listening() as reports, unobserved() if hidden else nullcontext():
         try:
-            output = runnable.invoke(input, _config(config, spotter, hidden=hidden))
+            output = yield drive.Call(
+                functools.partial(runnable.invoke, input, config),
+                functools.partial(runnable.ainvoke, input, config),
+            )
         except (GraphBubbleUp, RagGuardError):
             raise
         except Exception as error:
@@ -163,31 +168,10 @@ def screen(tool: BaseTool, input: Any, config: RunnableConfig, *, hidden: bool) 
     return _judged(output, raw, spotter, reports)
 
 
-async def ascreen(tool: BaseTool, input: Any, config: RunnableConfig, *, hidden: bool) -> Screening:
-    """Async twin of :func:`screen`."""
-    spotter = _Spotter()
-    raw: list[Any] = []
-    runnable = _recording(tool, raw, hidden=hidden)
-    failed = None
-    with listening() as reports, unobserved() if hidden else nullcontext():
-        try:
-            output = await runnable.ainvoke(input, _config(config, spotter, hidden=hidden))
-        except (GraphBubbleUp, RagGuardError):
-            raise
-        except Exception as error:
-            if not _judged(None, raw, spotter, reports).clean:
-                failed = type(error).__name__  # its message may quote what it fetched
-            else:
-                raise
-    if failed is not None:
-        raise RetrievalError(f"tool {tool.name!r}", failed)
-    return _judged(output, raw, spotter, reports)
-
-
-def _judged(output: Any, raw: list[Any], spotter: _Spotter, reports: list[Checked]) -> Screening:
-    vetted = {id(document) for report in reports for document in report.documents}
+def _judged(output: Any, raw: list[Any], spotter: _Spotter, reports: list[Heard]) -> Screening:
+    vetted = {id(document) for report in reports for document in report.items}
     unchecked = [d for d in documents_in([raw, output, spotter.outputs]) if id(d) not in vetted]
-    retrievers = spotter.retrievers - {report.run_id for report in reports}
+    retrievers = spotter.retrievers - {report.tag for report in reports}
     return Screening(output, unchecked, len(retrievers))
 
 

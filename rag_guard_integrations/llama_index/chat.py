@@ -17,16 +17,15 @@ from llama_index.core.indices.base import BaseIndex
 from llama_index.core.llms import MessageRole
 from llama_index.core.schema import QueryBundle
 
+from rag_guard_integrations.adapters.drive import arun, run
+from rag_guard_integrations.adapters.plan import fetches, plan
 from rag_guard_integrations.core.access import AccessContext
+from rag_guard_integrations.core.errors import AdapterConfigError
 from rag_guard_integrations.engine.guard import Guard, as_guard
-from rag_guard_integrations.llama_index.errors import AdapterConfigError, refuse_unknown
-from rag_guard_integrations.llama_index.query_engine import (
-    aguard_and_postprocess,
-    guard_and_postprocess,
-)
+from rag_guard_integrations.llama_index.fields import refuse_unknown, require_source
+from rag_guard_integrations.llama_index.query_engine import postprocessed
 from rag_guard_integrations.llama_index.refusal import RefusalSynthesizer
 from rag_guard_integrations.llama_index.retriever import GuardedRetriever
-from rag_guard_integrations.llama_index.sources import require_source
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -40,6 +39,7 @@ if TYPE_CHECKING:
     from llama_index.core.postprocessor.types import BaseNodePostprocessor
     from llama_index.core.schema import NodeWithScore
 
+    from rag_guard_integrations.adapters.drive import Flow
     from rag_guard_integrations.llama_index.check import GuardedNodes
 
 logger = logging.getLogger(__name__)
@@ -54,6 +54,12 @@ _TURN: ContextVar[GuardedNodes | None] = ContextVar("rag_guard_chat_turn", defau
 RECENT_TURNS = 3
 
 
+def _kept_for_the_turn(checked: GuardedNodes) -> list[NodeWithScore]:
+    """The nodes that go on; the check is kept for this turn's synthesizer choice."""
+    _TURN.set(checked)
+    return checked.nodes
+
+
 class _GuardedTurns:
     """What both guarded engine kinds share: guarded nodes, and the refusal as the answer."""
 
@@ -64,15 +70,13 @@ class _GuardedTurns:
         return message
 
     def _get_nodes(self, message: str) -> list[NodeWithScore]:
-        checked = guard_and_postprocess(self._guarded, self._after_guard, self._bundle(message))
-        _TURN.set(checked)
-        return checked.nodes
+        return _kept_for_the_turn(run(self._checking(message)))
 
     async def _aget_nodes(self, message: str) -> list[NodeWithScore]:
-        bundle = self._bundle(message)
-        checked = await aguard_and_postprocess(self._guarded, self._after_guard, bundle)
-        _TURN.set(checked)
-        return checked.nodes
+        return _kept_for_the_turn(await arun(self._checking(message)))
+
+    def _checking(self, message: str) -> Flow[GuardedNodes]:
+        return postprocessed(self._guarded, self._after_guard, self._bundle(message))
 
     def _bundle(self, message: str) -> QueryBundle:
         return QueryBundle(self._guard_query(message))
@@ -97,7 +101,7 @@ class _Context(_GuardedTurns, ContextChatEngine):
 
     def _guard_query(self, message: str) -> str:
         guard, access = self._guarded.guard, self._guarded.request_access()
-        if guard.prefilter(message, access) is not None:
+        if fetches(plan(guard, message, access)):
             return message
         earlier = [
             str(m.content)
@@ -106,7 +110,7 @@ class _Context(_GuardedTurns, ContextChatEngine):
         ]
         for turn in reversed(earlier[-RECENT_TURNS:]):
             candidate = f"{turn} {message}"
-            if guard.prefilter(candidate, access) is not None:
+            if fetches(plan(guard, candidate, access)):
                 return candidate
         return message
 

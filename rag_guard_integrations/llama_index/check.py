@@ -1,13 +1,16 @@
-"""One guard check over LlamaIndex nodes: judge what the LLM will be sent, call the core Guard,
-keep the caller's own NodeWithScore objects by position, and report the decision."""
+"""One guard check over LlamaIndex nodes: the node as the LLM will read it becomes a chunk,
+the kit's guarded request runs, and the caller's own NodeWithScore objects (or masked copies)
+go on; the decision is reported as a :class:`GuardDecisionEvent`."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from llama_index.core.schema import ImageNode, MetadataMode, Node, NodeWithScore
 
+from rag_guard_integrations.adapters.check import guarded
+from rag_guard_integrations.adapters.records import HANDOFF, decision_rows
 from rag_guard_integrations.core.chunk import Chunk
 from rag_guard_integrations.guards.non_text import NonTextChunk
 from rag_guard_integrations.llama_index.content import (
@@ -18,13 +21,15 @@ from rag_guard_integrations.llama_index.content import (
 from rag_guard_integrations.llama_index.events import GuardDecisionEvent, emit
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Sequence
 
     from llama_index.core.schema import BaseNode, QueryBundle
 
+    from rag_guard_integrations.adapters.drive import Flow
     from rag_guard_integrations.core.access import AccessContext
-    from rag_guard_integrations.core.decisions import GuardResult, Redaction
+    from rag_guard_integrations.core.decisions import ChunkDecision, GuardResult
     from rag_guard_integrations.engine.guard import Guard
+    from rag_guard_integrations.engine.plan import RequestPlan
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,12 +38,11 @@ class GuardedNodes:
 
     ``result.decisions`` holds one decision per node given, in order (a node with content no
     text check can judge, such as an image, is denied at the ``non_text`` stage unless the
-    policy sets ``allow_non_text: true``). ``refusal`` is the text to answer with instead of
-    calling the LLM: the domain guard's when it rejected the query, else the policy's
-    no-context text when no node is left; never under ``mode: shadow`` (``enforced`` is
-    False), where the policy only records and the LLM answers as it would without the guard.
-    ``unmasked_ids`` are the nodes the guard allowed masked whose masks could not be written
-    back into the node, so withheld.
+    policy sets ``allow_non_text: true``; a node the guard allowed masked whose masks cannot be
+    written back into it is denied at the ``handoff`` stage). ``refusal`` is the text to answer
+    with instead of calling the LLM: the domain guard's when it rejected the query, else the
+    policy's no-context text when no node is left; never under ``mode: shadow``, where the
+    policy only records and the LLM answers as it would without the guard.
 
     Example:
         ```python
@@ -49,18 +53,47 @@ class GuardedNodes:
 
     nodes: list[NodeWithScore]
     result: GuardResult
-    no_context_refusal: str
-    unmasked_ids: tuple[str, ...] = field(default=())
-    enforced: bool = True
+    refusal: str | None
+    plan: RequestPlan | None = None
 
     @property
-    def refusal(self) -> str | None:
-        """Text to show instead of an answer, or None when the LLM may answer."""
-        if not self.enforced:
+    def unmasked_ids(self) -> tuple[str, ...]:
+        """The nodes allowed masked whose masks could not be written back, so withheld."""
+        return tuple(str(d.chunk.id) for d in self.result.decisions if d.stage == HANDOFF)
+
+
+class _Nodes:
+    """The conversion of NodeWithScore objects for the kit."""
+
+    def chunk(self, item: NodeWithScore, position: int) -> Chunk:
+        # The guard judges the prompt text, not ``node.text``: metadata visible to the LLM, a
+        # Node's text resource and metadata a postprocessor may swap in reach the model too.
+        # Fields are read directly: Chunk.from_any probes attributes, and on pydantic models
+        # each failed probe costs more than the checks.
+        if not isinstance(item, NodeWithScore):
+            return Chunk.from_any(item, position=position)
+        node = item.node
+        text, metadata, node_id = judged_text(node), node.metadata, node.node_id
+        kinds = non_text_kinds(node)
+        if kinds:
+            return NonTextChunk(text, metadata, item.score, node_id, kinds=kinds)
+        return Chunk(text, metadata, item.score, node_id)
+
+    def hand_on(self, item: NodeWithScore, masked: ChunkDecision | None) -> NodeWithScore | None:
+        # A copy (the caller's node is untouched) with the masked text written back and
+        # neighbours' unjudged metadata dropped from its relationships.
+        node = (
+            item.node
+            if masked is None
+            else masked_copy(item.node, masked.redactions, masked.chunk.text)
+        )
+        if node is None:
             return None
-        if self.result.refusal is not None:
-            return self.result.refusal
-        return None if self.nodes else self.no_context_refusal
+        node = without_unjudged_relations(node)
+        return item if node is item.node else NodeWithScore(node=node, score=item.score)
+
+
+NODES = _Nodes()
 
 
 def query_text(query_bundle: QueryBundle | None) -> str:
@@ -84,112 +117,35 @@ def non_text_kinds(node: BaseNode) -> tuple[str, ...]:
     return tuple(kinds)
 
 
-def check_nodes(
+def checked_nodes(
     guard: Guard,
-    nodes: Sequence[NodeWithScore],
     query: str,
     access: AccessContext | None,
     source: str,
-) -> GuardedNodes:
-    """Run ``guard`` on ``nodes`` and report the decision as a :class:`GuardDecisionEvent`."""
-    result = guard.check(query, _chunks(nodes), access=access)
-    return _conclude(guard, nodes, result, access, source)
-
-
-async def acheck_nodes(
-    guard: Guard,
-    nodes: Sequence[NodeWithScore],
-    query: str,
-    access: AccessContext | None,
-    source: str,
-) -> GuardedNodes:
-    """Async twin of :func:`check_nodes`: awaits ``guard.acheck``."""
-    result = await guard.acheck(query, _chunks(nodes), access=access)
-    return _conclude(guard, nodes, result, access, source)
-
-
-def _chunks(nodes: Sequence[NodeWithScore]) -> list[Chunk]:
-    return [_chunk(node, i) for i, node in enumerate(nodes)]
-
-
-def _chunk(item: object, position: int) -> Chunk:
-    # The guard judges the prompt text, not ``node.text``: metadata visible to the LLM, a
-    # Node's text resource and metadata a postprocessor may swap in reach the model too.
-    # Fields are read directly: Chunk.from_any probes attributes, and on pydantic models each
-    # failed probe costs more than the checks.
-    if isinstance(item, NodeWithScore):
-        node = item.node
-        text, metadata, node_id = judged_text(node), node.metadata, node.node_id
-        kinds = non_text_kinds(node)
-        if kinds:
-            return NonTextChunk(text, metadata, item.score, node_id, kinds=kinds)
-        return Chunk(text, metadata, item.score, node_id)
-    return Chunk.from_any(item, position=position)
-
-
-def _handed_on(
-    item: NodeWithScore, text: str | None, spans: Sequence[Redaction]
-) -> NodeWithScore | None:
-    """An allowed ``item`` as it goes on: itself, or a copy (the caller's node is untouched)
-    with the masked ``text`` written back and neighbours' unjudged metadata dropped from its
-    relationships; None when the masks cannot be written back into the node."""
-    node = item.node if text is None else masked_copy(item.node, spans, text)
-    if node is None:
-        return None
-    node = without_unjudged_relations(node)
-    return item if node is item.node else NodeWithScore(node=node, score=item.score)
-
-
-def _conclude(
-    guard: Guard,
-    nodes: Sequence[NodeWithScore],
-    result: GuardResult,
-    access: AccessContext | None,
-    source: str,
-) -> GuardedNodes:
-    allowed = result.allowed_indices
-    masked = result.redacted
-    kept: list[NodeWithScore] = []
-    unmasked: list[str] = []
-    for i in allowed:
-        spans = result.decisions[i].redactions if i in masked else ()
-        node = _handed_on(nodes[i], masked.get(i), spans)
-        if node is None:
-            unmasked.append(nodes[i].node.node_id)
-        else:
-            kept.append(node)
+    *,
+    nodes: Sequence[NodeWithScore] = (),
+    fetch: Callable[[RequestPlan], Flow[Sequence[NodeWithScore]]] | None = None,
+    planned: RequestPlan | None = None,
+    limit: int | None = None,
+) -> Flow[GuardedNodes]:
+    """The kit's guarded request over ``nodes`` (or what ``fetch`` brings), reported as a
+    :class:`GuardDecisionEvent` of ``source``."""
+    checked = yield from guarded(
+        guard, query, access, NODES, items=nodes, fetch=fetch, planned=planned, limit=limit
+    )
+    result = checked.result
 
     def event() -> GuardDecisionEvent:
-        passed = set(allowed)
-        denied = [n.node.node_id for i, n in enumerate(nodes) if i not in passed]
+        rows = decision_rows(result)
         return GuardDecisionEvent(
             source=source,
             summary=result.summary(),
             principal=None if access is None else access.principal,
-            allowed_node_ids=[node.node.node_id for node in kept],
-            denied_node_ids=[*denied, *unmasked],
-            decisions=decision_rows(result, frozenset(unmasked)),
+            allowed_node_ids=[str(row["id"]) for row in rows if row["allowed"]],
+            denied_node_ids=[str(row["id"]) for row in rows if not row["allowed"]],
+            decisions=rows,
             audit=result.audit(),
         )
 
     emit(event)
-    policy = guard.policy
-    return GuardedNodes(
-        kept, result, policy.no_context_refusal, tuple(unmasked), policy.mode != "shadow"
-    )
-
-
-def decision_rows(
-    result: GuardResult, unmasked: frozenset[str] = frozenset()
-) -> list[dict[str, object]]:
-    """Per-chunk ``{id, allowed, stage, rule}`` for traces: never chunk text or a reason.
-    ``unmasked`` ids were allowed masked but withheld: their masks could not be written back."""
-    return [
-        {
-            "id": d.chunk.id,
-            "allowed": d.allowed and d.chunk.id not in unmasked,
-            "stage": d.stage,
-            "rule": d.rule,
-        }
-        for d in result.decisions
-    ]
+    return GuardedNodes(checked.items, result, checked.refusal, checked.plan)

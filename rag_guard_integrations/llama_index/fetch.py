@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING
 from llama_index.core.indices.vector_store.retrievers import VectorIndexRetriever
 from llama_index.core.vector_stores.types import MetadataFilters
 
-from rag_guard_integrations.core.shielded import ashielded, shielded
+from rag_guard_integrations.adapters.drive import Call, once
+from rag_guard_integrations.adapters.fetch import shielded
 from rag_guard_integrations.engine.guard import fetch_size
 from rag_guard_integrations.llama_index.pushdown import (
     constraint_filters,
@@ -23,10 +24,11 @@ if TYPE_CHECKING:
     from llama_index.core.base.base_retriever import BaseRetriever
     from llama_index.core.schema import NodeWithScore, QueryBundle
 
-    from rag_guard_integrations.guards.access import Constraints
+    from rag_guard_integrations.adapters.drive import Flow
+    from rag_guard_integrations.core.constraints import Constraints
 
 
-def plan(
+def sources(
     inner: BaseRetriever, constraints: Constraints, fetch_k: int | None, k: int | None = None
 ) -> tuple[BaseRetriever, BaseRetriever | None]:
     """The retriever to fetch from, and a fallback without the guard's filters (or None);
@@ -48,9 +50,9 @@ def plan(
     return pushed, fetching_retriever(inner, size, None)
 
 
-def fetch(
+def fetched(
     primary: BaseRetriever, fallback: BaseRetriever | None, bundle: QueryBundle
-) -> list[NodeWithScore]:
+) -> Flow[list[NodeWithScore]]:
     """Nodes from ``primary``, or from ``fallback`` when the store refuses ``primary``'s filters,
     fetched reporting nothing (none of their events, spans, callbacks and log records, nor
     those of any retriever they call: see :mod:`.quiet`).
@@ -59,32 +61,23 @@ def fetch(
         RetrievalError: the retriever raised; its message, which may quote unchecked nodes,
             stays out of the error and so out of every trace and handler.
     """
-
-    def retrieve() -> list[NodeWithScore]:
-        try:
-            return primary.retrieve(bundle)
-        except (ValueError, NotImplementedError):
-            if fallback is None:
-                raise
-            return fallback.retrieve(bundle)
-
-    return shielded(retrieve, silenced(*class_modules(type(primary))), "GuardedRetriever")
+    quiet = silenced(*class_modules(type(primary)))
+    return shielded(_retrieved(primary, fallback, bundle), quiet, "GuardedRetriever")
 
 
-async def afetch(
+def _retrieved(
     primary: BaseRetriever, fallback: BaseRetriever | None, bundle: QueryBundle
-) -> list[NodeWithScore]:
-    """Async twin of :func:`fetch`."""
+) -> Flow[list[NodeWithScore]]:
+    try:
+        return (yield from once(_retrieve(primary, bundle)))
+    except (ValueError, NotImplementedError):
+        if fallback is None:
+            raise
+    return (yield from once(_retrieve(fallback, bundle)))
 
-    async def retrieve() -> list[NodeWithScore]:
-        try:
-            return await primary.aretrieve(bundle)
-        except (ValueError, NotImplementedError):
-            if fallback is None:
-                raise
-            return await fallback.aretrieve(bundle)
 
-    return await ashielded(retrieve, silenced(*class_modules(type(primary))), "GuardedRetriever")
+def _retrieve(retriever: BaseRetriever, bundle: QueryBundle) -> Call[list[NodeWithScore]]:
+    return Call(lambda: retriever.retrieve(bundle), lambda: retriever.aretrieve(bundle))
 
 
 def _nested(filters: MetadataFilters) -> bool:

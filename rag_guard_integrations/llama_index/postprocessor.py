@@ -7,29 +7,25 @@ from typing import TYPE_CHECKING, Any
 from llama_index.core.bridge.pydantic import ConfigDict, Field
 from llama_index.core.postprocessor.types import BaseNodePostprocessor
 
+from rag_guard_integrations.adapters.access import require_pinnable
+from rag_guard_integrations.adapters.drive import arun, run
+from rag_guard_integrations.adapters.stored import coerce_guard
 from rag_guard_integrations.core.access import AccessContext
+from rag_guard_integrations.core.errors import AdapterConfigError
 from rag_guard_integrations.llama_index.access import access_for
-from rag_guard_integrations.llama_index.check import (
-    GuardedNodes,
-    acheck_nodes,
-    check_nodes,
-    query_text,
-)
-from rag_guard_integrations.llama_index.errors import (
-    AdapterConfigError,
-    refuse_unknown,
-    require_pinnable,
-)
+from rag_guard_integrations.llama_index.check import GuardedNodes, checked_nodes, query_text
 
 # Runtime imports: pydantic resolves these field annotations when the class is built.
 from rag_guard_integrations.llama_index.fields import (
     AccessDefault,
     GuardField,
-    coerce_guard,
+    refuse_unknown,
 )
 
 if TYPE_CHECKING:
     from llama_index.core.schema import NodeWithScore, QueryBundle
+
+    from rag_guard_integrations.adapters.drive import Flow
 
 
 class GuardPostprocessor(BaseNodePostprocessor):
@@ -135,17 +131,20 @@ class GuardPostprocessor(BaseNodePostprocessor):
         self, nodes: list[NodeWithScore], query_bundle: QueryBundle | None = None
     ) -> GuardedNodes:
         """Check ``nodes``; the kept nodes together with the ``GuardResult`` and any refusal."""
-        access = access_for(self.access, pinned=self.pin_access)
-        return check_nodes(self.guard, nodes, query_text(query_bundle), access, self.class_name())
+        return run(self._checking(nodes, query_bundle))
 
     async def aguard_nodes(
         self, nodes: list[NodeWithScore], query_bundle: QueryBundle | None = None
     ) -> GuardedNodes:
         """Async twin of :meth:`guard_nodes` (awaits ``Guard.acheck``)."""
+        return await arun(self._checking(nodes, query_bundle))
+
+    def _checking(
+        self, nodes: list[NodeWithScore], query_bundle: QueryBundle | None
+    ) -> Flow[GuardedNodes]:
         access = access_for(self.access, pinned=self.pin_access)
-        return await acheck_nodes(
-            self.guard, nodes, query_text(query_bundle), access, self.class_name()
-        )
+        query = query_text(query_bundle)
+        return checked_nodes(self.guard, query, access, self.class_name(), nodes=nodes)
 
     def _postprocess_nodes(
         self, nodes: list[NodeWithScore], query_bundle: QueryBundle | None = None

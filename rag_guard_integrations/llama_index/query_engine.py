@@ -13,15 +13,20 @@ from llama_index.core.indices.vector_store.retrievers import VectorIndexRetrieve
 from llama_index.core.instrumentation import get_dispatcher  # type: ignore[attr-defined]
 from llama_index.core.query_engine import RetrieverQueryEngine
 
-from rag_guard_integrations.core.shielded import ashielded, shielded
+from rag_guard_integrations.adapters.drive import Call, arun, once, run
+from rag_guard_integrations.adapters.fetch import shielded
+from rag_guard_integrations.core.errors import AdapterConfigError
 from rag_guard_integrations.engine.guard import as_guard
 from rag_guard_integrations.llama_index.access import guard_access
-from rag_guard_integrations.llama_index.errors import AdapterConfigError, refuse_unknown
+from rag_guard_integrations.llama_index.fields import (
+    refuse_unknown,
+    require_index,
+    require_retriever,
+)
 from rag_guard_integrations.llama_index.postprocessor import GuardPostprocessor
 from rag_guard_integrations.llama_index.quiet import class_modules, silenced
-from rag_guard_integrations.llama_index.refusal import refusal_response
+from rag_guard_integrations.llama_index.refusal import RefusalSynthesizer
 from rag_guard_integrations.llama_index.retriever import GuardedRetriever
-from rag_guard_integrations.llama_index.sources import require_index, require_retriever
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -36,6 +41,7 @@ if TYPE_CHECKING:
     from llama_index.core.response_synthesizers import BaseSynthesizer
     from llama_index.core.schema import NodeWithScore, QueryBundle, QueryType
 
+    from rag_guard_integrations.adapters.drive import Flow
     from rag_guard_integrations.core.access import AccessContext
     from rag_guard_integrations.engine.guard import Guard
     from rag_guard_integrations.llama_index.check import GuardedNodes
@@ -109,11 +115,11 @@ class GuardedQueryEngine(RetrieverQueryEngine):
 
     def guarded_retrieve(self, query_bundle: QueryBundle) -> GuardedNodes:
         """Retrieve and check, run the other postprocessors on what passed, judge the result."""
-        return guard_and_postprocess(self._guarded, self._after_guard, query_bundle)
+        return run(postprocessed(self._guarded, self._after_guard, query_bundle))
 
     async def aguarded_retrieve(self, query_bundle: QueryBundle) -> GuardedNodes:
         """Async twin of :meth:`guarded_retrieve`."""
-        return await aguard_and_postprocess(self._guarded, self._after_guard, query_bundle)
+        return await arun(postprocessed(self._guarded, self._after_guard, query_bundle))
 
     def retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
         """The nodes that would reach the LLM."""
@@ -134,31 +140,25 @@ class GuardedQueryEngine(RetrieverQueryEngine):
 
     @dispatcher.span
     def _query(self, query_bundle: QueryBundle) -> RESPONSE_TYPE:
-        payload: dict[str, Any] = {EventPayload.QUERY_STR: query_bundle.query_str}
-        with self.callback_manager.event(CBEventType.QUERY, payload=payload) as query_event:
-            checked = self.guarded_retrieve(query_bundle)
-            if checked.refusal is None:
-                response = self._response_synthesizer.synthesize(
-                    query=query_bundle, nodes=checked.nodes
-                )
-            else:
-                response = refusal_response(checked.refusal, streaming=self._streaming)
-            query_event.on_end(payload={EventPayload.RESPONSE: response})
-        return response
+        return run(self._answer(query_bundle))
 
     @dispatcher.span
     async def _aquery(self, query_bundle: QueryBundle) -> RESPONSE_TYPE:
+        return await arun(self._answer(query_bundle))
+
+    def _answer(self, query_bundle: QueryBundle) -> Flow[RESPONSE_TYPE]:
+        """One query for both drivers: guarded retrieval, then the synthesizer, or the refusal
+        in the response shape the synthesizer would give, without calling the LLM."""
         payload: dict[str, Any] = {EventPayload.QUERY_STR: query_bundle.query_str}
         with self.callback_manager.event(CBEventType.QUERY, payload=payload) as query_event:
-            checked = await self.aguarded_retrieve(query_bundle)
-            if checked.refusal is None:
-                response = await self._response_synthesizer.asynthesize(
-                    query=query_bundle, nodes=checked.nodes
-                )
-            else:
-                response = refusal_response(
-                    checked.refusal, streaming=self._streaming, is_async=True
-                )
+            checked = yield from postprocessed(self._guarded, self._after_guard, query_bundle)
+            synthesizer: Any = self._response_synthesizer
+            if checked.refusal is not None:
+                synthesizer = RefusalSynthesizer(checked.refusal, self._streaming)
+            response: RESPONSE_TYPE = yield Call(
+                partial(synthesizer.synthesize, query=query_bundle, nodes=checked.nodes),
+                partial(synthesizer.asynthesize, query=query_bundle, nodes=checked.nodes),
+            )
             query_event.on_end(payload={EventPayload.RESPONSE: response})
         return response
 
@@ -168,50 +168,43 @@ class GuardedQueryEngine(RetrieverQueryEngine):
         return bool(getattr(self._response_synthesizer, "_streaming", False))
 
 
-def guard_and_postprocess(
+def postprocessed(
     guarded: GuardedRetriever,
     postprocessors: Sequence[BaseNodePostprocessor],
     query_bundle: QueryBundle,
-) -> GuardedNodes:
+) -> Flow[GuardedNodes]:
     """Guarded retrieval, then each of ``postprocessors`` on what the guard kept, silenced, and
-    the guard again on its output: the nodes the LLM may be sent, judged as it will read them.
+    the guard again (under the same plan) on its output: the nodes the LLM may be sent, judged
+    as it will read them. Run it with :func:`~rag_guard_integrations.adapters.drive.run` or
+    ``arun``.
 
     Raises:
         RetrievalError: a postprocessor raised; its message, which may quote nodes it added,
             stays out of the error and so out of every trace and handler.
     """
-    checked = guarded.guarded_retrieve(query_bundle)
+    checked = yield from guarded.retrieval(query_bundle)
     for postprocessor in postprocessors:
         if not checked.nodes:
             break
-        changed = shielded(
-            partial(postprocessor.postprocess_nodes, checked.nodes, query_bundle=query_bundle),
+        changed = yield from shielded(
+            once(_postprocessing(postprocessor, checked.nodes, query_bundle)),
             silenced(*class_modules(type(postprocessor))),
             "GuardedQueryEngine",
             _step(postprocessor),
         )
-        checked = guarded.check(changed, query_bundle, source="GuardedQueryEngine")
-    return checked
-
-
-async def aguard_and_postprocess(
-    guarded: GuardedRetriever,
-    postprocessors: Sequence[BaseNodePostprocessor],
-    query_bundle: QueryBundle,
-) -> GuardedNodes:
-    """Async twin of :func:`guard_and_postprocess`."""
-    checked = await guarded.aguarded_retrieve(query_bundle)
-    for postprocessor in postprocessors:
-        if not checked.nodes:
-            break
-        changed = await ashielded(
-            partial(postprocessor.apostprocess_nodes, checked.nodes, query_bundle=query_bundle),
-            silenced(*class_modules(type(postprocessor))),
-            "GuardedQueryEngine",
-            _step(postprocessor),
+        checked = yield from guarded.checking(
+            changed, query_bundle, "GuardedQueryEngine", planned=checked.plan
         )
-        checked = await guarded.acheck(changed, query_bundle, source="GuardedQueryEngine")
     return checked
+
+
+def _postprocessing(
+    postprocessor: BaseNodePostprocessor, nodes: list[NodeWithScore], bundle: QueryBundle
+) -> Call[list[NodeWithScore]]:
+    return Call(
+        lambda: postprocessor.postprocess_nodes(nodes, query_bundle=bundle),
+        lambda: postprocessor.apostprocess_nodes(nodes, query_bundle=bundle),
+    )
 
 
 def _step(postprocessor: BaseNodePostprocessor) -> str:

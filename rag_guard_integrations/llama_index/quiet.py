@@ -39,7 +39,7 @@ from llama_index.core.instrumentation.events.query import QueryStartEvent
 from llama_index.core.instrumentation.events.synthesis import SynthesizeStartEvent
 from llama_index_instrumentation.dispatcher import Dispatcher
 
-from rag_guard_integrations.llama_index.errors import AdapterConfigError
+from rag_guard_integrations.core.errors import AdapterConfigError
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator

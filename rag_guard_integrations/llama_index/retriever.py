@@ -3,29 +3,34 @@ before it can reach the LLM, over-fetching and pushing access filters into the s
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from llama_index.core.base.base_retriever import BaseRetriever
 from llama_index.core.schema import QueryBundle
 
+from rag_guard_integrations.adapters.access import require_pinnable
+from rag_guard_integrations.adapters.drive import arun, run
 from rag_guard_integrations.core.access import AccessContext
 from rag_guard_integrations.core.arguments import positive_int
 from rag_guard_integrations.core.errors import InputError
 from rag_guard_integrations.engine.guard import as_guard
 from rag_guard_integrations.guards.domain_collection import StoreLesson
 from rag_guard_integrations.llama_index.access import access_for
-from rag_guard_integrations.llama_index.check import GuardedNodes, acheck_nodes, check_nodes
+from rag_guard_integrations.llama_index.check import checked_nodes
 from rag_guard_integrations.llama_index.collection import index_metadata
-from rag_guard_integrations.llama_index.errors import require_pinnable
-from rag_guard_integrations.llama_index.fetch import afetch, fetch, plan
-from rag_guard_integrations.llama_index.sources import require_retriever
+from rag_guard_integrations.llama_index.fetch import fetched, sources
+from rag_guard_integrations.llama_index.fields import require_retriever
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from llama_index.core.callbacks import CallbackManager
     from llama_index.core.schema import NodeWithScore, QueryType
 
+    from rag_guard_integrations.adapters.drive import Flow
     from rag_guard_integrations.engine.guard import Guard
+    from rag_guard_integrations.engine.plan import RequestPlan
+    from rag_guard_integrations.llama_index.check import GuardedNodes
 
 
 class GuardedRetriever(BaseRetriever):
@@ -149,64 +154,64 @@ class GuardedRetriever(BaseRetriever):
 
     def guarded_retrieve(self, query: QueryType) -> GuardedNodes:
         """Retrieve and check; the kept nodes together with the ``GuardResult`` and any refusal."""
-        bundle = _bundle(query)
-        access = self.request_access()
-        source = self._source(bundle.query_str, access)
-        nodes = fetch(*source, bundle) if source is not None else []
-        self._lesson.after(self.guard, [n.node.metadata for n in nodes])
-        checked = check_nodes(self.guard, nodes, bundle.query_str, access, "GuardedRetriever")
-        return self._cap(checked)
+        return run(self.retrieval(_bundle(query)))
 
     async def aguarded_retrieve(self, query: QueryType) -> GuardedNodes:
         """Async twin of :meth:`guarded_retrieve` (the inner ``aretrieve``, ``Guard.acheck``)."""
-        bundle = _bundle(query)
-        access = self.request_access()
-        source = self._source(bundle.query_str, access)
-        nodes = await afetch(*source, bundle) if source is not None else []
-        self._lesson.after(self.guard, [n.node.metadata for n in nodes])
-        checked = await acheck_nodes(
-            self.guard, nodes, bundle.query_str, access, "GuardedRetriever"
-        )
-        return self._cap(checked)
+        return await arun(self.retrieval(_bundle(query)))
 
     def check(
         self, nodes: list[NodeWithScore], query: QueryType, source: str = "GuardedRetriever"
     ) -> GuardedNodes:
         """Judge ``nodes`` (for example after a postprocessor changed them) for this request."""
-        bundle = _bundle(query)
-        access = self.request_access()
-        return check_nodes(self.guard, nodes, bundle.query_str, access, source)
+        return run(self.checking(nodes, _bundle(query), source))
 
     async def acheck(
         self, nodes: list[NodeWithScore], query: QueryType, source: str = "GuardedRetriever"
     ) -> GuardedNodes:
         """Async twin of :meth:`check`."""
-        bundle = _bundle(query)
-        access = self.request_access()
-        return await acheck_nodes(self.guard, nodes, bundle.query_str, access, source)
+        return await arun(self.checking(nodes, _bundle(query), source))
+
+    def retrieval(self, bundle: QueryBundle) -> Flow[GuardedNodes]:
+        """The flow of one guarded retrieval: planned once, fetched (pushed down and out of
+        sight) only when a node could pass, checked, at most ``k`` kept."""
+
+        def fetch(planned: RequestPlan) -> Flow[Sequence[NodeWithScore]]:
+            assert planned.constraints is not None  # the kit fetches only when a node can pass
+            primary, fallback = sources(self.retriever, planned.constraints, self.fetch_k, self.k)
+            nodes = yield from fetched(primary, fallback, bundle)
+            self._lesson.after(self.guard, [n.node.metadata for n in nodes])
+            return nodes
+
+        self._lesson.before(self.guard)
+        return checked_nodes(
+            self.guard,
+            bundle.query_str,
+            self.request_access(),
+            "GuardedRetriever",
+            fetch=fetch,
+            limit=self.k,
+        )
+
+    def checking(
+        self,
+        nodes: Sequence[NodeWithScore],
+        bundle: QueryBundle,
+        source: str,
+        planned: RequestPlan | None = None,
+    ) -> Flow[GuardedNodes]:
+        """The flow of one check of ``nodes`` for this request (under ``planned``, the plan the
+        request made already, when given)."""
+        access = self.request_access() if planned is None else planned.access
+        return checked_nodes(
+            self.guard, bundle.query_str, access, source, nodes=nodes, planned=planned
+        )
 
     def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
         return self.guarded_retrieve(query_bundle).nodes
 
     async def _aretrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
         return (await self.aguarded_retrieve(query_bundle)).nodes
-
-    def _source(
-        self, query: str, access: AccessContext | None
-    ) -> tuple[BaseRetriever, BaseRetriever | None] | None:
-        """The retriever this request fetches from and its fallback without pushdown; None
-        when the caller may see nothing (then nothing is fetched)."""
-        self._lesson.before(self.guard)
-        constraints = self.guard.prefilter(query, access)
-        if constraints is None:
-            return None
-        return plan(self.retriever, constraints, self.fetch_k, self.k)
-
-    def _cap(self, checked: GuardedNodes) -> GuardedNodes:
-        k = self.k
-        if k is None or len(checked.nodes) <= k:
-            return checked
-        return replace(checked, nodes=checked.nodes[:k])
 
 
 def _bundle(query: QueryType) -> QueryBundle:

@@ -24,8 +24,9 @@ PATH_MODULES = (
     "rag_guard_integrations.evaluation.prompt.langchain_paths",
     "rag_guard_integrations.evaluation.prompt.llama_index_paths",
     "rag_guard_integrations.evaluation.prompt.llama_index_chat_paths",
+    "rag_guard_integrations.evaluation.prompt.haystack_paths",
 )
-FRAMEWORKS = ("langchain", "langchain_core", "langgraph", "llama_index")
+FRAMEWORKS = ("langchain", "langchain_core", "langgraph", "llama_index", "haystack")
 PATHS: dict[str, PathRunner] = {}
 DEFAULT_CASES = 84
 """Cases per path and mode: the six LangChain paths alone then run 1,008 cases."""
