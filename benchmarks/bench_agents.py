@@ -132,7 +132,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         print(json.dumps(report, indent=2))
         return 0
-    from rag_guard_integrations.console import table  # noqa: PLC0415 - only for the table
+    from rag_guard_integrations.cli.console import table  # noqa: PLC0415 - only for the table
 
     rows = [
         (

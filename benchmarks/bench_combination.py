@@ -218,7 +218,7 @@ def main(argv: list[str] | None = None) -> int:
         report = {"runs": args.runs, "target_median_ms": TARGET_MS, "target_met": met}
         print(json.dumps({**report, "scenarios": results}, indent=2))
     else:
-        from rag_guard_integrations.console import table  # noqa: PLC0415 - only for the table
+        from rag_guard_integrations.cli.console import table  # noqa: PLC0415 - only for the table
 
         rows = [[cell(r) for cell in COLUMNS.values()] for r in results]
         print(table(tuple(COLUMNS), rows))

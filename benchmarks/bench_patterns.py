@@ -85,7 +85,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         print(json.dumps({"rounds": args.rounds, "classifiers": results}, indent=2))
     else:
-        from rag_guard_integrations.console import table  # noqa: PLC0415 - only for the table
+        from rag_guard_integrations.cli.console import table  # noqa: PLC0415 - only for the table
 
         rows = [
             (

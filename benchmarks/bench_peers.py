@@ -223,7 +223,7 @@ def compare_clause(ks: Sequence[int], runs: int) -> list[dict[str, Any]]:
 
 def report(result: dict[str, Any]) -> str:
     """The tables of ``result``, one section after another."""
-    from rag_guard_integrations.console import table  # noqa: PLC0415 - only for the table
+    from rag_guard_integrations.cli.console import table  # noqa: PLC0415 - only for the table
 
     def us(cell: dict[str, float]) -> str:
         return f"{cell['median_us']:.1f} / {cell['p99_us']:.1f}"

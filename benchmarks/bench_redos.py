@@ -164,7 +164,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         print(json.dumps({"rounds": args.rounds, "seconds_per_mb": per_mb}, indent=2))
     else:
-        from rag_guard_integrations.console import table  # noqa: PLC0415 - only for the table
+        from rag_guard_integrations.cli.console import table  # noqa: PLC0415 - only for the table
 
         headers = ("stage", *(f"s/MB at {s} MB" for s in sizes), f"ratio {sizes[-1]}/{sizes[0]}")
         rows = [

@@ -168,7 +168,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         print(json.dumps({"data": str(args.data), **scored, "missed": missed}, indent=2))
     else:
-        from rag_guard_integrations.console import table  # noqa: PLC0415 - only for the table
+        from rag_guard_integrations.cli.console import table  # noqa: PLC0415 - only for the table
 
         rows = [
             (e, r["precision"], r["recall"], r["support"], r["predicted"], *TARGETS[e])

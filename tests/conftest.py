@@ -35,6 +35,9 @@ REPO = Path(__file__).resolve().parents[1]
 INTEGRATION_FILES = frozenset(
     {
         "test_calibrate.py",
+        "test_calibrate_clauses.py",
+        "test_clause_model.py",
+        "test_clause_semantic.py",
         "test_cli.py",
         "test_domain_guard.py",
         "test_embedding_classifier.py",
@@ -60,6 +63,9 @@ INTEGRATION_DOCTESTS = (
     "rag_guard_integrations.embeddings",
     "rag_guard_integrations.classify.embedding",
     "rag_guard_integrations.vector_index",
+    "rag_guard_integrations.guards.clause_model",
+    "rag_guard_integrations.guards.clause_semantic",
+    "rag_guard_integrations.evaluation.clauses",
 )
 
 

@@ -167,5 +167,5 @@ def test_help_shows_the_file_format_and_an_example(capsys: pytest.CaptureFixture
         with pytest.raises(SystemExit):
             main(command)
         out = capsys.readouterr().out
-        assert "Exit codes: 0" in out
-        assert "Example: rag-guard policy" in out
+        assert "exit codes:\n  0 ok" in out
+        assert "example:\n  rag-guard policy" in out

@@ -9,6 +9,7 @@ import pytest
 
 from rag_guard_integrations import load_policy, parse_policy
 from rag_guard_integrations.cli import main
+from rag_guard_integrations.data.clause_examples import EXAMPLES_DIR
 from rag_guard_integrations.evaluation.clauses import (
     CUAD_CATEGORIES,
     FALSE_MATCH_TARGET,
@@ -25,7 +26,10 @@ if TYPE_CHECKING:
     from pathlib import Path
 
 CUAD = "cuad_clauses.jsonl"
+CHECKS = EXAMPLES_DIR / "checks.jsonl"
 POLICY = load_policy("contracts")
+# The clauses a chunk can be: the whole-contract (summary) clause is measured on none.
+CLAUSES = [c for c, spec in POLICY.clauses.items() if not spec.whole_contract]
 
 
 @pytest.fixture(scope="module")
@@ -47,19 +51,61 @@ def cuad_result(cuad_records: list[dict[str, object]]) -> dict[str, object]:
 
 
 def test_result_has_the_documented_shape(cuad_result: dict[str, object]) -> None:
-    """One entry per policy clause with categories, recall and false_match_rate in [0, 1]."""
+    """One entry per policy clause: categories, the combined recall and false_match_rate in
+    [0, 1], the regex's alone, and the semantic signal's with its threshold where it has one."""
     assert set(cuad_result) == {"clauses"}
     clauses = cuad_result["clauses"]
     assert isinstance(clauses, dict)
-    assert list(clauses) == list(POLICY.clauses)
+    assert list(clauses) == CLAUSES
     for clause_id, scores in clauses.items():
-        assert set(scores) == {"categories", "recall", "false_match_rate"}
+        spec = POLICY.clauses[clause_id]
+        signals = {"regex"} | ({"semantic"} if spec.semantic is not None else set())
+        assert set(scores) == {"categories", "recall", "false_match_rate"} | signals
         assert scores["categories"] == list(CUAD_CATEGORIES.get(clause_id, ()))
         assert 0.0 <= scores["false_match_rate"] <= 1.0
+        if spec.semantic is not None:
+            assert scores["semantic"]["min_score"] == spec.semantic.min_score
         if clause_id in CUAD_CATEGORIES:
             assert 0.0 <= scores["recall"] <= 1.0
+            assert scores["recall"] >= scores["regex"]["recall"]
         else:
             assert scores["recall"] is None
+
+
+def test_the_combined_fingerprint_is_the_regex_or_else_the_semantic_signal() -> None:
+    """A clause the regex misses counts for the combined fingerprint when the semantic signal
+    finds it; another clause's text counts for neither."""
+    records = [
+        {"text": "This Agreement is governed by the laws of Ohio.", "category": "Governing Law"},
+        {"text": "All questions about this Agreement are decided under Ohio law.",
+         "category": "Governing Law"},
+        {"text": "Supplier shall carry liability insurance.", "category": "Insurance"},
+    ]  # fmt: skip
+    policy = parse_policy(
+        "clauses:\n  GOVERNING_LAW:\n    intents: [law]\n"
+        "    fingerprint: {regex: '\\bgoverned by\\b', semantic: {min_score: 0.5}}\n"
+    )
+    scores = evaluate_clauses(records, policy)["clauses"]["GOVERNING_LAW"]
+    assert scores["regex"] == {"recall": 0.5, "false_match_rate": 0.0}
+    assert scores["semantic"] == {"recall": 1.0, "false_match_rate": 0.0, "min_score": 0.5}
+    assert (scores["recall"], scores["false_match_rate"]) == (1.0, 0.0)
+
+
+def test_a_category_naming_a_clause_id_is_that_clause() -> None:
+    """Excerpts labelled with a clause id (the package's check set) count for that clause."""
+    records = [{"text": "Invoices are payable within 30 days.", "category": "PAYMENT_TERMS"},
+               {"text": "Licensee may sublicense.", "category": "License Grant"}]  # fmt: skip
+    scores = evaluate_clauses(records, POLICY)["clauses"]["PAYMENT_TERMS"]
+    assert (scores["recall"], scores["regex"]["recall"]) == (1.0, 1.0)
+    assert scores["categories"] == []
+
+
+def test_the_check_set_measures_every_clause(capsys: pytest.CaptureFixture[str]) -> None:
+    """The package's own check set gives a recall for every clause, unlike CUAD."""
+    assert main(["eval", "clauses", "--data", str(CHECKS), "--json"]) == 0
+    clauses = json.loads(capsys.readouterr().out)["clauses"]
+    fingerprinted = [c for c, spec in POLICY.clauses.items() if spec.fingerprint is not None]
+    assert all(clauses[c]["recall"] is not None for c in fingerprinted)
 
 
 def test_mapping_names_real_categories_and_policy_clauses(
@@ -126,13 +172,18 @@ def test_cli_json_prints_the_evaluation(
 
 
 def test_cli_table_lists_every_clause(capsys: pytest.CaptureFixture[str], cuad_path: Path) -> None:
-    """Without --json the command prints a table with one row per clause and the target."""
+    """Without --json the command prints a table with one row per clause: combined, regex and
+    semantic recall and false-match rate, and the target."""
     assert main(["eval", "clauses", "--data", str(cuad_path), "--policy", "contracts"]) == 0
     out = capsys.readouterr().out
-    assert out.splitlines()[0].split() == ["clause", "CUAD", "categories", "recall", "false",
-                                           "match", "on", "target"]  # fmt: skip
-    for clause_id in POLICY.clauses:
+    assert out.splitlines()[0] == "all 300 excerpts"
+    assert out.splitlines()[1].split() == [
+        "clause", "recall", "regex", "semantic", "false", "match", "regex", "semantic", "on",
+        "target",
+    ]  # fmt: skip
+    for clause_id in CLAUSES:
         assert clause_id in out
+    assert "CONTRACT_OVERVIEW" not in out
     assert "target: recall >= 0.9" in out
 
 
@@ -180,7 +231,7 @@ def test_split_result_has_both_halves_that_add_up(
     assert set(result["split"]) == set(SPLITS)
     assert sum(part["records"] for part in result["split"].values()) == len(cuad_records)
     for part in result["split"].values():
-        assert list(part["clauses"]) == list(POLICY.clauses)
+        assert list(part["clauses"]) == CLAUSES
         assert 0.0 <= part["pooled_recall"] <= 1.0
 
 
@@ -193,9 +244,10 @@ def test_held_back_half_stays_near_the_tuned_half(cuad_records: list[dict[str, o
 def test_cli_split_table_shows_both_halves(
     capsys: pytest.CaptureFixture[str], cuad_path: Path
 ) -> None:
-    """``eval clauses --split`` prints recall per half and each half's pooled recall."""
+    """``eval clauses --split`` prints a table per half and each half's pooled recall."""
     assert main(["eval", "clauses", "--data", str(cuad_path), "--split"]) == 0
     out = capsys.readouterr().out
-    assert "held back" in out.splitlines()[0]
-    assert "tune: " in out
-    assert "held_back: " in out
+    assert "\ntune half: " in out
+    assert "\nheld-back half: " in out
+    assert "tune half: pooled recall " in out
+    assert "held-back half: pooled recall " in out

@@ -107,12 +107,20 @@ TRANSFORMS: dict[str, Callable[[str], str]] = {
 
 # At least one plain question per intent pattern of every clause (checked below).
 CLAUSE_QUERIES: dict[str, list[str]] = {
+    "CONTRACT_OVERVIEW": [
+        "Summarize the agreement",
+        "What are the key terms of the contract?",
+        "What does the agreement say?",
+        "Walk me through the contract",
+    ],
     "TERMINATION_NOTICE": [
         "What is the notice period?",
         "Can we terminate the agreement with notice?",
         "How much notice before we cancel the contract?",
         "What notice of non-renewal is required?",
         "Can the client terminate for convenience?",
+        "Can we terminate early?",
+        "Is early termination allowed?",
     ],
     "TERMINATION_FOR_CAUSE": [
         "Can we terminate if the vendor is in breach?",

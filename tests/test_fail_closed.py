@@ -98,7 +98,7 @@ INJECTIONS: list[tuple[str, Callable[[pytest.MonkeyPatch, Guard], None], str]] =
     ("clause detect", lambda mp, g: mp.setattr(g.clause, "detect", boom), "domain"),
     ("access check", lambda mp, g: break_check(mp, AccessGuard), "access"),
     ("hint check", lambda mp, g: break_check(mp, HintGuard), "hint"),
-    ("clause check", lambda mp, g: mp.setattr(ClauseGuard, "__call__", boom), "clause"),
+    ("clause check", lambda mp, g: break_check(mp, ClauseGuard), "clause"),
     ("labels reading", lambda mp, g: break_label_reading(mp), "labels"),
     ("combination", lambda mp, g: mp.setattr(CombinationGuard, "__call__", boom), "combination"),
 ]
@@ -262,7 +262,7 @@ SECRETS = ("late fees of $500", "due within 45 days of receipt")
 LEAKS: list[tuple[str, Callable[[pytest.MonkeyPatch, Guard], None]]] = [
     ("domain", lambda mp, g: mp.setattr(g.query_checks[0], "decide", quoting)),
     ("hint", lambda mp, g: mp.setattr(HintGuard, "__call__", quoting)),
-    ("clause", lambda mp, g: mp.setattr(ClauseGuard, "__call__", quoting)),
+    ("clause", lambda mp, g: mp.setattr(ClauseGuard, "check_many", quoting)),
     ("combination", lambda mp, g: mp.setattr(CombinationGuard, "__call__", quoting)),
     (
         "recognizers",

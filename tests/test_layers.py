@@ -17,7 +17,7 @@ ROOT = Path(rag_guard_integrations.__file__).parent
 # package and the longest prefix decides ("" is the package's own __init__).
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("core",),
-    ("policy", "embeddings", "data", "console"),
+    ("policy", "embeddings", "data"),
     ("classify",),
     # access sources sit beside the guards: the access stage asks them
     ("guards", "authz"),

@@ -52,7 +52,7 @@ def test_pipeline_keeps_labels_out_of_llm_and_embedding_text(embedder: MiniLMEmb
     )
     nodes = pipeline.run(documents=[Document(text=TEXTS[1], metadata={"source": "ledger"})])
     node = nodes[0]
-    assert node.metadata["classifications"] == ["financial", "payment_card"]
+    assert node.metadata["classifications"] == ["entity_identifier", "financial", "payment_card"]
     assert node.embedding is not None
     for mode in (MetadataMode.LLM, MetadataMode.EMBED):
         content = node.get_content(metadata_mode=mode)
@@ -98,8 +98,8 @@ def test_a_failing_classifier_labels_unclassified() -> None:
 
 
 def test_tagged_nodes_are_judged_at_query_time() -> None:
-    """Tagged at ingestion, the node holding a credential is withheld by the guard and the
-    others pass."""
+    """Tagged at ingestion, the node holding a credential and the one paying a named company
+    (financial data beside an organisation) are withheld by the guard; the others pass."""
     texts = [*TEXTS, "Deploy with password=Hunter2Hunter2 tonight."]
     nodes = GuardTagger(policy="default")(
         [TextNode(id_=str(i), text=t) for i, t in enumerate(texts)]
@@ -107,7 +107,7 @@ def test_tagged_nodes_are_judged_at_query_time() -> None:
     assert nodes[3].metadata["classifications"] == ["credentials"]
     pp = GuardPostprocessor(guard=Guard.from_policy("default"))
     kept = pp.postprocess_nodes([NodeWithScore(node=n, score=0.5) for n in nodes], query_str="q")
-    assert [n.node.node_id for n in kept] == ["0", "1", "2"]
+    assert [n.node.node_id for n in kept] == ["0", "2"]
 
 
 @pytest.mark.parametrize("batch_size", [1, 2, 64])
@@ -116,6 +116,6 @@ def test_batches_do_not_change_the_labels(batch_size: int) -> None:
     nodes = GuardTagger(policy="default", batch_size=batch_size)([TextNode(text=t) for t in TEXTS])
     assert [n.metadata.get("classifications") for n in nodes] == [
         ["contact_details"],
-        ["financial", "payment_card"],
+        ["entity_identifier", "financial", "payment_card"],
         [],
     ]

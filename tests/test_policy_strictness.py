@@ -397,10 +397,11 @@ def test_a_parsed_policy_merges_beside_a_pack_like_a_file() -> None:
         load_policy(parse_policy("mode: shadow\n", "trial.yaml"), "default")
 
 
-def test_the_readme_merging_table_names_every_setting() -> None:
-    """Each setting of the strictness table has its row in the README's merging table."""
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
-    section = readme.split("### Merging policies", 1)[1].split("\n### ", 1)[0]
+def test_the_docs_merging_table_names_every_setting() -> None:
+    """Each setting of the strictness table has its row in the policy page's merging table."""
+    page = Path(__file__).resolve().parents[1] / "docs" / "policy.md"
+    section = page.read_text(encoding="utf-8").split("## Merging policies", 1)[1]
+    section = section.split("\n## ", 1)[0]
     rows = "\n".join(line for line in section.splitlines() if line.startswith("| `"))
     for path, order in STRICTNESS.items():
         if path in {"", "rules.*.name"} or (isinstance(order, Section) and not order.optional):

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from rag_guard_integrations.console import print_json, table
+from rag_guard_integrations.cli.console import print_json, table
 from rag_guard_integrations.core.display import escape
 from rag_guard_integrations.core.printable import UNSAFE_RANGES, printable
 

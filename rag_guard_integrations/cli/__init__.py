@@ -8,6 +8,7 @@ import os
 import sys
 from typing import TYPE_CHECKING
 
+from rag_guard_integrations.cli.help import USAGE_ERROR
 from rag_guard_integrations.core.errors import RagGuardError
 from rag_guard_integrations.core.printable import printable
 
@@ -22,7 +23,10 @@ EXIT_USAGE = 2
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser with every sub-command registered."""
     parser = argparse.ArgumentParser(
-        prog="rag-guard", description="Check retrieved chunks before they reach an LLM."
+        prog="rag-guard",
+        description="Check retrieved chunks before they reach an LLM.",
+        epilog="Run `rag-guard COMMAND --help` for what a command reads, prints and exits with. "
+        f"Exit codes: 0 ok, 1 findings, 2 {USAGE_ERROR}.",
     )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name in COMMANDS:

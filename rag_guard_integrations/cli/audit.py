@@ -9,7 +9,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rag_guard_integrations.cli.audit_schema import record_problem
-from rag_guard_integrations.console import print_json, table
+from rag_guard_integrations.cli.console import print_json, table
+from rag_guard_integrations.cli.help import CommandHelp, add_command
 from rag_guard_integrations.core.audit import AUDIT_VERSION, READABLE_VERSIONS
 from rag_guard_integrations.core.errors import DataError
 from rag_guard_integrations.data.jsonl import read_jsonl
@@ -22,11 +23,21 @@ EXIT_OK, EXIT_FINDINGS = 0, 1
 _UNKEYED = "(v1, plain sha256)"
 
 
+HELP = CommandHelp(
+    summary="summarise audit records (JSONL) per rule, stage and principal",
+    reads="a JSONL file, one audit record (v2, or v1 written before) a line, as the "
+    "rag_guard_integrations.audit logger writes them; each must fit the shipped JSON schema.",
+    reads_example='{"version": 2, "request_id": "...", "principal": "alice", "chunks": [...]}',
+    prints="tables: totals (chunks allowed, denied, redacted, shadow), records per audit key "
+    "id, then counts per rule, stage and principal; --json: the same as one object.",
+    findings="some chunk was withheld or masked",
+    example="rag-guard audit audit.jsonl --json",
+)
+
+
 def register(commands: argparse._SubParsersAction[Any]) -> None:
     """Add the ``audit`` sub-command."""
-    parser = commands.add_parser(
-        "audit", help="summarise audit records (JSONL) per rule, stage and principal"
-    )
+    parser = add_command(commands, "audit", HELP)
     parser.add_argument("file", type=Path, help="JSONL file, one audit record a line")
     parser.add_argument("--json", action="store_true", help="machine-readable summary")
     parser.set_defaults(run=run)

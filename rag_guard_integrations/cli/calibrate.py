@@ -1,9 +1,11 @@
-"""``rag-guard calibrate``: sweep the domain thresholds over labelled queries, recommend a pair."""
+"""``rag-guard calibrate``: sweep the domain thresholds over labelled queries and recommend a
+pair, or (``--clauses``) each clause fingerprint's semantic threshold over labelled excerpts."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from rag_guard_integrations.cli.help import CommandHelp, add_command
 from rag_guard_integrations.core.errors import ArgumentError
 
 if TYPE_CHECKING:
@@ -12,12 +14,34 @@ if TYPE_CHECKING:
 EXIT_OK, EXIT_NO_POINT = 0, 1
 
 
+HELP = CommandHelp(
+    summary="sweep domain thresholds over labelled queries, or clause fingerprints' semantic "
+    "thresholds over labelled excerpts (--clauses), and recommend values",
+    reads="--queries: a JSONL file, one labelled query a line; --clinc: CLINC150's "
+    "clinc_oos.json, whose queries count as out of domain; or --clauses: a JSONL file of "
+    "labelled contract excerpts ('text', 'category').",
+    reads_example='{"query": "IS 2062 requirements", "in_domain": true}',
+    prints="a table of threshold pairs (root_min_similarity, min_similarity) with their "
+    "in-domain pass rate and out-of-domain block rate: the policy's current pair and the "
+    "recommended one (--split: on the tune and held-back halves); --plot: both curves as a "
+    "PNG; --clauses: per clause id the recommended semantic min_score with its recall and "
+    "false-match rate; --json: the same as one object.",
+    findings="no threshold pair keeps the --target pass rate",
+    example="rag-guard calibrate --queries rag_guard_integrations/data/bis_products_queries.jsonl"
+    " --split --target 0.97",
+)
+
+
 def register(commands: argparse._SubParsersAction[Any]) -> None:
     """Add ``calibrate`` to the ``rag-guard`` sub-commands."""
-    parser = commands.add_parser(
-        "calibrate", help="sweep domain thresholds over labelled queries and recommend a pair"
+    parser = add_command(commands, "calibrate", HELP)
+    source = parser.add_mutually_exclusive_group(required=True)
+    source.add_argument("--queries", help="JSONL lines {query, in_domain}: the domain guard")
+    source.add_argument(
+        "--clauses",
+        metavar="EXCERPTS",
+        help="JSONL lines {text, category} (CUAD): each clause's semantic min_score",
     )
-    parser.add_argument("--queries", required=True, help="JSONL lines {query, in_domain}")
     parser.add_argument(
         "--clinc", default=None, help="clinc_oos.json: its queries are added as out of domain"
     )
@@ -26,7 +50,15 @@ def register(commands: argparse._SubParsersAction[Any]) -> None:
         action="store_true",
         help="choose on the tune half of the queries (SHA-256 of the text), report both halves",
     )
-    parser.add_argument("--policy", default="bis", help="built-in name or path (default: bis)")
+    parser.add_argument(
+        "--policy", default=None, help="built-in name or path (default: bis, or contracts)"
+    )
+    parser.add_argument(
+        "--max-false-match",
+        type=float,
+        default=None,
+        help="--clauses: the highest false-match rate a threshold may give (default 0.04)",
+    )
     parser.add_argument(
         "--corpus", default=None, help="bundled corpus or JSONL (default: policy name)"
     )
@@ -39,19 +71,23 @@ def register(commands: argparse._SubParsersAction[Any]) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Run ``rag-guard calibrate``; exit 1 when no thresholds reach the target."""
-    from rag_guard_integrations.console import print_json, table  # noqa: PLC0415
+    from rag_guard_integrations.cli.console import print_json, table  # noqa: PLC0415
     from rag_guard_integrations.evaluation import datasets  # noqa: PLC0415
     from rag_guard_integrations.evaluation.calibrate import plot, sweep, sweep_split  # noqa: PLC0415
     from rag_guard_integrations.evaluation.domain import collect_signals, guard_for  # noqa: PLC0415
     from rag_guard_integrations.policy.loader import load_policy  # noqa: PLC0415
 
+    if args.clauses:
+        from rag_guard_integrations.cli.calibrate_clauses import run_clauses  # noqa: PLC0415
+
+        return run_clauses(args)
     if not 0.0 < args.target <= 1.0:
         raise ArgumentError(f"--target must be in (0, 1], got {args.target}")
     labelled = datasets.read_labelled(args.queries)
     if args.clinc:
         clinc = datasets.read_clinc(args.clinc).values()
         labelled += [datasets.LabelledQuery(q, in_domain=False) for part in clinc for q in part]
-    policy = load_policy(args.policy)
+    policy = load_policy(args.policy or "bis")
     corpus = args.corpus or datasets.default_corpus(policy.name)
     guard = guard_for(policy, corpus=corpus)
     queries = [q.query for q in labelled]

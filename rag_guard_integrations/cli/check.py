@@ -5,7 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rag_guard_integrations.console import print_json, print_line, table
+from rag_guard_integrations.cli.console import print_json, print_line, table
+from rag_guard_integrations.cli.help import CommandHelp, add_command
 from rag_guard_integrations.core.errors import ArgumentError
 from rag_guard_integrations.data.jsonl import read_jsonl
 
@@ -13,9 +14,24 @@ if TYPE_CHECKING:
     import argparse
 
 
+HELP = CommandHelp(
+    summary="check chunks for a query; print the decisions",
+    reads="--chunks: a JSONL file, one chunk a line: an object with 'text' and 'meta' (or "
+    "'page_content' and 'metadata'), optionally 'id' and 'score'.",
+    reads_example='{"id": "msa-7", "text": "Either party may terminate on 30 days\' written '
+    'notice.", "meta": {"contract_type": "MSA", "clause_id": "TERMINATION_NOTICE"}}',
+    prints="JSON on stdout: the query decision and one decision per chunk (allowed, stage, "
+    "reason; the text unless --no-text); --explain: a decision table; --audit: the audit "
+    "record v2.",
+    findings="the query was rejected or a block rule fired",
+    example="rag-guard check --policy contracts --query 'What is the termination notice "
+    "period?' --chunks chunks.jsonl --allow contract_type=MSA",
+)
+
+
 def register(commands: argparse._SubParsersAction[Any]) -> None:
     """Add the ``check`` sub-command."""
-    parser = commands.add_parser("check", help="check chunks for a query; print the decisions")
+    parser = add_command(commands, "check", HELP)
     parser.add_argument("--policy", action="append", required=True, help="name or path (repeat)")
     parser.add_argument("--query", required=True, help="the user's query")
     parser.add_argument("--chunks", required=True, type=Path, help="JSONL file, one chunk a line")
@@ -30,7 +46,7 @@ def register(commands: argparse._SubParsersAction[Any]) -> None:
     parser.add_argument("--no-text", action="store_true", help="leave chunk text out")
     shown = parser.add_mutually_exclusive_group()
     shown.add_argument("--explain", action="store_true", help="print the decision table")
-    shown.add_argument("--audit", action="store_true", help="print the audit record (v1)")
+    shown.add_argument("--audit", action="store_true", help="print the audit record (v2)")
     parser.set_defaults(run=run)
 
 

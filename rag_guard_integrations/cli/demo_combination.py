@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from rag_guard_integrations.console import heading, snippet, table
+from rag_guard_integrations.cli.console import heading, snippet, table
 from rag_guard_integrations.core.labels import metadata_labels
 
 if TYPE_CHECKING:

@@ -10,8 +10,8 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+from rag_guard_integrations.cli.console import heading, snippet, table
 from rag_guard_integrations.cli.demo_clause import CASES, QUERY, TOP_K
-from rag_guard_integrations.console import heading, snippet, table
 
 
 def _access(allowed: frozenset[str]) -> dict[str, Any] | None:

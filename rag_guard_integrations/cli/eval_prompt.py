@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from rag_guard_integrations.console import print_json, table
-from rag_guard_integrations.evaluation.prompt.harness import DEFAULT_CASES, run_eval
+from rag_guard_integrations.cli.console import print_json, print_line, table
+from rag_guard_integrations.cli.help import CommandHelp, add_command
+from rag_guard_integrations.evaluation.prompt.harness import DEFAULT_CASES, load_paths, run_eval
 
 if TYPE_CHECKING:
     import argparse
+    from collections.abc import Callable
 
 COLUMNS = (
     "prompt_leak_rate",
@@ -19,11 +21,23 @@ COLUMNS = (
 )
 
 
+HELP = CommandHelp(
+    summary="prompt, event and log leaks through every integration path",
+    reads="nothing from disk: a synthetic contract corpus whose chunks carry canary tokens, "
+    "and cases of (question, caller) drawn from --seed; --paths picks integration paths by "
+    "name (--list names them all, one line each).",
+    reads_example="--paths langchain_lcel,llamaindex_query_engine --cases 20",
+    prints="per path, each case run sync and async: the rate of cases whose forbidden canary "
+    "reached the prompt, the events (callbacks, event streams, instrumentation) or the logs, "
+    'authorised recall, refusal rate and seconds; --json: {"cases": N, "paths": {PATH: '
+    "{...}}}; --list: every path's name and what it runs.",
+    example="rag-guard eval prompt --list",
+)
+
+
 def register(kinds: argparse._SubParsersAction[Any]) -> None:
     """Add ``eval prompt``."""
-    parser = kinds.add_parser(
-        "prompt", help="prompt, event and log leaks through every integration path"
-    )
+    parser = add_command(kinds, "prompt", HELP)
     parser.add_argument(
         "--cases",
         type=int,
@@ -33,11 +47,20 @@ def register(kinds: argparse._SubParsersAction[Any]) -> None:
     parser.add_argument("--paths", default=None, help="comma-separated path names (default all)")
     parser.add_argument("--seed", type=int, default=0, help="corpus and case seed")
     parser.add_argument("--json", action="store_true", help="machine-readable result")
+    parser.add_argument(
+        "--list", action="store_true", help="name every path with one line each; run nothing"
+    )
     parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    """Print the table, or JSON with ``--json``."""
+    """Print the table, or JSON with ``--json``; with ``--list`` the paths only."""
+    if args.list:
+        known = load_paths()
+        width = max(map(len, known))
+        for name, runner in known.items():
+            print_line(f"{name.ljust(width)}  {summary_line(runner)}")
+        return 0
     paths = None if args.paths is None else [p.strip() for p in args.paths.split(",") if p.strip()]
     report = run_eval(cases=args.cases, paths=paths, seed=args.seed)
     if args.json:
@@ -50,3 +73,11 @@ def run(args: argparse.Namespace) -> int:
     print(f"{report['cases']} cases (each path sync and async)")
     print(table(["path", "cases", *(c.removesuffix("_rate") for c in COLUMNS), "seconds"], rows))
     return 0
+
+
+def summary_line(runner: Callable[..., object]) -> str:
+    """The first sentence of a path runner's docstring, on one line, without markup."""
+    paragraph = (runner.__doc__ or "").strip().split("\n\n")[0]
+    sentence = " ".join(paragraph.split()).replace("``", "")
+    head, dot, _ = sentence.partition(". ")
+    return head + "." if dot else sentence

@@ -5,15 +5,29 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from rag_guard_integrations.console import print_json
+from rag_guard_integrations.cli.console import print_json
+from rag_guard_integrations.cli.help import CommandHelp, add_command
 
 if TYPE_CHECKING:
     import argparse
 
 
+HELP = CommandHelp(
+    summary="validate policies and report every problem",
+    reads="one or more policies: a built-in name (default, finance, hipaa, gdpr, contracts, "
+    "bis) or a YAML file; several are merged as Guard.from_policy merges them.",
+    reads_example="rag-guard lint policies/my_policy.yaml",
+    prints="every problem (file, key path, line, fix), or OK; then notes: the rules that need "
+    "a classifier or labels in metadata because no recogniser gives one of their labels. "
+    "--json: {POLICY: [problems]}.",
+    findings="a policy has a problem",
+    example="rag-guard lint default my_policy.yaml",
+)
+
+
 def register(commands: argparse._SubParsersAction[Any]) -> None:
     """Add the ``lint`` sub-command."""
-    parser = commands.add_parser("lint", help="validate policies and report every problem")
+    parser = add_command(commands, "lint", HELP)
     parser.add_argument("policies", nargs="+", metavar="POLICY", help="built-in name or path")
     parser.add_argument("--json", action="store_true", help="machine-readable result")
     parser.set_defaults(run=run)

@@ -14,7 +14,11 @@ SUBCOMMANDS = ("policy_test", "policy_diff")
 def register(commands: argparse._SubParsersAction[Any]) -> None:
     """Add the ``policy`` group and its sub-commands."""
     parser = commands.add_parser(
-        "policy", help="test policies against expected decisions, or diff two versions"
+        "policy",
+        help="test policies against expected decisions, or diff two versions",
+        description="Access and policies as code: `policy test` checks expected decisions, "
+        "`policy diff` lists the decisions two versions disagree on. Run `rag-guard policy "
+        "SUBCOMMAND --help` for the case file format and an example.",
     )
     group = parser.add_subparsers(dest="policy_command", required=True, metavar="SUBCOMMAND")
     for name in SUBCOMMANDS:

@@ -3,30 +3,37 @@ between two policy versions; exit 1 when any does (a CI gate on policy changes).
 
 from __future__ import annotations
 
-import argparse
 from contextlib import ExitStack
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from rag_guard_integrations.console import print_json
+from rag_guard_integrations.cli.console import print_json
+from rag_guard_integrations.cli.help import CommandHelp, add_command
+from rag_guard_integrations.cli.policy_test import CASE_EXAMPLE
 
-EPILOG = """\
-The cases file has the format of `rag-guard policy test` (see its --help); its policies and
-expectations are ignored here, its access_source applies to both versions.
-Each change prints as:  'case name' chunk 0: allow (passed) -> deny (access): reason
+if TYPE_CHECKING:
+    import argparse
 
-Exit codes: 0 no decision changes, 1 some do, 2 a bad file or argument.
-Example: rag-guard policy diff policies/v1.yaml policies/v2.yaml --cases access-tests.yaml"""
+HELP = CommandHelp(
+    summary="list the decisions that change between two policy versions (exit 1 if any)",
+    reads="OLD and NEW: built-in names or YAML files; --cases: a case file in the format of "
+    "`rag-guard policy test` (see its --help): its policies and expectations are ignored here, "
+    "its access_source applies to both versions.",
+    reads_example=CASE_EXAMPLE,
+    prints="each change as:  'case name' chunk 0: allow (passed) -> deny (access): reason; "
+    'then a count; --json: {"decisions": N, "changes": [...]}.',
+    findings="some decision changes",
+    example="rag-guard policy diff policies/v1.yaml policies/v2.yaml --cases access-tests.yaml",
+)
 
 
 def register(commands: argparse._SubParsersAction[Any]) -> None:
     """Add ``policy diff``."""
-    parser = commands.add_parser(
+    parser = add_command(
+        commands,
         "diff",
-        help="list the decisions that change between two policy versions (exit 1 if any)",
+        HELP,
         description="Decide every case under OLD and under NEW and list what changes.",
-        epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("old", metavar="OLD", help="the current policy: built-in name or path")
     parser.add_argument("new", metavar="NEW", help="the proposed policy: built-in name or path")

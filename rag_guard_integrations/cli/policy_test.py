@@ -3,15 +3,17 @@ mismatch, with a readable diff of each."""
 
 from __future__ import annotations
 
-import argparse
 from contextlib import ExitStack
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from rag_guard_integrations.console import print_json
+from rag_guard_integrations.cli.console import print_json
+from rag_guard_integrations.cli.help import CommandHelp, add_command
+
+if TYPE_CHECKING:
+    import argparse
 
 FORMAT = """\
-The case file (YAML):
   policies: [contracts]            built-in names or paths, relative to the file
   access_source:                   optional, one engine; files relative to the case file
     cedar:  {policies: FILE.cedar, entities: FILE.json, resource_key: doc_id}
@@ -26,20 +28,29 @@ The case file (YAML):
       expect: allow                allow | deny | redact; stage: and rule: optional
     - name: several chunks judged together
       query: ...
-      chunks: [{text: ..., expect: deny, stage: authz}, {text: ..., expect: allow}]
+      chunks: [{text: ..., expect: deny, stage: authz}, {text: ..., expect: allow}]"""
 
-Exit codes: 0 every decision as expected, 1 a decision differs, 2 a bad file or argument.
-Example: rag-guard policy test access-tests.yaml"""
+CASE_EXAMPLE = (
+    "{policies: [contracts], cases: [{name: no access, query: 'What is the notice period?', "
+    "chunk: {text: 30 days notice, meta: {contract_type: MSA}}, expect: deny}]}"
+)
+HELP = CommandHelp(
+    summary="run a case file of expected decisions (exit 1 on a mismatch)",
+    reads="FILE: a YAML case file: the policies, optionally an access source, and cases of "
+    "principal, access, query and chunk(s), each with its expected decision (format below).",
+    reads_example=CASE_EXAMPLE,
+    sections={"the case file": FORMAT},
+    prints="each mismatch as expected/got lines, then one line: cases, decisions and how many "
+    'differ; --json: {"decisions": N, "mismatches": [...]}.',
+    findings="a decision differs from the expected one",
+    example="rag-guard policy test access-tests.yaml",
+)
 
 
 def register(commands: argparse._SubParsersAction[Any]) -> None:
     """Add ``policy test``."""
-    parser = commands.add_parser(
-        "test",
-        help="run a case file of expected decisions (exit 1 on a mismatch)",
-        description="Check that every case decides as the file expects.",
-        epilog=FORMAT,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+    parser = add_command(
+        commands, "test", HELP, description="Check that every case decides as the file expects."
     )
     parser.add_argument("file", type=Path, help="the case file (YAML, format below)")
     parser.add_argument("--json", action="store_true", help="machine-readable result")

@@ -8,6 +8,8 @@ from typing import TYPE_CHECKING, Any
 
 from rag_guard_integrations.classify.factory import KINDS, build_classifier
 from rag_guard_integrations.classify.tagging import batches, tag_batch
+from rag_guard_integrations.cli.console import progress
+from rag_guard_integrations.cli.help import CommandHelp, add_command
 from rag_guard_integrations.cli.tag_corpus import (
     Summary,
     count_record,
@@ -16,7 +18,6 @@ from rag_guard_integrations.cli.tag_corpus import (
     unseen_records,
 )
 from rag_guard_integrations.cli.tag_ray import add_engine_arguments, run_ray, uses_ray
-from rag_guard_integrations.console import progress
 from rag_guard_integrations.core.errors import ArgumentError, DataError
 from rag_guard_integrations.data.jsonl import read_jsonl
 
@@ -28,16 +29,29 @@ if TYPE_CHECKING:
 BATCH_SIZE = 32
 
 
+HELP = CommandHelp(
+    summary="label the records of a JSONL corpus",
+    reads="IN: records, one JSON object a line, with 'text' and 'meta' (or 'page_content' and "
+    "'metadata'), optionally 'id'; with --engine ray, IN may be .parquet.",
+    reads_example='{"id": "c1", "text": "Card 4111 1111 1111 1111 on file.", "meta": {}}',
+    prints="OUT: the records with metadata.classifications and metadata.findings added "
+    "(appended to, so an interrupted run resumes); on stdout, a summary of records per label "
+    "and per outcome (--json: as one object).",
+    findings="some record could not be classified (it carries 'unclassified')",
+    example="rag-guard tag corpus.jsonl --out tagged.jsonl --policy default",
+)
+
+
 def register(commands: argparse._SubParsersAction[Any]) -> None:
     """Add the ``tag`` sub-command."""
-    parser = commands.add_parser(
+    parser = add_command(
+        commands,
         "tag",
-        help="label the records of a JSONL corpus",
+        HELP,
         description=(
             "Add metadata.classifications and metadata.findings to every record of IN that "
             "has no labels yet (all of them under 'classify: always'). Records already in OUT "
-            "(by id, else line number) are skipped, so an interrupted run can be resumed. "
-            "Exit 1 when some record could not be classified."
+            "(by id, else line number) are skipped, so an interrupted run can be resumed."
         ),
     )
     parser.add_argument("input", type=Path, metavar="IN.jsonl", help="records, one JSON per line")

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from rag_guard_integrations.classify.tagging import metadata_key
-from rag_guard_integrations.console import print_json, table
+from rag_guard_integrations.cli.console import print_json, table
 from rag_guard_integrations.core.errors import ChunkError, DataError
 from rag_guard_integrations.core.labels import metadata_labels
 from rag_guard_integrations.data.jsonl import parse_line

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from rag_guard_integrations.classify.base import Classification
 from rag_guard_integrations.classify.tagging import metadata_key
+from rag_guard_integrations.cli.console import print_json, progress, table
 from rag_guard_integrations.cli.tag_corpus import (
     Summary,
     count_record,
@@ -14,7 +15,6 @@ from rag_guard_integrations.cli.tag_corpus import (
     unseen_records,
 )
 from rag_guard_integrations.cli.tag_corpus import print_report as local_report
-from rag_guard_integrations.console import print_json, progress, table
 from rag_guard_integrations.core.errors import ArgumentError, InputError
 from rag_guard_integrations.data.jsonl import read_jsonl
 from rag_guard_integrations.scale import (

@@ -193,6 +193,22 @@ class Guard:
 
         return PatternClassifier.from_policy(policy).bind(policy.vocabulary)
 
+    def __repr__(self) -> str:
+        """The policies by the names they were loaded under and the first 12 hex digits of the
+        merged policy's sha256 (the audit record's ``policy.sha256``); the access source by type.
+
+        Example:
+            >>> Guard.from_policy("contracts", "default")  # doctest: +ELLIPSIS
+            Guard(policies=['contracts', 'default'], sha256=...)
+        """
+        names, digest = self._identity
+        source = (
+            ""
+            if self.access_source is None
+            else f", access_source={type(self.access_source).__name__}"
+        )
+        return f"Guard(policies={list(names)!r}, sha256={digest[:12]}{source})"
+
     def __reduce__(self) -> tuple[Any, ...]:
         """Pickle and copy as the policy, classifier, embedder, extra checks, identifiers and
         audit key and access source (a worker keys its records as this guard does); the compiled
@@ -261,11 +277,10 @@ class Guard:
         if self.clause is not None:
             if not isinstance(query, str):
                 raise InputError(f"query must be a str, got {type(query).__name__}")
-            intents = self.clause.detect(normalize(query))
-            if intents:
-                constraints["clause_id"] = Allowed(frozenset(intents))
-            elif self.clause.restricts_without_intent:
+            narrowed = self.clause.constraints(normalize(query), context)
+            if narrowed is None:
                 return None
+            constraints.update(narrowed)
         if self.live is not None and not self.live.join_scope(constraints, context):
             return None
         return Constraints(constraints)
@@ -280,7 +295,7 @@ class Guard:
         # later stage, the query gate included, sees a chunk the caller may not.
         denied, record = self.live.judge(items, context) if self.live else ({}, None)
         seen = [c for i, c in enumerate(items) if i not in denied] if denied else items
-        decision = self._decide_query(query, normalized, seen)
+        decision = self._decide_query(query, normalized, seen, context)
         run = Run(_new_request(query, normalized, decision.intents, context), items, decision)
         run.denied, run.access_record = denied, record
         if not decision.allowed:
@@ -307,11 +322,17 @@ class Guard:
             self._labelling.read(run, remaining)
         return run
 
-    def _decide_query(self, query: str, normalized: str, items: list[Chunk]) -> QueryDecision:
+    def _decide_query(
+        self, query: str, normalized: str, items: list[Chunk], access: AccessContext | None
+    ) -> QueryDecision:
         try:
             intents = self.clause.detect(normalized) if self.clause is not None else ()
+            # A question naming contracts the caller may not see: what to answer if nothing passes.
+            refusal = self.clause.refusal(normalized, access) if self.clause is not None else None
             if not self.query_checks:
-                return QueryDecision(intents=intents) if intents else _NO_QUERY_STAGE
+                if not intents and refusal is None:
+                    return _NO_QUERY_STAGE
+                return QueryDecision(intents=intents, refusal=refusal)
             decision = self.query_checks[0].decide(query, items)
             for check in self.query_checks[1:]:  # a later stage can still reject the query
                 if not decision.allowed:
@@ -324,6 +345,8 @@ class Guard:
             # only, since the message may quote a retrieved chunk.
             reason = f"query check failed ({type(error).__name__}); denied (fail closed)"
             return QueryDecision(False, "error", reason, refusal=refusal)
+        if decision.allowed and refusal is not None:
+            return replace(decision, intents=intents, refusal=refusal)
         return replace(decision, intents=intents)
 
     def _conclude(self, run: Run) -> GuardResult:

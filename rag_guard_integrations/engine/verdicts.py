@@ -192,7 +192,7 @@ class Verdicts:
         if refusal is None and len(run.denied) == len(run.chunks):
             request = run.request
             if run.chunks or self._prefilter(request.query, request.access) is None:
-                refusal = self.policy.no_context_refusal
+                refusal = run.query.refusal or self.policy.no_context_refusal
         if outcome is None:
             outcome = _NO_OUTCOME
         return _new_result(

@@ -9,8 +9,8 @@ import tracemalloc
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from rag_guard_integrations.console import progress
 from rag_guard_integrations.core.access import AccessContext
+from rag_guard_integrations.evaluation.tracking import untracked
 from rag_guard_integrations.policy.schema import RuleSpec, TriggerSpec
 
 if TYPE_CHECKING:
@@ -18,6 +18,7 @@ if TYPE_CHECKING:
 
     from rag_guard_integrations.core.chunk import Chunk
     from rag_guard_integrations.embeddings import Embedder
+    from rag_guard_integrations.evaluation.tracking import Track
     from rag_guard_integrations.policy.schema import Policy
 
 QUERY = "What is the termination notice period?"
@@ -70,6 +71,7 @@ def run_bench(
     ks: Sequence[int] = (10, 100, 1000),
     rule_counts: Sequence[int] = (10, 100, 1000),
     budget_s: float = 1.0,
+    track: Track = untracked,
 ) -> dict[str, Any]:
     """Guard.check latency per (k, rules); embedding retrieval beside it; peak memory."""
     from rag_guard_integrations.engine.guard import Guard  # noqa: PLC0415 - avoid an import cycle
@@ -81,7 +83,7 @@ def run_bench(
         rules: Guard(policy.model_copy(update={"rules": bench_rules(rules)}))
         for rules in rule_counts
     }
-    for rules, k in progress(grid, len(grid), "bench"):
+    for rules, k in track(grid, len(grid), "bench"):
         guard = guards[rules]
         chunks = bench_chunks(corpus, k)
 

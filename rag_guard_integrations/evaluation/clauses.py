@@ -1,36 +1,43 @@
-"""``rag-guard eval clauses``: how well each clause fingerprint recognises real contract clauses.
+"""The clause evaluation (``rag-guard eval clauses``): how well each clause fingerprint
+recognises real contract clauses.
 
 The reference is CUAD (The Atticus Project): excerpts of real contracts, each labelled with one
 of its categories. For every clause id of a policy, recall is the share of the excerpts of its
-corresponding CUAD categories that its fingerprint matches, and the false-match rate is the
-share of the excerpts of every other category that it matches.
+corresponding CUAD categories that its fingerprint accepts, and the false-match rate is the
+share of the excerpts of every other category that it accepts. Each signal is measured alone
+too: the regex, the semantic signal (at its ``min_score``), and the two combined as the clause
+guard combines them (``combine: either``: the regex, or else the semantic signal).
 
 ``--split`` measures the two halves of a fixed split as well: an excerpt belongs to the *tune*
 half when the first byte of the SHA-256 of its document name (``contract_title``, else
 ``document_name``) is even, else to the *held-back* half (:mod:`~.split`, the split that
 ``rag-guard calibrate --split`` applies to query texts). Every excerpt of one contract falls in
-the same half, so patterns written while looking at the tune half's misses are measured on
-contracts they have never seen.
+the same half, so what is chosen while looking at the tune half is measured on contracts it
+has never seen.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from rag_guard_integrations.console import print_json, table
 from rag_guard_integrations.core.errors import DataError
 from rag_guard_integrations.core.patterns import compile_pattern
 from rag_guard_integrations.core.sentences import clause_text
 from rag_guard_integrations.data.jsonl import read_jsonl
 from rag_guard_integrations.evaluation.split import SPLITS, half_of
-from rag_guard_integrations.policy.loader import load_policy
+from rag_guard_integrations.guards.clause_semantic import SemanticSignal
 
 if TYPE_CHECKING:
-    import argparse
-    from collections.abc import Iterable, Mapping
+    from collections.abc import Iterable, Mapping, Sequence
+    from pathlib import Path
 
-    from rag_guard_integrations.policy.schema import Policy
+    from rag_guard_integrations.policy.schema import ClauseSpec, Policy
+
+__all__ = [
+    "CUAD_CATEGORIES", "FALSE_MATCH_TARGET", "RECALL_TARGET", "SPLITS", "SignalTable",
+    "evaluate_clauses", "evaluate_split", "load_records", "signal_table", "split_of",
+]  # fmt: skip
 
 RECALL_TARGET = 0.9
 FALSE_MATCH_TARGET = 0.05
@@ -57,21 +64,93 @@ CUAD_CATEGORIES: dict[str, tuple[str, ...]] = {
 """Clause id -> the CUAD categories whose excerpts are that clause.
 
 Clause ids missing here (TERMINATION_FOR_CAUSE, CONFIDENTIALITY_TERM, PAYMENT_TERMS) have no
-CUAD category; they get a false-match rate over every excerpt and no recall.
+CUAD category; on CUAD they get a false-match rate over every excerpt and no recall. An
+excerpt whose category is a clause id itself (as in ``data/clauses/checks.jsonl``) is that
+clause's.
 """
 
 
-def evaluate_clauses(records: Iterable[Mapping[str, Any]], policy: Policy) -> dict[str, Any]:
+def is_own(clause_id: str, category: str) -> bool:
+    """Whether an excerpt of ``category`` is clause ``clause_id`` (see :data:`CUAD_CATEGORIES`)."""
+    return category == clause_id or category in CUAD_CATEGORIES.get(clause_id, ())
+
+
+@dataclass(frozen=True, slots=True)
+class SignalTable:
+    """Each signal of each clause fingerprint on each excerpt, computed once, so that any
+    ``min_score`` can be judged again without embedding (``rag-guard calibrate --clauses``).
+
+    ``regex[clause][i]``: whether the regex matches excerpt i (None: the clause has no regex);
+    ``semantic[clause][i]``: its semantic score (absent: the clause has no semantic signal).
+    """
+
+    categories: tuple[str, ...]
+    regex: Mapping[str, tuple[bool | None, ...]]
+    semantic: Mapping[str, tuple[float, ...]]
+
+    def accepted(self, spec: ClauseSpec, clause_id: str, min_score: float | None) -> list[bool]:
+        """Whether the fingerprint, as the clause guard combines it, accepts each excerpt."""
+        regex = self.regex[clause_id]
+        if clause_id not in self.semantic or spec.semantic is None:
+            return [hit is not False for hit in regex]
+        threshold = spec.semantic.min_score if min_score is None else min_score
+        semantic = [score >= threshold for score in self.semantic[clause_id]]
+        if spec.combine == "both":
+            return [r is not False and s for r, s in zip(regex, semantic, strict=True)]
+        return [bool(r) or s for r, s in zip(regex, semantic, strict=True)]
+
+    def subset(self, indices: Sequence[int]) -> SignalTable:
+        """The table of the excerpts at ``indices``."""
+        return SignalTable(
+            tuple(self.categories[i] for i in indices),
+            {c: tuple(v[i] for i in indices) for c, v in self.regex.items()},
+            {c: tuple(v[i] for i in indices) for c, v in self.semantic.items()},
+        )
+
+
+def signal_table(records: Iterable[Mapping[str, Any]], policy: Policy) -> SignalTable:
+    """Compute every signal of ``policy``'s fingerprints on ``records`` (one embedding batch
+    per example set; no embedding when no fingerprint has a semantic signal)."""
+    excerpts = list(_checked(records))
+    texts = [clause_text(text) for _, text in excerpts]
+    regex: dict[str, tuple[bool | None, ...]] = {}
+    wanted: dict[str, dict[str, str]] = {}  # example set -> clause id -> label
+    for clause_id, spec in policy.clauses.items():
+        pattern = spec.fingerprint_regex
+        compiled = None if pattern is None else compile_pattern(pattern)
+        regex[clause_id] = tuple(
+            None if compiled is None else compiled.search(text) is not None for text in texts
+        )
+        if spec.semantic is not None:
+            label = spec.semantic.label or clause_id
+            wanted.setdefault(spec.semantic.examples, {})[clause_id] = label
+    semantic: dict[str, tuple[float, ...]] = {}
+    for examples, labels in wanted.items():
+        verdicts = SemanticSignal(examples).verdicts(
+            [text for _, text in excerpts], [list(labels.values())] * len(excerpts)
+        )
+        for column, clause_id in enumerate(labels):
+            semantic[clause_id] = tuple(row[column].score for row in verdicts)
+    return SignalTable(tuple(category for category, _ in excerpts), regex, semantic)
+
+
+def evaluate_clauses(
+    records: Iterable[Mapping[str, Any]] | SignalTable, policy: Policy
+) -> dict[str, Any]:
     """Recall and false-match rate of every clause fingerprint of ``policy`` on ``records``.
 
     Args:
-        records: Labelled excerpts, each a mapping with string ``text`` and ``category``.
+        records: Labelled excerpts, each a mapping with string ``text`` and ``category`` (or
+            their :func:`signal_table`).
         policy: The policy whose ``clauses`` are measured; a clause without a fingerprint
             accepts every text, as the clause guard does.
 
     Returns:
-        ``{"clauses": {CLAUSE_ID: {"categories": [...], "recall": r, "false_match_rate": f}}}``;
-        a rate is None when it has no excerpts to be measured on.
+        ``{"clauses": {CLAUSE_ID: {"categories": [...], "recall": r, "false_match_rate": f,
+        "regex": {...}, "semantic": {...}}}}`` for every clause but ``whole_contract`` ones
+        (a summary question, which no chunk is): the fingerprint as the guard applies it, then
+        each signal alone (``semantic`` only for a clause that has one, with its
+        ``min_score``); a rate is None when it has no excerpts to be measured on.
 
     Example:
         >>> from rag_guard_integrations import load_policy
@@ -80,23 +159,26 @@ def evaluate_clauses(records: Iterable[Mapping[str, Any]], policy: Policy) -> di
         >>> evaluate_clauses(rows, load_policy("contracts"))["clauses"]["GOVERNING_LAW"]["recall"]
         1.0
     """
-    excerpts = [(category, clause_text(text)) for category, text in _checked(records)]
+    table = records if isinstance(records, SignalTable) else signal_table(records, policy)
     results: dict[str, Any] = {}
-    for clause_id, spec in policy.clauses.items():
-        categories = CUAD_CATEGORIES.get(clause_id, ())
-        regex = spec.fingerprint_regex
-        pattern = None if regex is None else compile_pattern(regex)
-        own: list[bool] = []
-        other: list[bool] = []
-        for category, text in excerpts:
-            hit = pattern is None or pattern.search(text) is not None
-            (own if category in categories else other).append(hit)
-        results[clause_id] = {
-            "categories": list(categories),
-            "recall": _share(own),
-            "false_match_rate": _share(other),
-        }
+    for clause_id, spec in _chunk_clauses(policy):
+        own = [is_own(clause_id, category) for category in table.categories]
+        scores: dict[str, Any] = {"categories": list(CUAD_CATEGORIES.get(clause_id, ()))}
+        scores.update(rates(table.accepted(spec, clause_id, None), own))
+        scores["regex"] = rates([hit is not False for hit in table.regex[clause_id]], own)
+        if spec.semantic is not None and clause_id in table.semantic:
+            threshold = spec.semantic.min_score
+            hits = [score >= threshold for score in table.semantic[clause_id]]
+            scores["semantic"] = {**rates(hits, own), "min_score": threshold}
+        results[clause_id] = scores
     return {"clauses": results}
+
+
+def rates(accepted: Sequence[bool], own: Sequence[bool]) -> dict[str, float | None]:
+    """``recall`` (share of ``own`` excerpts accepted) and ``false_match_rate`` (of the rest)."""
+    mine = [hit for hit, mine_too in zip(accepted, own, strict=True) if mine_too]
+    other = [hit for hit, mine_too in zip(accepted, own, strict=True) if not mine_too]
+    return {"recall": _share(mine), "false_match_rate": _share(other)}
 
 
 def split_of(record: Mapping[str, Any]) -> str:
@@ -110,6 +192,14 @@ def split_of(record: Mapping[str, Any]) -> str:
     return half_of(str(name))
 
 
+def halves(records: Sequence[Mapping[str, Any]]) -> dict[str, list[int]]:
+    """The indices of ``records`` in each half of :func:`split_of`."""
+    found: dict[str, list[int]] = {half: [] for half in SPLITS}
+    for index, record in enumerate(records):
+        found[split_of(record)].append(index)
+    return found
+
+
 def evaluate_split(records: Iterable[Mapping[str, Any]], policy: Policy) -> dict[str, Any]:
     """:func:`evaluate_clauses` on all ``records`` and on each half of :func:`split_of`.
 
@@ -119,29 +209,33 @@ def evaluate_split(records: Iterable[Mapping[str, Any]], policy: Policy) -> dict
         of the half, whichever clause it belongs to).
     """
     rows = list(records)
-    result = evaluate_clauses(rows, policy)
-    result["pooled_recall"] = _pooled(rows, policy)
+    table = signal_table(rows, policy)
+    result = evaluate_clauses(table, policy)
+    result["pooled_recall"] = _pooled(table, policy)
     result["split"] = {}
-    for half in SPLITS:
-        part = [r for r in rows if split_of(r) == half]
+    for half, indices in halves(rows).items():
+        part = table.subset(indices)
         scored = evaluate_clauses(part, policy)
-        scored["records"] = len(part)
+        scored["records"] = len(indices)
         scored["pooled_recall"] = _pooled(part, policy)
         result["split"][half] = scored
     return result
 
 
-def _pooled(records: list[Mapping[str, Any]], policy: Policy) -> float | None:
+def _pooled(table: SignalTable, policy: Policy) -> float | None:
     """Share of the (excerpt, clause id) pairs of mapped categories that the fingerprint hits."""
     hits: list[bool] = []
-    for category, text in _checked(records):
-        for clause_id, spec in policy.clauses.items():
-            regex = spec.fingerprint_regex
-            if category in CUAD_CATEGORIES.get(clause_id, ()):
-                hits.append(
-                    regex is None or compile_pattern(regex).search(clause_text(text)) is not None
-                )
+    for clause_id, spec in _chunk_clauses(policy):
+        accepted = table.accepted(spec, clause_id, None)
+        hits += [
+            hit for hit, c in zip(accepted, table.categories, strict=True) if is_own(clause_id, c)
+        ]
     return _share(hits)
+
+
+def _chunk_clauses(policy: Policy) -> list[tuple[str, ClauseSpec]]:
+    """The clauses a chunk can be (a ``whole_contract`` clause is a kind of question)."""
+    return [(c, spec) for c, spec in policy.clauses.items() if not spec.whole_contract]
 
 
 def load_records(path: Path) -> list[dict[str, Any]]:
@@ -150,69 +244,6 @@ def load_records(path: Path) -> list[dict[str, Any]]:
     if not records:
         raise DataError(f"{path}: no records; give a JSONL file of {{'text', 'category'}} lines")
     return records
-
-
-def register(kinds: argparse._SubParsersAction[Any]) -> None:
-    """Add ``eval clauses`` to the ``eval`` sub-commands."""
-    parser = kinds.add_parser(
-        "clauses",
-        help="measure clause fingerprints on labelled real clauses (CUAD)",
-        description="Recall and false-match rate of each clause fingerprint on labelled "
-        "contract excerpts (JSONL with 'text' and 'category', e.g. CUAD).",
-    )
-    parser.add_argument("--data", required=True, type=Path, help="JSONL file of labelled excerpts")
-    parser.add_argument(
-        "--policy",
-        nargs="+",
-        default=["contracts"],
-        metavar="POLICY",
-        help="built-in policy names or paths (default: contracts)",
-    )
-    parser.add_argument(
-        "--split",
-        action="store_true",
-        help="also measure the tune and held-back halves of the documented split "
-        "(SHA-256 of each excerpt's document name)",
-    )
-    parser.add_argument("--json", action="store_true", help="print the result as JSON")
-    parser.set_defaults(run=run)
-
-
-def run(args: argparse.Namespace) -> int:
-    """Evaluate and print the result; always 0, since a measurement is not a finding."""
-    records, policy = load_records(args.data), load_policy(*args.policy)
-    result = evaluate_split(records, policy) if args.split else evaluate_clauses(records, policy)
-    if args.json:
-        print_json(result)
-        return 0
-    halves = [result["split"][half]["clauses"] for half in SPLITS] if args.split else []
-    rows = [
-        (
-            clause_id,
-            ", ".join(scores["categories"]) or "-",
-            _rate(scores["recall"]),
-            *(_rate(half[clause_id]["recall"]) for half in halves),
-            _rate(scores["false_match_rate"]),
-            *(_rate(half[clause_id]["false_match_rate"]) for half in halves),
-            _verdict(scores["recall"], scores["false_match_rate"]),
-        )
-        for clause_id, scores in result["clauses"].items()
-    ]
-    if args.split:
-        header: tuple[str, ...] = (
-            "clause", "CUAD categories", "recall", "tune", "held back",
-            "false match", "tune", "held back", "on target",
-        )  # fmt: skip
-    else:
-        header = ("clause", "CUAD categories", "recall", "false match", "on target")
-    print(table(header, rows))
-    if args.split:
-        for half in SPLITS:
-            part = result["split"][half]
-            print(f"{half}: {part['records']} excerpts, pooled recall {part['pooled_recall']:.3f}")
-        print(f"all: pooled recall {result['pooled_recall']:.3f}")
-    print(f"\ntarget: recall >= {RECALL_TARGET}, false-match rate <= {FALSE_MATCH_TARGET}")
-    return 0
 
 
 def _checked(records: Iterable[Mapping[str, Any]]) -> Iterable[tuple[str, str]]:
@@ -228,14 +259,3 @@ def _checked(records: Iterable[Mapping[str, Any]]) -> Iterable[tuple[str, str]]:
 
 def _share(hits: list[bool]) -> float | None:
     return sum(hits) / len(hits) if hits else None
-
-
-def _rate(value: float | None) -> float | str:
-    return "-" if value is None else value
-
-
-def _verdict(recall: float | None, false_match: float | None) -> str:
-    if recall is None:
-        return "-"
-    ok = recall >= RECALL_TARGET and (false_match is None or false_match <= FALSE_MATCH_TARGET)
-    return "yes" if ok else "no"

@@ -1,4 +1,5 @@
-"""``rag-guard eval domain``: how well the domain guard passes in-domain and blocks other queries.
+"""The domain evaluation (``rag-guard eval domain``): how well the domain guard passes
+in-domain queries and blocks other queries.
 
 Each query retrieves its top ``k`` chunks from the bundled corpus with real MiniLM embeddings
 (an exact in-process cosine index), then :meth:`DomainGuard.decide` runs on them with the
@@ -14,42 +15,21 @@ from __future__ import annotations
 from collections import Counter
 from typing import TYPE_CHECKING, Any
 
-from rag_guard_integrations.console import print_json, progress, table
 from rag_guard_integrations.core.errors import ArgumentError
+from rag_guard_integrations.evaluation.tracking import untracked
 
 if TYPE_CHECKING:
-    import argparse
     from collections.abc import Sequence
 
     from rag_guard_integrations.embeddings import Embedder
+    from rag_guard_integrations.evaluation.tracking import Track
     from rag_guard_integrations.guards.domain import DomainGuard, DomainSignals
     from rag_guard_integrations.policy.schema import Policy
 
 K = 5
 TARGET_PASS_RATE = 0.97
 TARGET_BLOCK_RATE = 0.999
-SHOWN = 20
-
-
 BATCH = 64  # queries embedded per call while the progress bar advances
-
-
-def register(kinds: argparse._SubParsersAction[Any]) -> None:
-    """Add ``eval domain`` to the ``eval`` sub-commands."""
-    parser = kinds.add_parser("domain", help="pass rate in domain, block rate out of domain")
-    parser.add_argument("--policy", default="bis", help="built-in name or path (default: bis)")
-    parser.add_argument(
-        "--corpus", default=None, help="bundled corpus or JSONL (default: policy name)"
-    )
-    parser.add_argument("--queries", default=None, help="labelled JSONL {query, in_domain}")
-    parser.add_argument(
-        "--clinc", default=None, help="clinc_oos.json: its queries replace the out-of-domain set"
-    )
-    parser.add_argument(
-        "--k", type=int, default=K, help=f"chunks retrieved per query (default {K})"
-    )
-    parser.add_argument("--json", action="store_true", help="print the result as JSON")
-    parser.set_defaults(run=run)
 
 
 def guard_for(
@@ -75,7 +55,7 @@ def guard_for(
 
 
 def collect_signals(
-    guard: DomainGuard, corpus: str, queries: Sequence[str], k: int
+    guard: DomainGuard, corpus: str, queries: Sequence[str], k: int, track: Track = untracked
 ) -> list[DomainSignals]:
     """Retrieve the top ``k`` chunks of ``corpus`` for each query and read the guard's signals."""
     from rag_guard_integrations.evaluation.datasets import load_chunks  # noqa: PLC0415
@@ -87,7 +67,7 @@ def collect_signals(
     batches = [queries[i : i + BATCH] for i in range(0, len(queries), BATCH)]
     return [
         guard.signals(q, chunks)
-        for batch in progress(batches, len(batches), "retrieve")
+        for batch in track(batches, len(batches), "retrieve")
         for q, chunks in zip(batch, index.search_many(batch, k), strict=True)
     ]
 
@@ -126,6 +106,7 @@ def evaluate(
     queries_path: str | None = None,
     clinc_path: str | None = None,
     k: int = K,
+    track: Track = untracked,
 ) -> dict[str, Any]:
     """The whole evaluation as a JSON-ready dict (the ``--json`` output)."""
     from rag_guard_integrations.evaluation import datasets  # noqa: PLC0415
@@ -144,7 +125,7 @@ def evaluate(
         splits = datasets.read_clinc(clinc_path)
         outside = [q for split in splits.values() for q in split]
         subsets = {name: len(items) for name, items in splits.items()}
-    signals = collect_signals(guard, corpus, inside + outside, k)
+    signals = collect_signals(guard, corpus, inside + outside, k, track)
     result_in = summarise(inside, signals[: len(inside)], guard, in_domain=True)
     result_out = summarise(outside, signals[len(inside) :], guard, in_domain=False)
     result_in["source"] = queries_path or f"bundled {corpus}_queries"
@@ -166,35 +147,3 @@ def evaluate(
         "out_of_domain": result_out,
         "targets": {"pass_rate": TARGET_PASS_RATE, "block_rate": TARGET_BLOCK_RATE, "met": met},
     }
-
-
-def run(args: argparse.Namespace) -> int:
-    """Run ``rag-guard eval domain``."""
-
-    result = evaluate(
-        args.policy, corpus=args.corpus, queries_path=args.queries, clinc_path=args.clinc, k=args.k
-    )
-    if args.json:
-        print_json(result)
-        return 0
-    rows = []
-    for name, key, rate in (("in domain", "in_domain", "pass_rate"),
-                            ("out of domain", "out_of_domain", "block_rate")):  # fmt: skip
-        part = result[key]
-        rows.append(
-            [name, part["source"], part["queries"], rate, part[rate], *part["tiers"].values()]
-        )
-    print(
-        table(["set", "source", "queries", "measure", "rate", *result["in_domain"]["tiers"]], rows)
-    )
-    misses = (
-        ("in-domain queries rejected", result["in_domain"]["rejected"]),
-        ("out-of-domain queries accepted", result["out_of_domain"]["leaked"]),
-    )
-    for title, items in misses:
-        if items:
-            print(f"\n{title} ({len(items)}):")
-            for item in items[:SHOWN]:
-                score = "-" if item["similarity"] is None else f"{item['similarity']:.2f}"
-                print(f"  [{item['tier']} {score}] {item['query']}")
-    return 0

@@ -1,32 +1,19 @@
-"""``rag-guard eval leakage``: naive top-k against the LangChain and LlamaIndex guarded paths
-on a synthetic corpus of near-identical contracts."""
+"""The leakage evaluation (``rag-guard eval leakage``): naive top-k against the LangChain and
+LlamaIndex guarded paths on a synthetic corpus of near-identical contracts."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from rag_guard_integrations.console import print_json, progress, table
-from rag_guard_integrations.core.errors import ArgumentError
 from rag_guard_integrations.evaluation.synthetic import Case, generate_cases, generate_corpus
+from rag_guard_integrations.evaluation.tracking import untracked
 
 if TYPE_CHECKING:
-    import argparse
-
     from rag_guard_integrations.core.chunk import Chunk
+    from rag_guard_integrations.evaluation.tracking import Track
 
 Pipeline = Callable[[Case, int], list[dict[str, Any]]]
-
-
-def register(kinds: argparse._SubParsersAction[Any]) -> None:
-    """Add ``eval leakage``."""
-    parser = kinds.add_parser("leakage", help="leakage and recall: naive vs guarded retrieval")
-    parser.add_argument("--contracts", type=int, default=200, help="synthetic contracts (200)")
-    parser.add_argument("--cases", type=int, default=1000, help="(query, principal) cases")
-    parser.add_argument("--k", type=int, default=4, help="chunks per answer context")
-    parser.add_argument("--seed", type=int, default=13, help="corpus and case seed")
-    parser.add_argument("--json", action="store_true", help="machine-readable result")
-    parser.set_defaults(run=run)
 
 
 def score_case(
@@ -101,7 +88,9 @@ def build_pipelines(corpus: Sequence[Chunk], k: int) -> dict[str, Pipeline]:
     return {"naive": run_naive, "langchain": run_langchain, "llamaindex": run_llama_index}
 
 
-def evaluate_leakage(contracts: int, cases: int, k: int, seed: int) -> dict[str, Any]:
+def evaluate_leakage(
+    contracts: int, cases: int, k: int, seed: int, track: Track = untracked
+) -> dict[str, Any]:
     """Run every case through every pipeline and report the three rates per pipeline."""
     corpus = generate_corpus(contracts, seed)
     pipelines = build_pipelines(corpus, k)
@@ -110,7 +99,7 @@ def evaluate_leakage(contracts: int, cases: int, k: int, seed: int) -> dict[str,
         key = (chunk.metadata["clause_id"], chunk.metadata["contract_type"])
         counts[key] = counts.get(key, 0) + 1
     scores: dict[str, list[dict[str, bool]]] = {name: [] for name in pipelines}
-    for case in progress(generate_cases(cases, seed + 1), cases, "eval leakage"):
+    for case in track(generate_cases(cases, seed + 1), cases, "eval leakage"):
         available = sum(counts.get((case.clause_id, t), 0) for t in case.allowed_types)
         for name, pipeline in pipelines.items():
             scores[name].append(score_case(case, pipeline(case, k), k, available))
@@ -121,23 +110,3 @@ def evaluate_leakage(contracts: int, cases: int, k: int, seed: int) -> dict[str,
         "k": k,
         "pipelines": {name: summarise(s) for name, s in scores.items()},
     }
-
-
-def run(args: argparse.Namespace) -> int:
-    """Print the table, or JSON with ``--json``."""
-    if min(args.contracts, args.cases, args.k) < 1:
-        raise ArgumentError("contracts, cases and k must be at least 1")
-    report = evaluate_leakage(args.contracts, args.cases, args.k, args.seed)
-    if args.json:
-        print_json(report)
-        return 0
-    rows = [
-        [name, r["leakage_rate"], r["authorised_recall"], r["short_rate"]]
-        for name, r in report["pipelines"].items()
-    ]
-    print(
-        f"{report['cases']} cases over {report['chunks']} chunks of {report['contracts']} "
-        f"synthetic contracts, k={report['k']}"
-    )
-    print(table(["pipeline", "leakage rate", "authorised recall", "short rate"], rows))
-    return 0

@@ -4,17 +4,24 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from rag_guard_integrations.core.patterns import PatternSet, matches
+from rag_guard_integrations.core.constraints import Allowed
+from rag_guard_integrations.core.errors import PolicyError
+from rag_guard_integrations.core.patterns import matches
 from rag_guard_integrations.core.reasons import Reason
 from rag_guard_integrations.core.sentences import clause_text
+from rag_guard_integrations.guards.clause_query import QueryReader, QueryScope
+from rag_guard_integrations.guards.clause_semantic import SemanticSignal
 from rag_guard_integrations.guards.registry import Stage
 from rag_guard_integrations.policy.loader import load_policy
+from rag_guard_integrations.policy.schema import AccessSpec
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Mapping, Sequence
 
+    from rag_guard_integrations.core.access import AccessContext
     from rag_guard_integrations.core.chunk import Chunk
     from rag_guard_integrations.core.stage import Request
+    from rag_guard_integrations.embeddings import Embedder
     from rag_guard_integrations.policy.loader import PolicyRef
     from rag_guard_integrations.policy.schema import ClauseSpec, OnNoIntent
 
@@ -22,7 +29,15 @@ if TYPE_CHECKING:
 class ClauseGuard:
     """Keep a chunk only if its ``clause_id`` is one the query asks for and its text matches
     that clause's fingerprint. A query that names no clause is refused, or, with
-    ``on_no_intent="access_only"``, left to the access checks with no clause restriction.
+    ``on_no_intent="access_only"``, left to the access checks with no clause restriction; a
+    question about a whole contract (a ``whole_contract`` clause: "Summarize the MSA") is
+    answered from every clause. A question that names contracts (``access.mentions``) is
+    answered from those only, and refused when the caller may not see one of them.
+
+    A fingerprint's regex decides when it matches; the semantic signal (``fingerprint:
+    {semantic: ...}``) judges what the regex misses (``combine: either``), or must confirm its
+    matches (``both``). Its embeddings are computed only then, for all such chunks of a check
+    in one batch; when the embedder cannot run, those chunks are denied (fail closed).
 
     Example:
         >>> from rag_guard_integrations import load_policy
@@ -34,60 +49,171 @@ class ClauseGuard:
     name = "clause"
 
     def __init__(
-        self, clauses: Mapping[str, ClauseSpec], on_no_intent: OnNoIntent = "refuse"
+        self,
+        clauses: Mapping[str, ClauseSpec],
+        on_no_intent: OnNoIntent = "refuse",
+        access: AccessSpec | None = None,
+        embedder: Embedder | None = None,
+        refusal: str = "No authorized matching clause found.",
     ) -> None:
         self.clause_ids = tuple(clauses)
         self.on_no_intent = on_no_intent
-        owners: list[str] = []
-        patterns: list[str] = []
-        for clause_id, spec in clauses.items():
-            owners.extend([clause_id] * len(spec.intents))
-            patterns.extend(spec.intents)
-        self._owners = tuple(owners)
-        self._intents = PatternSet(patterns)
+        self.reader = QueryReader(clauses, access or AccessSpec())
+        self._refusal = refusal
         self._fingerprints = {
-            clause_id: regex
+            clause_id: _Fingerprint(clause_id, spec, embedder)
             for clause_id, spec in clauses.items()
-            if (regex := spec.fingerprint_regex) is not None
+            if spec.fingerprint is not None
         }
 
     @classmethod
     def from_policy(cls, policy: PolicyRef) -> ClauseGuard | None:
         """The clause guard of ``policy``, or None when it defines no clauses."""
         policy = load_policy(policy)
-        return cls(policy.clauses, policy.on_no_intent) if policy.clauses else None
+        if not policy.clauses:
+            return None
+        return cls(
+            policy.clauses, policy.on_no_intent, policy.access, refusal=policy.no_context_refusal
+        )
 
     def detect(self, normalized_query: str) -> tuple[str, ...]:
         """Clause ids the (normalised) query asks for, in policy order."""
-        hits = {self._owners[i] for i in self._intents.matching(normalized_query)}
-        return tuple(c for c in self.clause_ids if c in hits)
+        return self.reader.intents(normalized_query)
 
     @property
     def restricts_without_intent(self) -> bool:
         """True when a query naming no clause lets no chunk through (``on_no_intent: refuse``)."""
         return self.on_no_intent == "refuse"
 
+    def constraints(
+        self, normalized_query: str, access: AccessContext | None
+    ) -> dict[str, Allowed] | None:
+        """What this guard adds to a pushdown filter: ``clause_id`` and the contracts the
+        question names; None when no chunk can pass."""
+        scope = self.reader.scope(normalized_query, access)
+        if scope.unseen or (not scope.intents and self.restricts_without_intent):
+            return None
+        found = {a: allowed for a, allowed in scope.named.items() if allowed.match == "all"}
+        if scope.intents and not scope.whole_contract:
+            found["clause_id"] = Allowed(frozenset(scope.intents))
+        return found
+
+    def refusal(self, normalized_query: str, access: AccessContext | None) -> str | None:
+        """The text to answer with when the question names contracts the caller may not see."""
+        unseen = self.reader.scope(normalized_query, access).unseen
+        if not unseen:
+            return None
+        names = ", ".join(value for _, value in unseen)
+        return f"{self._refusal} The question names {names}, which you are not authorised to see."
+
     def __call__(self, chunk: Chunk, request: Request) -> Reason | None:
-        # Records name the policy's clause ids only, never the chunk's own clause_id value.
-        if not request.intents:
-            if not self.restricts_without_intent:
-                return None  # access_only: the access checks alone decide
+        return self.check_many([chunk], request)[0]
+
+    def check_many(self, chunks: Sequence[Chunk], request: Request) -> list[Reason | None]:
+        """Why each chunk is denied (None: it passes); semantic checks run in one batch."""
+        scope = self.reader.scope(request.normalized_query, request.access)
+        reasons = [self._scope_reason(chunk, scope, request.intents) for chunk in chunks]
+        pending: dict[str, list[int]] = {}
+        for index, chunk in enumerate(chunks):
+            fingerprint = self._fingerprints.get(str(chunk.metadata.get("clause_id")))
+            if reasons[index] is None and fingerprint is not None and not scope.whole_contract:
+                reasons[index], judge = fingerprint.by_regex(chunk.text)
+                if judge:
+                    pending.setdefault(fingerprint.clause_id, []).append(index)
+        for clause_id, indices in pending.items():
+            judged = self._fingerprints[clause_id].semantic_reasons([chunks[i] for i in indices])
+            for index, reason in zip(indices, judged, strict=True):
+                reasons[index] = reason
+        return reasons
+
+    def _scope_reason(
+        self, chunk: Chunk, scope: QueryScope, intents: Sequence[str]
+    ) -> Reason | None:
+        """Why ``chunk`` is not what the question asks for, before any fingerprint. The values
+        named are the policy's (``access.mentions``), never the chunk's."""
+        if scope.unseen:
+            names = ", ".join(f"{a} {v!r}" for a, v in scope.unseen)
+            return Reason.fixed(f"the question names {names}, which the caller may not see")
+        if not intents and self.restricts_without_intent:
             return _NO_INTENT
-        clause_id = chunk.metadata.get("clause_id")
-        if clause_id is None:
-            return _NO_CLAUSE_ID
-        if clause_id not in request.intents:
-            return _NOT_ASKED  # the clause ids asked for are the query decision's intents
-        intent = request.intents[request.intents.index(clause_id)]
-        fingerprint = self._fingerprints.get(intent)
-        if fingerprint is not None and not matches(fingerprint, clause_text(chunk.text)):
-            return Reason.fixed(f"the text does not match the {intent} fingerprint")
-        return None
+        for attribute, named in scope.named.items():
+            if not named.admits(chunk.metadata.get(attribute)):
+                asked = ", ".join(sorted(named.values))
+                return Reason.fixed(f"the question asks about {attribute} {asked}")
+        if not intents:
+            return None  # access_only: the access checks alone decide
+        return None if scope.whole_contract else _clause_reason(chunk, intents)
 
 
 _NO_INTENT = Reason.fixed("the query asks for no clause this policy knows")
 _NO_CLAUSE_ID = Reason.fixed("the chunk carries no clause_id")
-_NOT_ASKED = Reason.fixed("the chunk's clause_id is not one the query asks for")
+
+
+def _clause_reason(chunk: Chunk, intents: Sequence[str]) -> Reason | None:
+    """Why ``chunk`` is not one of the clauses ``intents`` names (records name the policy's
+    clause ids only, never the chunk's own ``clause_id`` value)."""
+    clause_id = chunk.metadata.get("clause_id")
+    if clause_id is None:
+        return _NO_CLAUSE_ID
+    if clause_id not in intents:
+        asked = ", ".join(intents)
+        return Reason(
+            f"clause {clause_id} is not what the query asks for ({asked})",
+            f"the chunk's clause is not what the query asks for ({asked})",
+        )
+    return None
+
+
+class _Fingerprint:
+    """One clause's fingerprint: a regex, a semantic signal, or both."""
+
+    def __init__(self, clause_id: str, spec: ClauseSpec, embedder: Embedder | None) -> None:
+        self.clause_id = clause_id
+        self.regex = spec.fingerprint_regex
+        self.combine = spec.combine
+        self._denial = Reason.fixed(f"the text does not match the {clause_id} fingerprint")
+        self.semantic: tuple[SemanticSignal, str, float] | None = None
+        if (semantic := spec.semantic) is not None:
+            signal = SemanticSignal(semantic.examples, embedder)
+            label = semantic.label or clause_id
+            if label not in signal.labels():
+                raise PolicyError(
+                    f"clauses.{clause_id}.fingerprint.semantic: label {label!r} has no "
+                    f"sentences in examples {semantic.examples!r}; add some, or set label"
+                )
+            self.semantic = (signal, label, semantic.min_score)
+
+    def by_regex(self, text: str) -> tuple[Reason | None, bool]:
+        """The regex's verdict: the denial when it decides alone (a miss with no semantic
+        signal, or with ``combine: both``), and whether the semantic signal must judge."""
+        hit = None if self.regex is None else matches(self.regex, clause_text(text))
+        if self.semantic is None:
+            return (None if hit is not False else self._denial), False
+        if self.combine == "both":
+            return (self._denial, False) if hit is False else (None, True)
+        return None, not hit
+
+    def semantic_reasons(self, chunks: Sequence[Chunk]) -> list[Reason | None]:
+        """The semantic verdicts on chunks the regex left undecided (fail closed)."""
+        if self.semantic is None:
+            return [None] * len(chunks)
+        signal, label, threshold = self.semantic
+        try:
+            verdicts = signal.judge([(chunk.text, label) for chunk in chunks])
+        except Exception as error:  # any failure of the embedder or model denies
+            failed = f"the {self.clause_id} fingerprint's semantic check could not run"
+            reason = Reason(
+                f"{failed} ({type(error).__name__}: {error}); denied (fail closed)",
+                f"{failed} ({type(error).__name__}); denied (fail closed)",
+            )
+            return [reason] * len(chunks)
+        # Scores and the policy's label names only: the record may hold the whole sentence.
+        return [
+            None
+            if verdict.score >= threshold
+            else Reason.fixed(f"{self._denial} ({verdict.explain(label)}, below {threshold:.2f})")
+            for verdict in verdicts
+        ]
 
 
 STAGES = (Stage("clause", 20, ClauseGuard.from_policy),)

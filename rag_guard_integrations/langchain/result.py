@@ -113,7 +113,8 @@ def without_text(result: GuardResult) -> GuardResult:
 
     Example:
         >>> from rag_guard_integrations import Guard
-        >>> result = Guard.from_policy("contracts").check("notice period?", ["a secret"])
+        >>> chunks = [{"text": "a secret"}]
+        >>> result = Guard.from_policy("contracts").check("notice period?", chunks)
         >>> [d.chunk.text for d in without_text(result).decisions]
         ['']
     """

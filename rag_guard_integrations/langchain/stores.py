@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from langchain_core.structured_query import Comparator, StructuredQuery
 
 from rag_guard_integrations.core.errors import InputError
+from rag_guard_integrations.core.extras import needs_extra
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
@@ -104,37 +105,49 @@ def _and_text(keyword: str) -> Callable[[Any, Any], str]:
 
 
 def _and_qdrant(ours: Any, user: Any) -> Any:
-    from qdrant_client.http import models  # noqa: PLC0415 (only with a Qdrant store)
+    with needs_extra("qdrant", "Qdrant pushdown"):
+        from qdrant_client.http import models  # noqa: PLC0415 (only with a Qdrant store)
 
     return models.Filter(must=[ours, user])
 
 
 def _chroma(store: VectorStore) -> Visitor:
-    from rag_guard_integrations.langchain.translators import ChromaPushdownTranslator  # noqa: PLC0415
+    with needs_extra("chroma", "Chroma pushdown"):
+        from rag_guard_integrations.langchain.translators import (  # noqa: PLC0415
+            ChromaPushdownTranslator,
+        )
 
     return ChromaPushdownTranslator()
 
 
 def _qdrant(store: VectorStore) -> Visitor:
-    from langchain_community.query_constructors.qdrant import QdrantTranslator  # noqa: PLC0415
+    with needs_extra("qdrant", "Qdrant pushdown"):
+        from langchain_community.query_constructors.qdrant import (  # noqa: PLC0415
+            QdrantTranslator,
+        )
 
     return QdrantTranslator(metadata_key=getattr(store, "metadata_payload_key", "metadata"))
 
 
 def _pgvector(store: VectorStore) -> Visitor:
-    from langchain_postgres.translator import PGVectorTranslator  # noqa: PLC0415
+    with needs_extra("pgvector", "PGVector pushdown"):
+        from langchain_postgres.translator import PGVectorTranslator  # noqa: PLC0415
 
     return PGVectorTranslator()
 
 
 def _milvus(store: VectorStore) -> Visitor:
-    from rag_guard_integrations.langchain.translators import MilvusPushdownTranslator  # noqa: PLC0415
+    with needs_extra("milvus", "Milvus pushdown"):
+        from rag_guard_integrations.langchain.translators import (  # noqa: PLC0415
+            MilvusPushdownTranslator,
+        )
 
     return MilvusPushdownTranslator()
 
 
 def _lancedb(store: VectorStore) -> Visitor:
-    from rag_guard_integrations.langchain.translators import LanceDBTranslator  # noqa: PLC0415
+    with needs_extra("lancedb", "LanceDB pushdown"):
+        from rag_guard_integrations.langchain.translators import LanceDBTranslator  # noqa: PLC0415
 
     return LanceDBTranslator.for_table(store.get_table().schema)  # type: ignore[attr-defined]
 

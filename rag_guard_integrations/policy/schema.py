@@ -4,12 +4,22 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Discriminator,
+    Field,
+    Tag,
+    field_validator,
+    model_validator,
+)
 
 from rag_guard_integrations.core.constraints import MATCH_ALL, Match
 from rag_guard_integrations.core.errors import PatternCompileError, PolicyError
 from rag_guard_integrations.core.labels import UNCLASSIFIED, clean_label
 from rag_guard_integrations.core.patterns import compile_pattern
+from rag_guard_integrations.data.clause_examples import load_examples
 from rag_guard_integrations.policy.strictness import OVERRIDABLE, names_a_setting
 
 
@@ -62,9 +72,96 @@ class AccessSpec(_Strict):
                 )
         return self
 
+    mentions: dict[str, dict[str, list[Pattern]]] = Field(
+        default_factory=dict,
+        description="per attribute: value -> regexes that name it in a question ('\\bsows?\\b' "
+        "for SOW); the clause guard answers from the named values only, and refuses a question "
+        "that names one the caller may not see",
+    )
+
+    @model_validator(mode="after")
+    def _mentions_name_attributes(self) -> AccessSpec:
+        for name in self.mentions:
+            if name not in self.attributes:
+                raise PolicyError(
+                    f"mentions names {name!r}, which is not in access.attributes; list it there"
+                )
+        return self
+
     def match_of(self, attribute: str) -> Match:
         """How ``attribute``'s values are matched: ``all`` unless the policy says ``any``."""
         return self.match.get(attribute, MATCH_ALL)
+
+
+def _fingerprint_form(value: object) -> str:
+    """Which form a fingerprint is written in, so that only that form's errors are reported.
+    The tags start with ``function-`` because error messages leave such steps out of the key
+    path, as they do pydantic's own validator steps."""
+    if isinstance(value, dict | FingerprintSpec):
+        return "function-spec"
+    return _regex_form(value)
+
+
+def _regex_form(value: object) -> str:
+    return "function-list" if isinstance(value, list) else "function-regex"
+
+
+Regexes = Annotated[
+    Annotated[Pattern, Tag("function-regex")] | Annotated[list[Pattern], Tag("function-list")],
+    Discriminator(_regex_form),
+]
+
+
+class SemanticSpec(_Strict):
+    """The semantic half of a clause fingerprint: how likely the chunk's most clause-like
+    passage is this clause, by a classifier over MiniLM embeddings trained on example sentences
+    (:mod:`rag_guard_integrations.guards.clause_semantic`)."""
+
+    examples: str = Field(
+        "contracts",
+        description="the example sentences: the bundled set 'contracts', or a path to a YAML "
+        "file of the same form",
+    )
+    label: str | None = Field(None, description="the clause's label there (default: clause id)")
+    min_score: float = Field(
+        0.5,
+        gt=0.0,
+        lt=1.0,
+        description="the probability a passage must reach (set by rag-guard calibrate --clauses)",
+    )
+
+    @model_validator(mode="after")
+    def _examples_readable(self) -> SemanticSpec:
+        load_examples(self.examples)  # a missing or malformed file fails at load time
+        return self
+
+
+class FingerprintSpec(_Strict):
+    """A clause fingerprint with a regex, a semantic signal, or both, and how they combine."""
+
+    regex: Regexes | None = Field(
+        None, description="regex the chunk text must match (a list means any of them)"
+    )
+    semantic: SemanticSpec | None = None
+    combine: Literal["either", "both"] = Field(
+        "either",
+        description="either: the regex accepts, and the semantic signal judges what it misses; "
+        "both: the semantic signal must confirm the regex's matches",
+    )
+
+    @model_validator(mode="after")
+    def _has_a_signal(self) -> FingerprintSpec:
+        if self.regex is None and self.semantic is None:
+            raise PolicyError("names neither regex nor semantic; give at least one")
+        return self
+
+
+Fingerprint = Annotated[
+    Annotated[Pattern, Tag("function-regex")]
+    | Annotated[list[Pattern], Tag("function-list")]
+    | Annotated[FingerprintSpec, Tag("function-spec")],
+    Discriminator(_fingerprint_form),
+]
 
 
 class ClauseSpec(_Strict):
@@ -72,16 +169,47 @@ class ClauseSpec(_Strict):
 
     description: str = Field("", description="what the clause is about")
     intents: list[Pattern] = Field(min_length=1, description="regexes detecting it in a query")
-    fingerprint: Pattern | list[Pattern] | None = Field(
-        None, description="regex the chunk text must match (a list means any of them)"
+    broad_intents: list[Pattern] = Field(
+        default_factory=list,
+        description="regexes that name it only when no clause's intents match the question "
+        "(a question about termination in general asks for every termination clause)",
     )
+    whole_contract: bool = Field(
+        False,
+        description="a question about a whole contract (a summary): chunks of every clause "
+        "pass on the access checks alone; it yields to any clause the question names",
+    )
+    fingerprint: Fingerprint | None = Field(
+        None,
+        description="a regex (a list means any of them) the chunk text must match, or "
+        "{regex, semantic, combine}",
+    )
+
+    @model_validator(mode="after")
+    def _whole_contract_has_no_fingerprint(self) -> ClauseSpec:
+        if self.whole_contract and self.fingerprint is not None:
+            raise PolicyError("whole_contract accepts every clause; drop its fingerprint")
+        return self
 
     @property
     def fingerprint_regex(self) -> str | None:
-        """The fingerprint as one regex (list alternatives joined)."""
-        if isinstance(self.fingerprint, list):
-            return "|".join(f"(?:{p})" for p in self.fingerprint) or None
-        return self.fingerprint
+        """The fingerprint's regex as one pattern (list alternatives joined), or None."""
+        spec = self.fingerprint
+        regex = spec.regex if isinstance(spec, FingerprintSpec) else spec
+        if isinstance(regex, list):
+            return "|".join(f"(?:{p})" for p in regex) or None
+        return regex
+
+    @property
+    def semantic(self) -> SemanticSpec | None:
+        """The fingerprint's semantic signal, or None."""
+        return self.fingerprint.semantic if isinstance(self.fingerprint, FingerprintSpec) else None
+
+    @property
+    def combine(self) -> Literal["either", "both"]:
+        """How regex and semantic signal combine (``either`` for a plain regex)."""
+        spec = self.fingerprint
+        return spec.combine if isinstance(spec, FingerprintSpec) else "either"
 
 
 class DomainSpec(_Strict):
@@ -313,8 +441,7 @@ class Policy(_Strict):
     recency: RecencySpec | None = Field(None, description="deny chunks older than this")
     acl_freshness: AclFreshnessSpec | None = Field(
         None,
-        description="without a live access source: deny chunks whose copied ACL is older than "
-        "this",
+        description="without a live access source: deny chunks whose copied ACL is older than this",
     )
     linking: LinkingSpec = Field(default_factory=LinkingSpec, description="multi-hop links")
     classifiers: ClassifiersSpec = Field(

@@ -58,6 +58,8 @@ STRICTNESS: dict[str, Order] = {
     "access": Section(),
     "access.attributes": Union(),
     "access.match": Keyed(entry=Ranked((MATCH_ANY, MATCH_ALL))),
+    # How a question names an attribute's values: two policies must agree per attribute.
+    "access.mentions": Keyed(entry=Same()),
     "clauses": Keyed(entry=Same(), by_origin=True, widens=True),
     "domain": Section(optional=True),
     "domain.blocklist": Union(),

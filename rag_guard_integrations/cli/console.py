@@ -1,6 +1,6 @@
-"""Terminal output shared by the CLI and the evaluations: JSON or a plain table, and a progress
-bar on stderr. Everything printed goes through :func:`printable`: control characters from
-chunk ids or metadata are escaped, never sent to the terminal raw."""
+"""Terminal output of the CLI: JSON or a plain table, and a progress bar on stderr.
+Everything printed goes through :func:`printable`: control characters from chunk ids or
+metadata are escaped, never sent to the terminal raw."""
 
 from __future__ import annotations
 
