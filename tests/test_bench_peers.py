@@ -43,11 +43,13 @@ def test_clause_guard_is_never_looser_than_the_bare_filter(bench: Any) -> None:
 
 
 def test_patterns_report_speed_and_quality_for_both(bench: Any) -> None:
-    """Both classifiers are timed on both corpora and scored on the six shared entity types."""
+    """Both classifiers are timed on both corpora (ours also with the names recognisers) and
+    scored on the six shared entity types."""
     patterns = bench.compare_patterns(limit=12, rounds=1)
     for corpus in ("pii_samples", "cuad_clauses"):
-        for side in ("presidio", "ours"):
+        for side in ("presidio", "ours", "ours_names"):
             assert patterns["corpora"][corpus][side]["mb_per_s"] > 0
+        assert patterns["corpora"][corpus]["names_kept"] > 0
     assert set(patterns["quality"]["presidio"]) == set(patterns["quality"]["ours"])
     assert len(patterns["quality"]["ours"]) == 6
     table = bench.report(

@@ -378,3 +378,21 @@ def test_title_case_names_and_partners_firms_are_one_organisation(
     expected = organization or text.split("\n")[1]
     assert organizations == [expected]
     assert all(p not in expected for p in persons)
+
+
+@pytest.mark.parametrize(
+    ("text", "persons", "organizations"),
+    [
+        ("Investors back Lumora in its plan to expand.", [], ["Lumora"]),
+        ("We support Vantrel in Kaunas in its mission to grow.", [], ["Vantrel"]),
+        ("Paris and its suburbs are busy in August.", [], []),
+        ("The Licensee shall perform its obligations.", [], []),
+        ("Jane said its fine to wait.", ["Jane"], []),
+    ],
+)
+def test_a_name_the_clause_calls_its_is_an_organisation(
+    text: str, persons: list[str], organizations: list[str]
+) -> None:
+    """A proper word the same clause refers to as ``its`` is an organisation; a place, a
+    place after ``in``, a defined role and a given name alone (``its`` for "it's") are not."""
+    assert names(text) == (persons, organizations)

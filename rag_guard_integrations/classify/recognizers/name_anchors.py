@@ -115,6 +115,7 @@ def _alternatives() -> list[str]:
         rf"(?i:\b(?:{groups})\b[^.;!?\n]{{0,120}}?(?:{introducers})) ?\p{{Lu}}",
         rf"(?i:\b(?:{titles})s?), \p{{Lu}}",
         rf"\p{{Lu}}{_LETTER}*(?:['’]s)?(?:{after})",
+        rf"\p{{Lu}}{_LETTER}+[^.;!?\n]{{0,40}}? its ",
         rf"\p{{Lu}}{_LETTER}*(?i:{described})",
         rf"\p{{Lu}}{_LETTER}*, (?:\d{{1,5}}[a-z]?,? \p{{L}}|(?:Unit|Suite|Flat|Floor) \d)",
         # Layout: an e-mail or web address, a closing line, an address line, a speaker label.

@@ -60,6 +60,7 @@ _ADDRESS_AFTER = re.compile(
     r"[\w'’-]+(?:" + words.STREET_ENDINGS + r") \d|rue |via |calle |ul\. )"
 )
 _TITLES = words.JOB_TITLES | {"volunteer"}
+_ITS = re.compile(rf"[^.;!?\n]{{0,{WINDOW - 8}}}? its ")
 _YEAR = re.compile(r"\b(?:19|20)\d\d\b")
 _DIGIT = re.compile(r"\d")
 _NOT_ALNUM = re.compile(r"[\W_]+")
@@ -269,11 +270,13 @@ def organization_context(context: Context, start: int, end: int, tail: str, head
 
 
 def _role_or_address(tail: str, head: str) -> bool:
-    """Whether a role names the run (``supplier X``, ``X's customers``) or an address follows
-    it (``X, 14 Quay Street``)."""
+    """Whether a role names the run (``supplier X``, ``X's customers``), the clause goes on to
+    refer to it as ``its`` (``support Lumora in its mission``; a place after ``in`` aside), or
+    an address follows it (``X, 14 Quay Street``)."""
     if (
         ends_with(tail, _ROLES)
         or starts_with(head, words.ORGANIZATION_FOLLOWED)
+        or (" its " in head and _ITS.match(head) is not None and tail.rpartition(" ")[2] != "in")
         or (head.startswith(("'s", "’s")) and starts_with(head[2:], words.ORGANIZATION_FOLLOWED))
     ):
         return True

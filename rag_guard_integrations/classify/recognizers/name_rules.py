@@ -18,6 +18,7 @@ from rag_guard_integrations.classify.recognizers.name_context import (
     organization_context,
     person_context,
     proper,
+    starts_with,
 )
 from rag_guard_integrations.classify.recognizers.names_table import (
     COMMON,
@@ -80,8 +81,20 @@ def _judge_parts(context: Context, tokens: list[Token], cut: int) -> None:
 
 
 def _named(context: Context, tokens: list[Token], tail: str, head: str, org: int) -> bool:
-    """Record the run as the organisation a context phrase points at, if it can be one."""
+    """Record the run as the organisation a context phrase points at, if it can be one. A
+    given name alone needs a strong phrase or a word of a firm's after it (``Gorjan
+    support``): ``supplier Jane`` or ``Jane said its fine`` (for "it's") names a person as
+    often as a firm."""
     named = tokens[1:] if len(tokens) > 1 and tokens[0][2] == "The" else tokens
+    flags = named[0][4]
+    if (
+        org == 1
+        and len(named) == 1
+        and flags & GIVEN
+        and not flags & COMMON
+        and not starts_with(head, words.ORGANIZATION_FOLLOWED)
+    ):
+        return False
     if not nameable(context, named, tail, strong=org == 2):
         return False
     legal = _LEGAL_AFTER.match(head) if head[:2] in _LEGAL_OPENINGS else None
