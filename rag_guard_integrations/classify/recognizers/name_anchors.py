@@ -1,8 +1,10 @@
 """Where a name can be at all: one case-sensitive RE2 scan of a text's UTF-8 for the signs every
 name rule starts from (a given name before another capitalised word, an honorific, initials, a
 legal form or organisation noun after a capitalised word, a context phrase next to one, an
-e-mail address, an address or closing line, a speaker label). A text without any holds no
-name, and only the lines around a sign are read further.
+e-mail address, an address or closing line, a speaker label, the word ``its``). A text
+without any holds no name, and only the lines around a sign are read further. Every sign is a
+short literal or a bounded pattern next to one: a gap of many characters between two parts
+would multiply the states of the DFA the given names already make large.
 
 The given names (about 90,000) are compiled in as one alternation factored by common prefixes
 (a trie): RE2 compiles that in a few seconds, once per process, and then scans at the same
@@ -115,7 +117,9 @@ def _alternatives() -> list[str]:
         rf"(?i:\b(?:{groups})\b[^.;!?\n]{{0,120}}?(?:{introducers})) ?\p{{Lu}}",
         rf"(?i:\b(?:{titles})s?), \p{{Lu}}",
         rf"\p{{Lu}}{_LETTER}*(?:['’]s)?(?:{after})",
-        rf"\p{{Lu}}{_LETTER}+[^.;!?\n]{{0,40}}? its ",
+        # "its" referring back to an organisation; a literal, so the DFA stays small (the
+        # names before it are read back from it, see proper_names).
+        r" its ",
         rf"\p{{Lu}}{_LETTER}*(?i:{described})",
         rf"\p{{Lu}}{_LETTER}*, (?:\d{{1,5}}[a-z]?,? \p{{L}}|(?:Unit|Suite|Flat|Floor) \d)",
         # Layout: an e-mail or web address, a closing line, an address line, a speaker label.

@@ -24,6 +24,7 @@ Example:
 from __future__ import annotations
 
 import re
+from bisect import insort
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -114,17 +115,27 @@ def _find(text: str) -> Names:
     context = Context(text)
     scan = (_ASCII_RUN if len(data) == len(text) else _RUN).finditer
     judged = -1  # where the runs judged so far end
-    for start, end in spans:
+    done: list[Span] = []  # their spans, sorted
+    for anchor, end in spans:
         if end <= judged:
             continue  # an anchor inside a run already judged
-        floor = max(text.rfind("\n", max(0, start - _BACK), start) + 1, start - _BACK, judged, 0)
+        back = text.startswith(" its ", anchor)  # the clause before "its" names what it is
+        start = anchor - _BACK if back else anchor
+        floor = max(
+            text.rfind("\n", max(0, start - _BACK), start) + 1,
+            start - _BACK,
+            -1 if back else judged,
+            0,
+        )
         if floor > 0 and text[floor - 1] not in " \n":
             floor = text.find(" ", floor, start) + 1 or start  # start between words
         for run in scan(text, floor):
             if run.start() > end + _AHEAD:
                 break
-            if run.end() >= start - 1 and run.start() >= judged:
-                judged = run.end()
+            span = run.span()
+            if run.end() >= start - 1 and not overlaps(done, span):
+                judged = max(judged, run.end())
+                insort(done, span)
                 _judge_run(context, run)
     if "@" in text or "www." in text:
         _domain_names(context, scan)
