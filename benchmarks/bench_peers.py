@@ -1,5 +1,6 @@
 """Side by side with the peers, in one process, alternating call by call on the same inputs:
-``python benchmarks/bench_peers.py [--json] [--quick]`` (needs the ``bench`` extra).
+``python benchmarks/bench_peers.py [--json] [--quick] [--patterns]`` (needs the ``bench`` extra;
+``--patterns``: the pattern comparison only).
 
 - combination: RagContextGuard 0.1.1 ``GuardMiddleware().analyze`` (its DEFAULT policy)
   against ``Guard.check`` with that policy converted (``rag_context_guard_default.yaml``), at
@@ -230,7 +231,30 @@ def report(result: dict[str, Any]) -> str:
     def us(cell: dict[str, float]) -> str:
         return f"{cell['median_us']:.1f} / {cell['p99_us']:.1f}"
 
-    combination = table(
+    sections: list[str] = []
+    if "combination" in result:
+        sections += [
+            "combination: RagContextGuard DEFAULT vs Guard.check, one random label per chunk",
+            _combination_table(result["combination"], table, us),
+        ]
+    if "patterns" in result:
+        sections += [
+            "patterns: Presidio pattern recognisers (blank spaCy) vs "
+            "PatternClassifier(cache_size=0)",
+            *_pattern_tables(result["patterns"], table, us),
+        ]
+    if "clause" in result:
+        sections += [
+            "clause check: the article's bare metadata filter vs the contracts policy",
+            _clause_table(result["clause"], table, us),
+        ]
+    return "\n\n".join(sections)
+
+
+def _combination_table(
+    rows: list[dict[str, Any]], table: Callable[..., str], us: Callable[..., str]
+) -> str:
+    return table(
         (
             "k",
             "RagContextGuard us (median / p99)",
@@ -256,10 +280,14 @@ def report(result: dict[str, Any]) -> str:
                 f"{r['theirs_subset_safe']}/{r['sets']}",
                 f"{r['theirs_peak_kib']:.0f} / {r['ours_peak_kib']:.0f}",
             )
-            for r in result["combination"]
+            for r in rows
         ],
     )
-    patterns = result["patterns"]
+
+
+def _pattern_tables(
+    patterns: dict[str, Any], table: Callable[..., str], us: Callable[..., str]
+) -> list[str]:
     speed = table(
         (
             "corpus",
@@ -309,7 +337,13 @@ def report(result: dict[str, Any]) -> str:
             for entity, theirs in quality["presidio"].items()
         ],
     )
-    clause = table(
+    return [speed, pr]
+
+
+def _clause_table(
+    rows: list[dict[str, Any]], table: Callable[..., str], us: Callable[..., str]
+) -> str:
+    return table(
         ("k", "bare filter us (median / p99)", "Guard.check us", "ratio", "passed (bare / ours)"),
         [
             (
@@ -319,20 +353,8 @@ def report(result: dict[str, Any]) -> str:
                 f"{r['ratio']:.1f}x",
                 f"{r['bare_passed']} / {r['ours_passed']}",
             )
-            for r in result["clause"]
+            for r in rows
         ],
-    )
-    return "\n\n".join(
-        [
-            "combination: RagContextGuard DEFAULT vs Guard.check, one random label per chunk",
-            combination,
-            "patterns: Presidio pattern recognisers (blank spaCy) vs "
-            "PatternClassifier(cache_size=0)",
-            speed,
-            pr,
-            "clause check: the article's bare metadata filter vs the contracts policy",
-            clause,
-        ]
     )
 
 
@@ -342,16 +364,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true", help="machine-readable output")
     parser.add_argument("--quick", action="store_true", help="a few calls on small inputs")
     parser.add_argument("--rounds", type=int, default=9, help="turns per pattern corpus")
+    parser.add_argument("--patterns", action="store_true", help="the pattern comparison only")
     args = parser.parse_args(argv)
     if hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})  # one core
     ks = (10,) if args.quick else (10, 100, 1000)
     runs = 200 if args.quick else 40_000
-    result = {
-        "combination": compare_combination(ks, runs),
-        "patterns": compare_patterns(40 if args.quick else None, 1 if args.quick else args.rounds),
-        "clause": compare_clause(ks, runs),
-    }
+    patterns = compare_patterns(40 if args.quick else None, 1 if args.quick else args.rounds)
+    result: dict[str, Any] = {"patterns": patterns}
+    if not args.patterns:
+        result = {
+            "combination": compare_combination(ks, runs),
+            **result,
+            "clause": compare_clause(ks, runs),
+        }
     if args.json:
         print(json.dumps(result, indent=2))
     else:

@@ -61,3 +61,8 @@ def test_patterns_report_speed_and_quality_for_both(bench: Any) -> None:
     )
     for section in ("RagContextGuard", "Presidio", "bare filter"):
         assert section in table
+    alone = bench.report({"patterns": patterns})
+    assert "Presidio" in alone
+    assert "kept with names" in alone
+    assert "RagContextGuard" not in alone
+    assert "bare filter" not in alone

@@ -141,6 +141,8 @@ def _find(text: str) -> Names:
         _domain_names(context, scan)
     if "\n" in text:
         block_names(context, spans)
+    if not context.persons:
+        return Names(text, (), tuple(sorted(set(context.organizations))))
     _mentions(context)
     return Names(text, *_apart(context.persons, context.organizations))
 
@@ -175,9 +177,9 @@ def _domain_names(context: Context, scan: Callable[..., Iterator[re.Match[str]]]
 
 def _mentions(context: Context) -> None:
     """A word of a person's name found in the text, written alone elsewhere in it, is that
-        person too (``Agnieszka Nowak ... praised Nowak``; ``Tom Bell ... starring Bell``, but a
-    common word not at a sentence's start). At most :data:`_MENTIONED` words are
-        looked for, each in one pass, so the work stays linear in the text's length."""
+    person too (``Agnieszka Nowak ... praised Nowak``; ``Tom Bell ... starring Bell``, but a
+    common word not at a sentence's start). At most :data:`_MENTIONED` words are looked for,
+    each in one pass, so the work stays linear in the text's length."""
     text = context.text
     found = {t[2]: bool(t[4] & COMMON) for t in context.person_tokens if len(t[2]) > 2}
     for word in sorted(found)[:_MENTIONED]:
