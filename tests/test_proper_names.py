@@ -388,11 +388,20 @@ def test_title_case_names_and_partners_firms_are_one_organisation(
         ("Paris and its suburbs are busy in August.", [], []),
         ("The Licensee shall perform its obligations.", [], []),
         ("Jane said its fine to wait.", ["Jane"], []),
+        (
+            "Each party shall use Reasonable Efforts to help Zanthor and its designee.",
+            [],
+            ["Zanthor"],
+        ),
+        ("Title to the Moulds passes to the buyer with its parts.", [], []),
+        ("If the Shipper ends this Agreement its fees stay due.", [], []),
     ],
 )
 def test_a_name_the_clause_calls_its_is_an_organisation(
     text: str, persons: list[str], organizations: list[str]
 ) -> None:
     """A proper word the same clause refers to as ``its`` is an organisation; a place, a
-    place after ``in``, a defined role and a given name alone (``its`` for "it's") are not."""
+    place after ``in``, a defined role, a defined term after an article, a capitalised phrase
+    with another name between it and ``its``, and a given name alone (``its`` for "it's") are
+    not."""
     assert names(text) == (persons, organizations)

@@ -60,7 +60,6 @@ _ADDRESS_AFTER = re.compile(
     r"[\w'’-]+(?:" + words.STREET_ENDINGS + r") \d|rue |via |calle |ul\. )"
 )
 _TITLES = words.JOB_TITLES | {"volunteer"}
-_ITS = re.compile(rf"[^.;!?\n]{{0,{WINDOW - 8}}}? its ")
 _YEAR = re.compile(r"\b(?:19|20)\d\d\b")
 _DIGIT = re.compile(r"\d")
 _NOT_ALNUM = re.compile(r"[\W_]+")
@@ -266,17 +265,15 @@ def organization_context(context: Context, start: int, end: int, tail: str, head
         return 2
     if tail.rpartition(" ")[2] in _TITLES and context.text.startswith(", ", start - 2):
         return 2 if _YEAR.search(tail) or _YEAR.search(head) else 1  # "Analyst, X (2016-19)"
-    return int(_role_or_address(tail, head))
+    return int(_role_or_address(tail, head) or _called_its(context.text, end, tail))
 
 
 def _role_or_address(tail: str, head: str) -> bool:
-    """Whether a role names the run (``supplier X``, ``X's customers``), the clause goes on to
-    refer to it as ``its`` (``support Lumora in its mission``; a place after ``in`` aside), or
-    an address follows it (``X, 14 Quay Street``)."""
+    """Whether a role names the run (``supplier X``, ``X's customers``) or an address follows
+    it (``X, 14 Quay Street``)."""
     if (
         ends_with(tail, _ROLES)
         or starts_with(head, words.ORGANIZATION_FOLLOWED)
-        or (" its " in head and _ITS.match(head) is not None and tail.rpartition(" ")[2] != "in")
         or (head.startswith(("'s", "’s")) and starts_with(head[2:], words.ORGANIZATION_FOLLOWED))
     ):
         return True
@@ -285,6 +282,23 @@ def _role_or_address(tail: str, head: str) -> bool:
         and _ADDRESS_AFTER.match(head) is not None
         and words.AGE_AFTER.match(head) is None  # "Okonkwo, 42, was promoted"
         and not _DIGIT.search(tail.rpartition(",")[2])
+    )
+
+
+def _called_its(text: str, end: int, tail: str) -> bool:
+    """Whether the clause after a run ending at ``end`` refers to it as ``its`` (``support
+    Lumora in its mission``, ``Lumora in Kaunas in its``): no other capitalised word between
+    but a place after ``in``, and the run itself no place after ``in`` and no defined term
+    after an article (``the Shipper ... its``)."""
+    head = text[end : end + WINDOW]
+    at = head.find(" its ")
+    if at < 0 or any(c in ".;!?\n" for c in head[:at]):
+        return False
+    between = head[:at].partition(" in ")[0]
+    return (
+        not any(c.isupper() for c in between)
+        and tail.rpartition(" ")[2] != "in"
+        and not ends_with(tail, _DETERMINERS)
     )
 
 
