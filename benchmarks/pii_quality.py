@@ -19,6 +19,7 @@ import argparse
 import hashlib
 import json
 import os
+import re
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -36,6 +37,11 @@ SHARED = Path(
     or Path(__file__).resolve().parents[2] / "shared" / "data"
 )
 DATA = SHARED / "pii_samples.jsonl"
+CHECK = Path(__file__).with_name("names_check.txt")
+"""Sentences written for the names recognisers' conventions, marked up by hand."""
+_MARK = re.compile(r"\[\[(.+?)\|([PO])\]\]")
+_SEPARATOR = re.compile(r"^---$", re.MULTILINE)
+_MARKS = {"P": "PERSON", "O": "ORGANIZATION"}
 ENTITY_RECOGNIZER = {
     "EMAIL_ADDRESS": "email",
     "CREDIT_CARD": "credit_card",
@@ -58,9 +64,34 @@ SPLITS = ("tune", "held_back")
 
 
 def load(path: Path = DATA) -> list[dict[str, Any]]:
-    """The annotated records (``text`` and ``spans``) of a JSONL file."""
+    """The annotated records (``text`` and ``spans``) of a JSONL file, or of a marked-up text
+    file such as :data:`CHECK` (see :func:`parse_marked`)."""
+    if path.suffix == ".txt":
+        return parse_marked(path.read_text(encoding="utf-8"))
     with path.open(encoding="utf-8") as handle:
         return [json.loads(line) for line in handle if line.strip()]
+
+
+def parse_marked(source: str) -> list[dict[str, Any]]:
+    """Records from blocks separated by lines ``---``, names marked ``[[text|P]]`` (a person)
+    or ``[[text|O]]`` (an organisation); lines starting with ``#`` are comments."""
+    records = []
+    lines = [line for line in source.split("\n") if not line.startswith("#")]
+    for raw in _SEPARATOR.split("\n".join(lines)):
+        block = raw.strip("\n")
+        text, spans, position = "", [], 0
+        for match in _MARK.finditer(block):
+            text += block[position : match.start()]
+            value, kind = match.group(1), match.group(2)
+            spans.append(
+                {"entity_type": _MARKS[kind], "start": len(text), "end": len(text) + len(value)}
+            )
+            text += value
+            position = match.end()
+        text += block[position:]
+        if text.strip():
+            records.append({"text": text, "spans": spans})
+    return records
 
 
 def split_of(record: Mapping[str, Any]) -> str:

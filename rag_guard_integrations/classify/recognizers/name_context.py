@@ -1,99 +1,193 @@
 """What the words around a run of capitalised words say: the text before and after it, read
 as lower case, and the checks on it that the name rules share; and the text a disguised name
 shows. Phrases are matched with ``str.endswith``/``startswith`` on tuples (one C call) and a
-word-boundary check only then."""
+word-boundary check only then. Everything here reads a bounded window around one run, so the
+cost of a text grows with its runs, not with its length times its runs."""
 
 from __future__ import annotations
 
 import re
 import unicodedata
+from bisect import bisect_left, insort
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from rag_guard_integrations.classify.recognizers import name_words as words
-from rag_guard_integrations.classify.recognizers.names_table import COMMON, word_flags
+from rag_guard_integrations.classify.recognizers.names_table import (
+    COMMON,
+    NAME,
+    PLACE,
+    word_flags,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
+
+def _upper_class() -> str:
+    """A character class of every capital (and title-case) letter of the BMP, as ranges."""
+    points = [p for p in range(0x10000) if chr(p).isupper() or chr(p).istitle()]
+    ranges, start = [], points[0]
+    for previous, point in zip(points, [*points[1:], -1], strict=True):
+        if point != previous + 1:
+            low, high = re.escape(chr(start)), re.escape(chr(previous))
+            ranges.append(low if start == previous else f"{low}-{high}")
+            start = point
+    return "".join(ranges)
+
+
+UPPER = _upper_class()
+"""A regex character class body of every capital letter of the BMP."""
 Span = tuple[int, int]
-Token = tuple[int, int, str]
+Token = tuple[int, int, str, str, int]
+"""A word of a run: its span, the word as written, its lower-case key (no trailing period)
+and its names-table flags."""
 WINDOW = 48
 _CONNECTIVES = frozenset({"and", "of", "&", "the", "for"})
 _TAIL_PUNCTUATION = " \t:,?\"'“(-"
 _LIST_SEPARATOR = re.compile(r"(?:,| and|, and|,? &) $")
 _GROUP_WINDOW = 160
+_DETERMINERS = tuple(words.DETERMINERS)
+_INTRODUCERS = (":", "such as", "includ", "like", "namely")
+_BEFORE = tuple(sorted({*words.ORGANIZATION_BEFORE} - words.ORGANIZATION_ROLES))
+_ROLES = tuple(sorted(words.ORGANIZATION_ROLES))
+# "a paralegal at X", "eight years at X", "our team at X": a person's work, then "at".
+_AT_WORK = re.compile(
+    r"\b(?:" + "|".join(sorted(words.WORK_WORDS)) + r")s?\b(?: [\w'’-]+){0,3} (?:at|with)$"
+)
+_ADDRESS_AFTER = re.compile(
+    r", (?:\d{1,5}[a-z]?,? [\w'’.-]|(?:unit|suite|flat|floor|building|po box) \d|"
+    r"[\w'’-]+(?:" + words.STREET_ENDINGS + r") \d|rue |via |calle |ul\. )"
+)
+_TITLES = words.JOB_TITLES | {"volunteer"}
+_YEAR = re.compile(r"\b(?:19|20)\d\d\b")
+_DIGIT = re.compile(r"\d")
+_NOT_ALNUM = re.compile(r"[\W_]+")
 # Zero-width and other format characters, and full-width ASCII forms.
 DISGUISE = re.compile(
     "[\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\ufeff\uff01-\uff5e]"
 )
 
 
+@lru_cache(maxsize=1)
+def name_flags() -> dict[str, int]:
+    """The names table, with days, months and holidays as common words: capitalised, and
+    nobody's name however many people the table says bear it (``Friday``, ``May``)."""
+    flags = dict(word_flags())
+    flags.update(dict.fromkeys(words.CALENDAR, COMMON))
+    return flags
+
+
 class Context:
-    """One text, its lower-case form and the names found in it so far."""
+    """One text and the names found in it so far (in the order found, and all of them sorted
+    by start, for overlap tests in logarithmic time)."""
 
     __slots__ = (
-        "_words",
+        "_ends",
+        "_org_spans",
+        "_spans",
         "flags",
-        "lower",
         "organizations",
-        "person_words",
+        "person_tokens",
         "persons",
         "text",
     )
 
-    def __init__(self, text: str, lower: str) -> None:
+    def __init__(self, text: str) -> None:
         self.text = text
-        self.lower = lower
-        self._words: frozenset[str] | None = None
-        self.flags = word_flags()
+        self.flags = name_flags()
         self.persons: list[Span] = []
         self.organizations: list[Span] = []
-        self.person_words: set[str] = set()
-
-    @property
-    def words(self) -> frozenset[str]:
-        """The text's lower-case words (found once, at the first run that asks)."""
-        if self._words is None:
-            self._words = frozenset(words.TEXT_WORD.findall(self.lower))
-        return self._words
-
-    @property
-    def cues(self) -> bool:
-        """Whether the text holds any word a context phrase needs: without one, no run needs
-        its surroundings read."""
-        return not self.words.isdisjoint(words.CUE_WORDS)
+        self.person_tokens: list[Token] = []
+        self._spans: list[Span] = []
+        self._org_spans: list[Span] = []
+        self._ends: set[int] = set()
 
     def flag(self, word: str) -> int:
-        """The names-table flags of ``word`` (case and a trailing period ignored)."""
-        return self.flags.get(word.rstrip(".").lower(), 0)
+        """The names-table flags of ``word`` (case and a trailing period ignored); a hyphened
+        word the table lacks has the name flags of its first part (``Jae-won``)."""
+        word = word.rstrip(".").lower()
+        flags = self.flags.get(word, -1)
+        if flags >= 0:
+            return flags
+        return self.flags.get(word.partition("-")[0], 0) & NAME if "-" in word else 0
 
     def tail(self, start: int) -> str:
         """The lower-case text before ``start``, without the punctuation next to a name."""
-        return self.lower[max(0, start - WINDOW) : start].rstrip(_TAIL_PUNCTUATION)
+        return self.text[max(0, start - WINDOW) : start].lower().rstrip(_TAIL_PUNCTUATION)
 
     def head(self, end: int) -> str:
         """The lower-case text after ``end``."""
-        return self.lower[end : end + WINDOW]
+        return self.text[end : end + WINDOW].lower()
 
     def person(self, tokens: Sequence[Token]) -> None:
         """Record ``tokens`` as one person's name."""
-        self.persons.append((tokens[0][0], tokens[-1][1]))
-        self.person_words.update(w.lower() for _, _, w in tokens if len(w) > 2)
+        self.person_span((tokens[0][0], tokens[-1][1]))
+        self.person_tokens.extend(t for t in tokens if t[2][:1].isupper())
+
+    def person_span(self, span: Span) -> None:
+        """Record ``span`` as a person's name."""
+        self.persons.append(span)
+        insort(self._spans, span)
+
+    def organization(self, span: Span) -> None:
+        """Record ``span`` as an organisation's name."""
+        self.organizations.append(span)
+        self._ends.add(span[1])
+        insort(self._spans, span)
+        insort(self._org_spans, span)
+
+    def reassign(self, span: Span) -> None:
+        """Record ``span`` as an organisation's name instead of the persons found in it."""
+        inside = [p for p in self.persons if span[0] <= p[0] and p[1] <= span[1]]
+        for found in inside:
+            self.persons.remove(found)
+            self._spans.remove(found)
+        self.organization(span)
+
+    def taken(self, span: Span) -> bool:
+        """Whether a name found so far overlaps ``span``."""
+        return overlaps(self._spans, span)
+
+    def organized(self, span: Span) -> bool:
+        """Whether an organisation found so far overlaps ``span``."""
+        return overlaps(self._org_spans, span)
 
     def listed_group(self, start: int) -> bool:
         """Whether a plural noun for organisations introduces a list right before ``start``."""
-        if self.words.isdisjoint(words.GROUP_WORDS):
-            return False  # most texts name no such group
-        window = self.lower[max(0, start - _GROUP_WINDOW) : start]
+        window = self.text[max(0, start - _GROUP_WINDOW) : start].lower()
+        if not any(i in window for i in _INTRODUCERS):
+            return False  # the regex below only where a list can be introduced at all
         return words.ORGANIZATION_GROUPS.search(window) is not None
 
-    def listed(self, start: int) -> bool:
+    def listed(self, start: int, end: int) -> bool:
         """Whether the run at ``start`` continues a list whose previous item is an
-        organisation (``A Ltd, B and C``)."""
-        if not self.organizations:
+        organisation (``A Ltd, B and C``); a place or a street after it is its address."""
+        if not self.organizations or self.text[end : end + 2].strip()[:1].isdigit():
+            return False
+        if " " not in self.text[start:end] and self.flag(self.text[start:end]) & PLACE:
             return False
         separator = _LIST_SEPARATOR.search(self.text, max(0, start - 6), start)
-        return separator is not None and any(e == separator.start() for _, e in self.organizations)
+        return separator is not None and separator.start() in self._ends
+
+    def spells(self, run: str, label: str) -> bool:
+        """Whether a run of capitalised words spells a domain label (``Kestrel Bio`` and
+        ``kestrelbio``, ``Delta Nile Trading`` and ``deltanile``), but for a person's name."""
+        compact = _NOT_ALNUM.sub("", run.lower())
+        if len(compact) < 3 or not (
+            compact == label
+            or (len(label) > 4 and (compact.startswith(label) or label.startswith(compact)))
+        ):
+            return False
+        parts = run.split()
+        return not (len(parts) > 1 and all(self.flag(p) & NAME for p in parts))
+
+
+def overlaps(spans: list[Span], span: Span) -> bool:
+    """Whether one of sorted ``spans`` overlaps ``span``. Names barely overlap each other, so
+    the few spans starting just before its end are enough to look at: logarithmic time."""
+    index = bisect_left(spans, (span[1], -1))
+    return any(s[1] > span[0] for s in spans[max(0, index - 4) : index])
 
 
 def ends_with(tail: str, phrases: tuple[str, ...]) -> bool:
@@ -123,48 +217,101 @@ def proper(context: Context, word: str) -> bool:
         or word in words.LEGAL_FORMS
         or word in words.ORGANIZATION_NOUNS
         or word in words.ROLE_TERMS
+        or word in words.CALENDAR
         or word in _CONNECTIVES
     )
 
 
-def nameable(context: Context, tokens: Sequence[Token], tail: str) -> bool:
+def nameable(context: Context, tokens: Sequence[Token], tail: str, strong: bool) -> bool:
     """Whether a run a context phrase points at can be a name: not all in capitals, and a proper
-    word in it, or several capitalised words that are no defined role and follow no article
-    (``Credit Karma``, not ``the Licensed Software``)."""
-    if all(w.isupper() for _, _, w in tokens):
+    word in it, or (after a ``strong`` phrase such as ``works at``) several capitalised words
+    that are no defined role and follow no article (``Credit Karma``, not ``the Licensed
+    Software``)."""
+    if all(t[2].isupper() and len(t[2]) > 1 for t in tokens):
         return False  # an acronym or a ticker, not a name a phrase can vouch for
-    if any(proper(context, w) for _, _, w in tokens):
+    if any(proper(context, t[3]) and (strong or not t[4] & PLACE) for t in tokens):
+        return True  # a place's name needs a strong phrase: "the Rotterdam branch" is none
+    return (
+        strong
+        and len(tokens) > 1
+        and not any(t[2].isupper() for t in tokens)
+        and not any(t[3] in words.ROLE_TERMS or t[3] in words.LEGAL_FORMS for t in tokens)
+        and not ends_with(tail, _DETERMINERS)
+    )
+
+
+def described(head: str) -> bool:
+    """Whether the text after a run describes it as an organisation (``X is a Dutch software
+    company``, ``X's shareholders``)."""
+    if head.startswith(words.ORGANIZATION_POSSESSIVE):
         return True
-    names = [w.rstrip(".").lower() for _, _, w in tokens]
-    return (
-        len(names) > 1
-        and not any(w.isupper() for _, _, w in tokens)
-        and not any(n in words.ROLE_TERMS or n in words.LEGAL_FORMS for n in names)
-        and not ends_with(tail, tuple(words.DETERMINERS))
+    return (head[:1] == "," or head.startswith((" is ", " was ", " has "))) and bool(
+        words.ORGANIZATION_AFTER.match(head)
     )
 
 
-def organization_context(context: Context, start: int, tail: str, head: str) -> bool:
-    """Whether the words around a run say it names an organisation."""
-    if not context.cues:
-        return context.listed(start)
+def organization_context(context: Context, start: int, end: int, tail: str, head: str) -> int:
+    """What the words around a run say of an organisation: 2 a phrase that names one whatever
+    its words (``works at``, ``X is a ... company``), 1 a role that needs a proper word
+    (``supplier X``), 0 nothing. The cheap tests come first; a regex runs only where a
+    literal test says it can match."""
+    if ends_with(tail, _BEFORE) or described(head):
+        return 2
+    if tail.endswith((" at", " with")) and (
+        head.startswith(words.EMPLOYED_AS) or _AT_WORK.search(tail) is not None
+    ):
+        return 2
+    if context.listed(start, end) or context.listed_group(start):
+        return 2
+    if tail.rpartition(" ")[2] in _TITLES and context.text.startswith(", ", start - 2):
+        return 2 if _YEAR.search(tail) or _YEAR.search(head) else 1  # "Analyst, X (2016-19)"
+    return int(_role_or_address(tail, head) or _called_its(context.text, end, tail))
+
+
+def _role_or_address(tail: str, head: str) -> bool:
+    """Whether a role names the run (``supplier X``, ``X's customers``) or an address follows
+    it (``X, 14 Quay Street``)."""
+    if (
+        ends_with(tail, _ROLES)
+        or starts_with(head, words.ORGANIZATION_FOLLOWED)
+        or (head.startswith(("'s", "’s")) and starts_with(head[2:], words.ORGANIZATION_FOLLOWED))
+    ):
+        return True
     return (
-        ends_with(tail, words.ORGANIZATION_BEFORE)
-        or (head[:1] in ", " and words.ORGANIZATION_AFTER.match(head) is not None)
-        or head.startswith(words.ORGANIZATION_POSSESSIVE)
-        or (ends_with(tail, ("at",)) and head.startswith(words.EMPLOYED_AS))
-        or context.listed(start)
-        or context.listed_group(start)
+        head.startswith(", ")
+        and _ADDRESS_AFTER.match(head) is not None
+        and words.AGE_AFTER.match(head) is None  # "Okonkwo, 42, was promoted"
+        and not _DIGIT.search(tail.rpartition(",")[2])
     )
 
 
-def person_context(context: Context, tail: str, head: str) -> bool:
+def _called_its(text: str, end: int, tail: str) -> bool:
+    """Whether the clause after a run ending at ``end`` refers to it as ``its`` (``support
+    Lumora in its mission``, ``Lumora in Kaunas in its``): no other capitalised word between
+    but a place after ``in``, and the run itself no place after ``in`` and no defined term
+    after an article (``the Shipper ... its``)."""
+    head = text[end : end + WINDOW]
+    at = head.find(" its ")
+    if at < 0 or any(c in ".;!?\n" for c in head[:at]):
+        return False
+    between = head[:at].partition(" in ")[0]
+    return (
+        not any(c.isupper() for c in between)
+        and tail.rpartition(" ")[2] != "in"
+        and not ends_with(tail, _DETERMINERS)
+    )
+
+
+def person_context(tail: str, head: str) -> bool:
     """Whether the words around a run say it names a person (an age after it needs no word)."""
     if head[:2] in (" i", ", ") and words.AGE_AFTER.match(head) is not None:
         return True
-    return context.cues and (
-        ends_with(tail, words.PERSON_BEFORE) or starts_with(head, words.PERSON_AFTER)
-    )
+    return ends_with(tail, words.PERSON_BEFORE) or starts_with(head, words.PERSON_AFTER)
+
+
+def placed(flags: int) -> bool:
+    """Whether a word is a place's name and no more likely a person's (``Jordan`` alone)."""
+    return bool(flags & PLACE) or not flags & NAME
 
 
 def at_sentence_start(text: str, start: int) -> bool:

@@ -30,13 +30,38 @@ LEGAL_FORMS = _words(
 """Words that end an organisation's name: legal forms across jurisdictions and the plain
 ``Company``, ``Group``, ``Holdings``, ``Partners``."""
 
+CAPITAL_FORMS = _words("AS SA AG AB NV BV KK UG KG SE OY")
+"""Legal forms that are English words in lower case (``as``), counted only in capitals."""
+
+WRITTEN_FORMS = tuple(
+    re.escape(f)
+    for f in (
+        "Inc", "INC", "Incorporated", "LLC", "L.L.C", "LLP", "LP", "L.P", "PLC", "plc", "Plc",
+        "Ltd", "LTD", "Limited", "LIMITED", "Corp", "CORP", "Corporation", "CORPORATION", "Co",
+        "Company", "COMPANY", "GmbH", "AG", "KG", "OHG", "UG", "SA", "S.A", "SAS", "SARL",
+        "SL", "S.L", "SpA", "S.p.A", "SPA", "Srl", "SRL", "S.r.l", "BV", "B.V", "NV", "N.V",
+        "AB", "Oy", "Oyj", "ASA", "AS", "A/S", "ApS", "Pty", "Pte", "KK", "Bhd", "Sdn",
+        "Group", "GROUP", "Holdings", "HOLDINGS", "Partners", "PARTNERS", "Associates",
+        "Sons", "Söhne", "Brothers", "Bros",
+    )
+)  # fmt: skip
+""":data:`LEGAL_FORMS` as they are written (the scan for where a name can be is
+case-sensitive), regex-escaped."""
+
 ORGANIZATION_NOUNS = _words(
     "bank bancorp university institute foundation association agency consulting consultants "
     "services service systems technologies technology solutions software labs laboratories "
     "industries enterprises capital ventures media pharmaceuticals pharma insurance "
     "airlines motors analytics networks communications hospital clinic orchestra council "
     "authority commission ministry society trust fund studios publishing logistics realty "
-    "energy federation academy college unlimited"
+    "energy federation academy college unlimited architects architekten avocats dental "
+    "freight couriers hotels homes foods games robotics mining therapeutics biosciences "
+    "estates lettings advisory printing textiles imaging trading airways rail water "
+    "school schools museum gallery library church cooperative mutual steel metals chemicals "
+    "oil gas power electronics devices instruments telecom shipping transport resorts "
+    "properties developments construction builders engineering automotive aerospace "
+    "security healthcare health care medical pharmacy brewery brewing wines claims "
+    "print press"
 )
 """Nouns that end an organisation's name after a proper word: ``Streetcred Software``,
 ``Deutsche Bank``; after common words only (``Licensed Software``) they do not count."""
@@ -49,11 +74,23 @@ STREET_WORDS = _words(
 )
 """Words of a street address: a name run ends before them (``Kimberly Way`` is no person)."""
 
+PLACE_WORDS = _words(
+    "harbour harbor bay beach bridge station airport port quay wharf marina pier dock docks "
+    "valley river lake island islands mountain mountains heights falls county district "
+    "province region city town village centre center mall"
+)
+"""Words that end a place's name (``Chelsea Harbour``, ``Victoria Station``): a name run ends
+before them, as before a street word."""
+
 JOB_TITLES = _words(
     "officer manager director engineer clerk assistant specialist analyst consultant "
     "president ceo cfo cto coo vp head lead administrator technician controller nurse "
     "soldier teacher developer designer accountant secretary chairman chair founder owner "
-    "partner"
+    "partner intern trainee paralegal lawyer attorney solicitor counsel professor lecturer "
+    "researcher scientist student supervisor coordinator representative advisor adviser "
+    "planner architect editor writer journalist reporter economist strategist executive "
+    "chief handler cashier driver receptionist recruiter trainer associate buyer agent "
+    "programmer auditor pharmacist surgeon physician doctor therapist volunteer"
 )
 """Words of a job title: a signature line holding one is no organisation."""
 
@@ -81,10 +118,14 @@ PLACE_PREPOSITIONS = _words("in into near via at to from")
 PERSON_BEFORE = (
     "name", "name is", "name was", "named", "i'm", "i am", "this is", "dear", "hi", "hello",
     "hey", "thanks", "attn", "attention", "signed by", "directed by", "written by", "customer",
+    "signed", "signature", "approved by", "drafted by", "prepared by", "reviewed by",
+    "taken by", "referred by", "placed by", "ask", "tell", "let", "talk to", "spoke to",
+    "speak with", "spoke with", "met", "meet", "congratulations to", "welcome", "cheers",
+    "regards", "thank", "contact person", "full name", "emergency contact", "chaired by",
     "client", "employee", "patient", "applicant", "candidate", "contact", "tenant", "borrower",
     "cardholder", "account holder", "beneficiary", "witness", "player", "features",
     "starring", "says", "said", "it to", "speak to", "ask for", "cc", "according to",
-    "interviewed", "married", "daughter of", "son of", "wife of", "husband of",
+    "interviewed", "married", "surname", "daughter of", "son of", "wife of", "husband of",
 )  # fmt: skip
 """Phrases just before a name that say it is a person's (the text lower-cased, the name's
 colon, comma or question mark dropped: ``Name: X``, ``What's your name? X``)."""
@@ -93,7 +134,7 @@ PERSON_AFTER = (
     " who", ", who", " said", " says", " shouted", " told", " asked", " wrote", " replied",
     " signed", " was born", ", aged", " aged", "'s wife", "'s husband", "'s son",
     "'s daughter", "'s mother", "'s father", "'s family", "'s brother", "'s sister",
-    " himself", " herself",
+    " himself", " herself", " wants", " thinks", " (b.", " (born",
 )  # fmt: skip
 """Phrases just after a name that say it is a person's."""
 
@@ -102,22 +143,63 @@ AGE_AFTER = re.compile(r" is an? \d+[ -]years?[ -]old\b|, \d{1,2}, ")
 
 ORGANIZATION_BEFORE = (
     "work for", "works for", "worked for", "working for", "work at", "works at", "worked at",
-    "working at", "employed by", "employer", "joined", "subsidiary of", "acquired by",
-    "acquisition of", "vendor", "supplier", "contractor", "counterparty", "company", "firm",
-    "address of", "on behalf of", "became", "renamed", "renamed to",
+    "working at", "employed by", "employed at", "employed with", "employer",
+    "job at", "job with", "position at", "role at", "internship at", "intern at", "career at",
+    "hired by", "recruited by", "quit", "joining", "joined", "before joining",
+    "bank with", "banks with", "banking with", "account with", "account at", "customer of",
+    "client of", "clients include", "customers include", "partners include",
+    "thank you for choosing", "thanks for choosing", "thank you for contacting",
+    "thanks for contacting", "order from", "parcel from", "package from", "delivery from",
+    "invoice from", "refund from", "studied at", "graduated from", "degree from", "student at",
+    "for and on behalf of", "signed on behalf of", "prepared for", "awarded to", "sponsored by",
+    "operated by", "manufactured by", "published by", "developed by", "issued by",
+    "insured by", "underwritten by", "funded by", "bought by", "merged with", "partnered with",
+    "shares of", "stock of", "partnership with", "agreement with", "registered office",
+    "company name", "subsidiary of", "acquired by", "acquisition of", "address of",
+    "on behalf of", "became", "renamed", "renamed to",
     "rebranded as", "now called", "now known as", "formerly", "formerly known as",
     "ceo of", "cfo of", "cto of", "founder of", "co-founder of", "president of", "chairman of",
     "employees of", "staff of", "customers of", "clients of", "shareholders of", "investors in",
     "board of", "spokesperson for", "spokesman for", "spokeswoman for", "division of",
     "unit of", "founded", "co-founded", "stake in", "shares in", "contract with",
 )  # fmt: skip
-"""Phrases just before a name that say it is an organisation's (``work for X``, ``which
-later became X``)."""
+"""Phrases just before a name that say it is an organisation's whatever its words
+(``work for X``, ``which later became X``)."""
+
+ORGANIZATION_ROLES = _words(
+    "employer company firm vendor supplier contractor counterparty organisation organization "
+    "licensor licensee landlord distributor manufacturer insurer lender school university "
+    "bank"
+)
+"""Nouns before a name (``our supplier, X``, ``Employer: X``) that make it an organisation's
+when it holds a proper word: a contract's ``Licensee Confidential Information`` names none."""
+
+WORK_WORDS = (
+    _words(
+        "work works worked working employed job position role career internship intern team "
+        "years months someone colleague colleagues staff department accounts"
+    )
+    | JOB_TITLES
+)
+"""Words before ``at`` or ``with`` that say where someone works (``a paralegal at X``,
+``eight years at X``, ``our team at X``)."""
+
+CALENDAR = _words(
+    "monday tuesday wednesday thursday friday saturday sunday january february march april "
+    "may june july august september october november december mon tue tues wed thu thur "
+    "thurs fri sat sun jan feb mar apr jun jul aug sep sept oct nov dec christmas easter"
+)
+"""Days, months and holidays: capitalised, and nobody's name."""
 
 ORGANIZATION_AFTER = re.compile(
     r"(?:,? (?:is|was|has been)|,) (?:an?|the) (?:[\w-]+ ){0,4}(?:company|firm|bank|startup|"
     r"provider|manufacturer|corporation|business|organi[sz]ation|agency|group|retailer|insurer|"
-    r"nonprofit|charity|conglomerate|subsidiary|lender|broker)\b"
+    r"nonprofit|charity|conglomerate|subsidiary|lender|broker|publisher|cooperative|co-op|"
+    r"studio|consultancy|brand|chain|airline|carrier|utility|maker|supplier|distributor|"
+    r"wholesaler|producer|developer|bakery|restaurant|hotel|school|university|hospital|"
+    r"clinic|council|club|network|platform|marketplace|exchange|fund|union|society|"
+    r"institute|foundation|association|practice|partnership|label|newspaper|broadcaster|"
+    r"fintech|insurtech|biotech|operator|charity|cooperative)\b"
 )
 """Phrases just after a name that say it is an organisation's (``X is an Icelandic bank``,
 ``X, a Swedish retailer``)."""
@@ -128,35 +210,54 @@ ORGANIZATION_POSSESSIVE = (
 )  # fmt: skip
 """A possessive that only an organisation takes (``X's shareholders``)."""
 
+ORGANIZATION_FOLLOWED = (
+    " support", " customer service", " account", " office", " offices", " branch",
+    " headquarters", " website", " app", " team", " staff", " employees", " shares",
+    " stock", " share price", " spokesperson", " spokesman", " spokeswoman", " ceo", " cfo",
+    " board", " is hiring", " are hiring", " said it", " says it", " announced", " reported",
+    " posted", " recalled", " unveiled", " launched", " has appointed", " appointed",
+    " outage", " depot", " warehouse", " store", " stores", " subscription",
+)  # fmt: skip
+"""Words right after a name that make it an organisation's (``the Delta Nile office``,
+``Gorjan support``, ``Dunmore said it would``), unless it is a person's name."""
+
 EMPLOYED_AS = (" as a ", " as an ", " as the ")
 """``at X as the assistant``: the place someone works, after ``at``."""
 
-CUE_WORDS = _words(
-    "mr mrs ms miss dr name named names i'm am this dear hi hello hey thanks attn attention "
-    "signed directed written customer client employee patient applicant candidate contact "
-    "tenant borrower cardholder holder beneficiary witness player features starring says said "
-    "speak ask cc who shouted told asked wrote replied born aged old work works worked working "
-    "employed employer joined subsidiary acquired acquisition vendor supplier contractor "
-    "counterparty company firm address behalf became renamed rebranded called known formerly "
-    "as startup provider manufacturer corporation business organisation organization agency "
-    "group retailer insurer nonprofit charity conglomerate lender broker bank according "
-    "interviewed married daughter son wife husband mother father family brother sister "
-    "himself herself ceo cfo cto founder co-founder founded co-founded president chairman "
-    "employees staff customers clients shareholders investors board spokesperson spokesman "
-    "spokeswoman division unit stake shares contract headquarters subsidiary stock revenue "
-    "profits earnings"
-)
-"""Every word a context phrase above starts with or needs: text without any has no context
-for any run (a list continuing after an organisation is checked apart)."""
 GROUP_WORDS = _words(
     "companies firms manufacturers makers vendors suppliers banks insurers lenders "
     "competitors sponsors brands retailers carriers startups providers brokers employers "
-    "publishers labels studios"
+    "publishers labels studios clients customers partners investors"
 )
-TEXT_WORD = re.compile(r"[a-z']+")
+
+CLOSINGS = (
+    "regards", "kind regards", "best regards", "warm regards", "warmest regards",
+    "with regards", "best", "all the best", "best wishes", "sincerely", "yours sincerely",
+    "sincerely yours", "yours faithfully", "yours truly", "yours", "cheers", "thanks",
+    "many thanks", "thank you", "with thanks", "respectfully", "cordially", "cordialement",
+    "bien cordialement", "mit freundlichen grüßen", "viele grüße", "saludos", "un saludo",
+    "atentamente", "cordiali saluti", "met vriendelijke groet", "med vänliga hälsningar",
+    "pozdrawiam", "s pozdravem",
+)  # fmt: skip
+"""Closing lines of a letter or an e-mail: the signature's name follows."""
+
+FREE_MAIL = _words(
+    "gmail googlemail yahoo ymail hotmail outlook live msn aol icloud me mac mail email "
+    "proton protonmail gmx web yandex qq zoho fastmail hey tutanota example"
+)
+"""Mail domains that name a mail provider, not the sender's organisation."""
+
+STREET_ENDINGS = (
+    "gata|gatan|gade|vej|veien|vegen|vei|straße|strasse|str\\.|weg|gasse|laan|straat|"
+    "plein|allee|väg|vägen|katu|tie|utca|ulica|platz|ring|damm|ufer"
+)
+"""Endings of street names written as one word before the house number (``Strandgata 22``),
+as a regex alternation."""
 
 _GROUPS = r"\b(?:" + "|".join(sorted(GROUP_WORDS)) + r")\b"
-ORGANIZATION_GROUPS = re.compile(_GROUPS + r"[^.;!?\n]*?(?::|such as|including|like|namely) *$")
+ORGANIZATION_GROUPS = re.compile(
+    _GROUPS + r"[^.;!?\n]*?(?::|such as|including|like|namely|include|includes) *$"
+)
 """A plural noun for organisations, then a list of them (``car makers such as A and B``)."""
 
 CONTACT_LINE = re.compile(r"(?:mobile|phone|tel|telephone|fax|e-?mail|desk|office|cell)\b", re.I)

@@ -1,6 +1,7 @@
-"""The word table of the person and organisation recognisers: given names, family names and
-common English words, built from two data packages by ``tools/gen_names.py`` (sources and
-licences in ``data/NOTICE.md``). Loaded once per process, at the first text that needs it.
+"""The word table of the person and organisation recognisers: given names, family names,
+common English words and place names, built from three data packages by
+``tools/gen_names.py`` (sources and licences in ``data/NOTICE.md``). Loaded once per process,
+at the first text that needs it.
 
 Example:
     >>> flags = word_flags()
@@ -16,14 +17,15 @@ import gzip
 from functools import lru_cache
 from importlib import resources
 
-GIVEN, FAMILY, COMMON = 1, 2, 4
-"""Flags of a word: a given name, a family name, a common English word (a sum of them)."""
+GIVEN, FAMILY, COMMON, PLACE = 1, 2, 4, 8
+"""Flags of a word: a given name, a family name, a common English word, a place (a sum of
+them)."""
 NAME = GIVEN | FAMILY
 
 
 @lru_cache(maxsize=1)
 def word_flags() -> dict[str, int]:
-    """Every word of the table (lower case) and its flags: about 246,000 words, 20 MB."""
+    """Every word of the table (lower case) and its flags: about 250,000 words, 20 MB."""
     raw = resources.files(__package__).joinpath("data/names.txt.gz").read_bytes()
     flags: dict[str, int] = {}
     # After the header, sections "#N\n" followed by their words, one a line.

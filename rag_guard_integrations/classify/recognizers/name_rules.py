@@ -1,0 +1,291 @@
+"""The rules that decide one run of capitalised words: a person (a given and a family name,
+an honorific, a context phrase, a given name inside a sentence), an organisation (a legal form
+or an organisation noun after a proper word, a context phrase, the domain it spells), or
+neither. A token carries its lower-case key and names-table flags, looked up once."""
+
+from __future__ import annotations
+
+import re
+
+from rag_guard_integrations.classify.recognizers import name_words as words
+from rag_guard_integrations.classify.recognizers.name_context import (
+    UPPER,
+    Context,
+    Token,
+    at_sentence_start,
+    described,
+    nameable,
+    organization_context,
+    person_context,
+    proper,
+    starts_with,
+)
+from rag_guard_integrations.classify.recognizers.names_table import (
+    COMMON,
+    FAMILY,
+    GIVEN,
+    NAME,
+    PLACE,
+)
+
+_LEGAL_AFTER = re.compile(r",? ?(?:inc|llc|ltd|plc|gmbh|corp|co|ag|s\.a|b\.v|n\.v)\b\.?")
+_LEGAL_OPENINGS = (", ", " i", " l", " p", " g", " c", " a", " s", " b", " n")
+_HONORIFICS_BEFORE = tuple(f"{h}." for h in ("mr", "mrs", "ms", "miss", "dr"))
+_COORDINATED = re.compile(
+    rf" and ([{UPPER}](?:[^\W\d_]|['’-](?=[^\W\d_]))*)(?![^\W\d_]| [{UPPER}])"
+)
+_VOCATIVE = (", can", ", could", ", would", ", will", ", please", ", do", ", are", ", i ")
+_CUE_NOUNS = frozenset(p for p in words.PERSON_BEFORE if " " not in p and p.isalpha())
+_OPENERS = words.GREETINGS | words.DETERMINERS | _CUE_NOUNS
+_CONTRACTION = re.compile(r"[^\W\d_]+['’](?:m|s|re|ve|ll|d|t)")
+_FAMILY_PREFIXES = ("o'", "o’", "mc", "mac", "fitz", "d'", "d’")
+_FAMILY_SUFFIXES = (
+    "wicz", "ewski", "owski", "escu", "poulos", "opoulos", "enko", "dóttir", "sson", "ović",
+    "ovich", "ishvili", "idze", "yan", "ian", "oglu", "oğlu",
+)  # fmt: skip
+_ABBREVIATED_FIRM = (" inc", " llc", " ltd", " co", " corp")
+_NEVER_FAMILY = (
+    words.ORGANIZATION_NOUNS | words.LEGAL_FORMS | words.STREET_WORDS | words.PLACE_WORDS
+)
+_NOT_BEFORE_A_NAME = (
+    words.DETERMINERS | words.PLACE_PREPOSITIONS | {"of", "on", "for", "by", "or", "as"}
+)
+_SENTENCE_WORDS = re.compile(r"(?<![^\W\d_])[a-z]+(?![^\W\d_])")
+
+
+def judge(context: Context, tokens: list[Token]) -> None:
+    """Decide one run of capitalised words and record what it names. A given and a family
+    name is a person's even where a company could stand (``works for Maria Lopez``), unless
+    the text goes on to describe it as one (``Kimberly Clark is an American company``)."""
+    honorific, core = _strip_opening(tokens)
+    start, end = tokens[0][0], tokens[-1][1]
+    head = context.head(end)
+    if not honorific and len(core) > 1 and _full_name(context, core) and not described(head):
+        tail = context.tail(core[0][0])
+        if not (tail[-1:].isdigit() or tail.endswith(" in")):  # a street, a place
+            context.person(core)
+        return
+    tail = context.tail(start)
+    org = organization_context(context, start, end, tail, head)
+    written = [t[2] for t in tokens]
+    if org and "and" in written:  # a list: "Globex and Initech"; "Compliance And Risks" is one
+        _judge_parts(context, tokens, written.index("and"))
+    elif not (org and _named(context, tokens, tail, head, org)) and core:
+        _unnamed(context, tokens, core, honorific, head)
+
+
+def _judge_parts(context: Context, tokens: list[Token], cut: int) -> None:
+    for part in (tokens[:cut], tokens[cut + 1 :]):
+        if part:
+            judge(context, part)
+
+
+def _named(context: Context, tokens: list[Token], tail: str, head: str, org: int) -> bool:
+    """Record the run as the organisation a context phrase points at, if it can be one. A
+    given name alone needs a strong phrase or a word of a firm's after it (``Gorjan
+    support``): ``supplier Jane`` or ``Jane said its fine`` (for "it's") names a person as
+    often as a firm."""
+    named = tokens[1:] if len(tokens) > 1 and tokens[0][2] == "The" else tokens
+    flags = named[0][4]
+    if (
+        org == 1
+        and len(named) == 1
+        and flags & GIVEN
+        and not flags & COMMON
+        and not starts_with(head, words.ORGANIZATION_FOLLOWED)
+    ):
+        return False
+    if not nameable(context, named, tail, strong=org == 2):
+        return False
+    legal = _LEGAL_AFTER.match(head) if head[:2] in _LEGAL_OPENINGS else None
+    context.organization((named[0][0], tokens[-1][1] + (legal.end() if legal else 0)))
+    return True
+
+
+def _unnamed(
+    context: Context, tokens: list[Token], core: list[Token], honorific: bool, head: str
+) -> None:
+    """A run no context phrase names: a legal form or organisation noun, an honorific, a
+    person's context phrase or a single name word."""
+    if _organization(context, core, head) or _named_place(context, tokens):
+        return
+    tail = context.tail(core[0][0])
+    if honorific or tail.endswith(_HONORIFICS_BEFORE):
+        context.person(core[:4])
+        return
+    written = [t[2] for t in core]
+    if any(t[2].isupper() and len(t[3]) > 1 for t in core):
+        return  # acronyms and headings
+    if "and" in written:
+        _judge_parts(context, core, written.index("and"))
+    elif "&" not in written:
+        _person(context, core, tail, head)
+
+
+def _person(context: Context, tokens: list[Token], tail: str, head: str) -> None:
+    """Record the run as a person when a context phrase, a coordinated name or the sentence
+    around it marks its name words as one."""
+    previous = tail.rpartition(" ")[2]
+    if tail[-1:].isdigit() or previous == "in" or previous in words.DETERMINERS:
+        return  # a street after its house number, a place after "in", "the Smiths"
+    if any(t[4] & COMMON for t in tokens):
+        return
+    if len(tokens) == 1 and tokens[0][4] & PLACE and not tokens[0][4] & GIVEN:
+        return  # a place's name: "Belgium signed the treaty"
+    if len(tokens) <= 3 and person_context(tail, context.head(tokens[-1][1])):
+        context.person(tokens)
+    elif len(tokens) == 1:
+        _single(context, tokens[0], previous, head)
+
+
+def _strip_opening(tokens: list[Token]) -> tuple[bool, list[Token]]:
+    """Drop the run's opening words that are no part of a name (greetings, articles, common
+    words before another word, a person's role such as ``Customer``, contractions such as
+    ``I'm``); whether an honorific was among them."""
+    honorific, index = False, 0
+    while index < len(tokens):
+        _, _, word, key, flags = tokens[index]
+        if key in words.HONORIFICS:
+            honorific = True
+        elif (len(key) == 1 and word.endswith(".")) or key in words.PARTICLES:
+            break  # an initial or a particle opens the name: "T. Aaltonen", "van der Berg"
+        elif not (
+            key in _OPENERS
+            or (flags & COMMON and (not flags & NAME or index < len(tokens) - 1))
+            or _CONTRACTION.fullmatch(key)
+        ):
+            break
+        index += 1
+    return honorific, tokens[index:]
+
+
+def _full_name(context: Context, tokens: list[Token]) -> bool:
+    """A given name and a family name, maybe initials, particles or more names between
+    (``Kate M Begum``, ``Ludwig van Beethoven``, ``Mei Lin Zhou``), or two proper words around
+    an initial (``Alvir D. Pušaver``). The family name may be one the table lacks, so long as
+    it is no common word, place, role or organisation noun (``Gareth Pryce``)."""
+    first, last, middle = tokens[0], tokens[-1], tokens[1:-1]
+    # Checked first: most runs open with a common word.
+    if (first[4] & COMMON and len(first[3]) > 1) or any(t[3] in ("&", "and") for t in middle):
+        return False
+    if any(len(t[3]) == 1 and t[3].isalpha() for t in middle):
+        given = first[4] & GIVEN or not (first[4] | last[4]) & COMMON
+        return len(first[3]) > 1 and len(last[3]) > 1 and bool(given)
+    if first[3] in words.PLACE_PREFIXES or (not first[4] & GIVEN and len(first[3]) > 1):
+        return False
+    if any(t[3] in words.PARTICLES for t in middle) and not last[4] & COMMON:
+        return True  # a given name, a particle, a capitalised word: Ludwig van Beethoven
+    if not _family(context, last):
+        return False
+    return all(
+        t[3] in words.PARTICLES or (not t[4] & COMMON and (t[4] & NAME or proper(context, t[3])))
+        for t in middle
+    )
+
+
+def _family(context: Context, token: Token) -> bool:
+    """Whether a word can end a personal name: a name word, or a proper word that is no
+    place (``Pryce``), or of a family name's form (``O'Neill``, ``McAllister``, ``-wicz``)."""
+    _, _, word, key, flags = token
+    if flags & COMMON or len(key) < 2 or key in _NEVER_FAMILY:
+        return False
+    if flags & NAME:
+        return True
+    if key.startswith(_FAMILY_PREFIXES) and len(key) > 4 and word[-1].islower():
+        return True
+    if key.endswith(_FAMILY_SUFFIXES) and len(key) > 5:
+        return True
+    return not flags & PLACE and word[1:].islower() and proper(context, key)
+
+
+def _single(context: Context, token: Token, previous: str, head: str) -> None:
+    """One proper word: a person when coordinated with another name (``Torpy and Salinas``),
+    addressed (``Aloisia, can I...``), speaking (``Kenji: done``) or a given name in the
+    middle of a sentence (``ask Bea whether``); a firm when it joins two family names
+    (``Weber-Santana``)."""
+    start, end, word, _, flags = token
+    if previous not in words.PLACE_PREPOSITIONS and _coordinated(context, token, head):
+        return
+    opening = at_sentence_start(context.text, start)
+    if (opening and flags & NAME and head.startswith(_VOCATIVE)) or (
+        flags & GIVEN and word[1:].islower() and _speaks_or_is_told(context, token, opening)
+    ):
+        context.person([token])
+        return
+    parts = word.split("-")
+    if len(parts) == 2 and not opening and all(context.flag(p) == FAMILY for p in parts):
+        context.organization((start, end))
+
+
+def _coordinated(context: Context, token: Token, head: str) -> bool:
+    """Record two single name words joined by ``and`` as two persons."""
+    other = _COORDINATED.match(context.text, token[1])
+    if other is None or any(
+        head[other.end() - token[1] :].startswith(f) for f in _ABBREVIATED_FIRM
+    ):
+        return False
+    first, second = token[4], context.flag(other.group(1))
+    if second & COMMON or not (first | second) & NAME or first & second & PLACE:
+        return False
+    context.person([token])
+    context.person([(other.start(1), other.end(1), other.group(1), "", second)])
+    return True
+
+
+def _speaks_or_is_told(context: Context, token: Token, opening: bool) -> bool:
+    """A given name as a speaker's label (``Kenji: done``), or inside a sentence after a word
+    in lower case that is no article or preposition (``ask Bea whether``)."""
+    text, start = context.text, token[0]
+    if text[token[1] : token[1] + 1] == ":":
+        return start == 0 or text[start - 1] == "\n"
+    if opening or token[4] & PLACE or start < 2 or text[start - 1] != " ":
+        return False
+    if not text[start - 2].islower() or text[token[1] + 1 : token[1] + 2].isupper():
+        return False
+    previous = text[max(0, start - 16) : start - 1].rpartition(" ")[2].lower()
+    return previous not in _NOT_BEFORE_A_NAME and _in_a_sentence(text, start)
+
+
+def _organization(context: Context, tokens: list[Token], head: str) -> bool:
+    """Record the run as an organisation when it ends in a legal form (``Healthpocket Inc``),
+    in an organisation noun after a proper word (``Streetcred Software``), or joins two
+    capitalised words with ``&`` (``Vellum & Pike``) one of them proper."""
+    last, end = tokens[-1], tokens[-1][1]
+    legal = _LEGAL_AFTER.match(head) if head[:2] in _LEGAL_OPENINGS else None
+    if legal:
+        end += legal.end()
+    elif len(tokens) > 1 and last[2] in words.CAPITAL_FORMS:
+        pass  # "AS", "AG": a period after one ends the sentence
+    elif len(tokens) > 1 and last[3] in words.LEGAL_FORMS:
+        end += context.text[end : end + 1] == "."  # "Ltd.", "Inc.": the abbreviation's
+    elif not (
+        len(tokens) > 1
+        and (last[3] in words.ORGANIZATION_NOUNS or any(t[3] == "&" for t in tokens[1:-1]))
+        and not all(t[2].isupper() for t in tokens)
+    ):
+        return False
+    # Checked last: most runs end in no legal form or organisation noun at all.
+    if not any(proper(context, t[3]) for t in tokens):
+        return False
+    context.organization((tokens[0][0], end))
+    return True
+
+
+def _named_place(context: Context, tokens: list[Token]) -> bool:
+    """Record an organisation noun, ``of`` and a proper word or a place as an organisation
+    (``University of Leeds``, ``Bank of Valletta``)."""
+    if len(tokens) < 3 or tokens[1][3] != "of" or tokens[0][3] not in words.ORGANIZATION_NOUNS:
+        return False
+    if not any(proper(context, t[3]) for t in tokens[2:]):
+        return False
+    context.organization((tokens[0][0], tokens[-1][1]))
+    return True
+
+
+def _in_a_sentence(text: str, start: int) -> bool:
+    """Whether the line around ``start`` reads as a sentence: three words in lower case or
+    more, and no digit (an address line is none)."""
+    low = max(text.rfind("\n", max(0, start - 120), start) + 1, start - 120, 0)
+    high = text.find("\n", start, start + 120)
+    line = text[low : start + 120 if high < 0 else high]
+    return not any(c.isdigit() for c in line) and len(_SENTENCE_WORDS.findall(line)) >= 3
