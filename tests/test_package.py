@@ -53,8 +53,9 @@ def test_core_imports_and_checks_without_any_framework() -> None:
     assert done.stdout.strip() == "True"
 
 
-def test_wheel_ships_every_builtin_policy(tmp_path: Path) -> None:
-    """The built wheel carries the policies, and each loads by name from the unpacked package."""
+def test_wheel_installed_in_a_fresh_venv_loads_every_builtin_policy(tmp_path: Path) -> None:
+    """The wheel carries the top-level ``policies/`` inside the package: installed by pip into a
+    fresh virtualenv (its dependencies seen from this one), every pack loads by name."""
     subprocess.run(
         [sys.executable, "-m", "hatchling", "build", "-t", "wheel", "-d", str(tmp_path)],
         cwd=ROOT,
@@ -62,32 +63,41 @@ def test_wheel_ships_every_builtin_policy(tmp_path: Path) -> None:
         capture_output=True,
     )
     (wheel,) = tmp_path.glob("*.whl")
-    site = tmp_path / "site"
     with zipfile.ZipFile(wheel) as archive:
         names = archive.namelist()
-        archive.extractall(site)
-    shipped = sorted(p.stem for p in (ROOT / "rag_guard_integrations" / "policies").glob("*.yaml"))
+    shipped = sorted(p.stem for p in (ROOT / "policies").glob("*.yaml"))
+    assert shipped
     assert all(f"rag_guard_integrations/policies/{n}.yaml" in names for n in shipped)
     assert "rag_guard_integrations/py.typed" in names
     # The names table of the person and organisation recognisers, with its sources' notices.
     data = "rag_guard_integrations/classify/recognizers/data"
     assert {f"{data}/names.txt.gz", f"{data}/NOTICE.md"} <= set(names)
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    python = venv / "bin" / "python"
+    site = Path(
+        subprocess.run(
+            [python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+            capture_output=True, text=True, check=True,
+        ).stdout.strip()
+    )  # fmt: skip
+    pip = [sys.executable, "-m", "pip", "install", "--no-deps", "--no-index", "--quiet"]
+    subprocess.run([*pip, "--target", str(site), str(wheel)], check=True, capture_output=True)
+    # The dependencies (pyyaml, pydantic, RE2) from this environment, after the fresh site: a
+    # path line only, so this environment's editable install of the package is not read.
+    deps = next(p for p in map(Path, sys.path) if p.name == "site-packages" and p.is_dir())
+    (site / "zz_dependencies.pth").write_text(f"{deps}\n")
     code = (
-        "import rag_guard_integrations as p, sys\n"
+        "import rag_guard_integrations as p\n"
         "from rag_guard_integrations.policy.loader import builtin_dir, builtin_names\n"
         f"assert p.__file__.startswith({str(site)!r}), p.__file__\n"
-        f"assert str(builtin_dir()).startswith({str(site)!r})\n"
+        f"assert str(builtin_dir()).startswith({str(site)!r}), builtin_dir()\n"
         "for name in builtin_names(): p.load_policy(name)\n"
         "print(','.join(builtin_names()))\n"
     )
-    env = {**os.environ, "PYTHONPATH": str(site)}
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     done = subprocess.run(
-        [sys.executable, "-c", code],
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-        env=env,
-        check=False,
+        [python, "-c", code], capture_output=True, text=True, cwd=tmp_path, env=env, check=False
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip().split(",") == shipped

@@ -28,6 +28,7 @@ from rag_guard_integrations.policy.schema import (
     AclFreshnessSpec,
     ClassifiersSpec,
     DomainSpec,
+    KindSpec,
     LabelSpec,
     LinkingSpec,
     Policy,
@@ -45,6 +46,7 @@ SECTIONS: dict[str, type[BaseModel]] = {
     "": Policy,
     "access": AccessSpec,
     "domain": DomainSpec,
+    "domain.kinds": KindSpec,
     "recency": RecencySpec,
     "acl_freshness": AclFreshnessSpec,
     "linking": LinkingSpec,
@@ -125,6 +127,9 @@ def test_values_without_an_order_do_not_merge(order: Any, a: object, b: object) 
         order.merge(a, b)
 
 
+# The pack's own value of the setting.
+PACK = object()
+
 # (pack, what a file loaded beside it sets, the setting, its value in the merged policy)
 TIGHTER_WINS = [
     ("contracts", "on_no_intent: access_only", "on_no_intent", "refuse"),
@@ -134,8 +139,9 @@ TIGHTER_WINS = [
     ("default", "on_unknown_label: block", "on_unknown_label", "block"),
     ("default", "on_block: raise", "on_block", "raise"),
     ("bis", "domain: {min_similarity: -1}", "domain.min_similarity", 0.58),
-    ("bis", "domain: {root_min_similarity: -1}", "domain.root_min_similarity", 0.20),
+    ("bis", "domain: {root_min_similarity: -1}", "domain.root_min_similarity", PACK),
     ("bis", "domain: {root_window: 50}", "domain.root_window", 6),
+    ("bis", "domain: {root_typos: false}", "domain.root_typos", False),
     ("bis", "domain: {roots: [steel, pizza]}", "domain.roots", ["steel"]),
     ("bis", "domain: {blocklist: [bitcoin, tarot]}", "domain.blocklist", "tarot"),
     ("bis", "domain: {signature_terms: []}", "domain.signature_terms", []),
@@ -159,6 +165,8 @@ def test_a_policy_beside_a_pack_never_loosens_it(
 ) -> None:
     """Whatever order the two are named in, the merged policy holds the stricter value."""
     trial = write(tmp_path, "trial", text + "\n")
+    if expected is PACK:
+        expected = setting(load_policy(pack), path)
     for refs in ((pack, trial), (trial, pack)):
         value = setting(load_policy(*refs), path)
         if isinstance(expected, str) and isinstance(value, list):

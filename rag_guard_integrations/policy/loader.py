@@ -17,11 +17,18 @@ from rag_guard_integrations.policy.schema import Policy
 PolicyRef = Policy | str | Path
 """What every ``from_policy`` and :func:`load_policy` take: a Policy, a built-in name or a path."""
 MAX_YAML_NODES = 100_000
-_BUILTIN_POLICIES = Path(__file__).resolve().parent.parent / "policies"
+_PACKAGE = Path(__file__).resolve().parent.parent
+# Installed from a wheel, the packs sit inside the package; in a source checkout (an editable
+# install) they are the top-level policies/ folder beside the package.
+_BUILTIN_POLICIES = next(
+    (d for d in (_PACKAGE / "policies", _PACKAGE.parent / "policies") if d.is_dir()),
+    _PACKAGE / "policies",
+)
 
 
 def builtin_dir() -> Path:
-    """The folder of built-in policies, shipped inside the package."""
+    """The folder of built-in policies: ``policies/`` of the source tree, which the wheel ships
+    inside the package."""
     return _BUILTIN_POLICIES
 
 

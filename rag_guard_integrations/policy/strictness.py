@@ -74,6 +74,16 @@ STRICTNESS: dict[str, Order] = {
     "domain.min_similarity": Bound("highest"),
     "domain.retriever_scores": Same(),
     "domain.refusal": Text(),
+    # A misspelt root read as the root lets more queries in.
+    "domain.root_typos": Ranked((True, False)),
+    # The question-kind tier: in-domain prototypes let queries in, everyday ones keep them out.
+    "domain.kinds": Section(optional=True),
+    "domain.kinds.in_domain": Intersection(),
+    "domain.kinds.everyday": Union(),
+    "domain.kinds.placeholder": Same(),
+    "domain.kinds.min_margin": Bound("highest"),
+    "domain.kinds.min_similarity": Bound("highest"),
+    "domain.kinds.everyday_margin": Bound("lowest"),
     "recency": Section(optional=True),
     "recency.field": Same(),
     "recency.max_age_days": Bound("lowest"),
