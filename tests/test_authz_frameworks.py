@@ -25,7 +25,7 @@ from authz_support import ENGINES, engine
 from rag_guard_integrations import AccessContext, Guard, parse_policy
 from rag_guard_integrations.authz.sample import SampleOrg
 from rag_guard_integrations.langchain.pushdown import plan_pushdown
-from rag_guard_integrations.llama_index.fetch import plan
+from rag_guard_integrations.llama_index.fetch import sources
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -52,7 +52,7 @@ def pushed_keys(framework: str, store: Any, guard: Guard, principal: str) -> set
     if framework == "langchain":
         pushdown = plan_pushdown(store, constraints)
         return set() if pushdown is None else filter_keys(pushdown.filter)
-    fetching, _ = plan(store.as_retriever(similarity_top_k=4), constraints or {}, None)
+    fetching, _ = sources(store.as_retriever(similarity_top_k=4), constraints or {}, None)
     filters = fetching._filters
     return set() if filters is None else {f.key for f in filters.filters}
 

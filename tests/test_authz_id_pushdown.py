@@ -17,7 +17,7 @@ from rag_guard_integrations import AccessContext, Guard, parse_policy
 from rag_guard_integrations.authz.cedar import CedarAccess
 from rag_guard_integrations.authz.sample import CEDAR_POLICIES
 from rag_guard_integrations.langchain.pushdown import plan_pushdown
-from rag_guard_integrations.llama_index.fetch import plan
+from rag_guard_integrations.llama_index.fetch import sources
 
 pytestmark = pytest.mark.unit
 
@@ -70,7 +70,7 @@ def pushed_ids(framework: str, store: Any, guard: Guard, user: str) -> int:
     if framework == "langchain":
         pushdown = plan_pushdown(store, constraints)
         return 0 if pushdown is None else str(pushdown.filter).count("res-")
-    fetching, _ = plan(store.as_retriever(similarity_top_k=K), constraints or {}, None)
+    fetching, _ = sources(store.as_retriever(similarity_top_k=K), constraints or {}, None)
     filters = fetching._filters
     return 0 if filters is None else sum(len(f.value) for f in filters.filters)
 
