@@ -17,7 +17,7 @@ from rag_guard_integrations import Chunk, Guard, RagGuardError, parse_policy
 from rag_guard_integrations.classify.base import Classification
 from rag_guard_integrations.core.errors import ChunkError
 from rag_guard_integrations.core.labels import metadata_labels
-from rag_guard_integrations.guards.domain import TIERS, DomainGuard
+from rag_guard_integrations.guards.domain import REJECTING, TIERS, DomainGuard
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -256,7 +256,7 @@ def test_any_query_string_gets_a_tier_without_crashing(query: str, score: float)
     chunks = [Chunk("catalogue entry", {"standard": s}, score=score) for s in ("IS 269", "IS 2062")]
     decision = DOMAIN.decide(query, chunks)
     assert decision.tier in TIERS
-    assert decision.allowed is (decision.tier not in {"blocklist", "below_threshold"})
+    assert decision.allowed is (decision.tier not in REJECTING)
 
 
 SALT = count()

@@ -234,6 +234,34 @@ def test_a_masked_document_goes_on_as_a_copy() -> None:
     assert original.content == "Write to canary.leak@example.com today."
 
 
+def test_an_id_derived_from_the_content_is_derived_again_from_the_masked_copy(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Haystack's default id is a plain sha256 of the content: the masked copy gets one of its
+    own, and the audit record names the Document by the guard's keyed hash, never that id."""
+    policy = parse_policy(REDACT_POLICY)
+    original = Document(content="Write to canary.leak@example.com today.")
+    with caplog.at_level("INFO", logger="rag_guard_integrations.audit"):
+        out = GuardedDocuments(Guard(policy)).run("Who do I write to?", [original])
+    (copy,) = out["documents"]
+    assert copy.id != original.id
+    assert copy.id == Document(content=copy.content).id
+    (line,) = [r for r in caplog.records if r.name == "rag_guard_integrations.audit"]
+    assert original.id not in repr(line.audit)  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(
+    "access", ["MSA", ["MSA"], {"contract_type": {"MSA": True}}], ids=["str", "list", "nested"]
+)
+def test_a_failing_check_is_the_refusal_and_never_puts_inputs_in_a_snapshot(access: Any) -> None:
+    """A malformed per-run access makes the check fail: the pipeline answers with the refusal
+    instead of raising, so no error's pipeline snapshot carries the candidate Documents."""
+    p, generator = bm25_pipeline()
+    out = p.run(inputs(access))
+    assert out["guard"] == {"refusal": REFUSAL}
+    assert generator.prompts == []
+
+
 def test_traces_carry_the_decision_without_text() -> None:
     """With tracing on (content tracing off, Haystack's default), the guard's span carries its
     decision (ids and stages) and no Document text reaches any span."""

@@ -16,11 +16,14 @@ from llama_index.core.schema import TextNode
 
 from rag_guard_integrations import Chunk, Guard
 from rag_guard_integrations.data import load_corpus
+from rag_guard_integrations.guards.domain_collection import VALUES_PER_KEY
 from rag_guard_integrations.langchain import GuardedRetriever, MiniLMEmbeddings, guard_results
 from rag_guard_integrations.llama_index import GuardedRetriever as LlamaGuardedRetriever
 from rag_guard_integrations.llama_index import MiniLMEmbedding
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from rag_guard_integrations.embeddings import MiniLMEmbedder
 
 # Standards of the bundled corpus that a 2-nearest search for these bare questions misses.
@@ -125,3 +128,33 @@ def test_a_guard_pickles_with_what_it_learned() -> None:
     copy = pickle.loads(pickle.dumps(guard))
     assert copy.check(HELD, []).query.tier == "identifier"
     assert copy.check(NOT_HELD, []).query.tier != "identifier"
+
+
+def test_a_guard_whose_callers_see_different_chunks_learns_nothing(tmp_path: Path) -> None:
+    """With access attributes, a store-wide set would tell a caller which identifiers exist
+    among chunks only others may see: such a guard learns nothing, and tier 2 reads only what
+    was retrieved for the caller."""
+    path = tmp_path / "tenants.yaml"
+    path.write_text("version: 1\nname: tenants\nextends: [bis]\naccess: {attributes: [tenant]}\n")
+    guard = Guard.from_policy(path)
+    assert guard.learn_identifiers([{"standard": "IS 1786", "tenant": "other"}]) == 0
+    assert guard.check(HELD, [], access={"tenant": ["mine"]}).query.tier != "identifier"
+
+
+def test_what_a_row_teaches_is_bounded_whatever_it_holds() -> None:
+    """A row holding thousands of values, long strings or values of other types teaches only
+    short strings, a bounded number per key of the row."""
+    guard = Guard.from_policy("bis")
+    flood = [f"IS {n}" for n in range(10_000, 60_000)]
+    learned = guard.learn_identifiers(
+        [
+            {"standard": flood},
+            {"standard": "IS " + "9" * 5_000},
+            {"standard": {"nested": "IS 4711"}},
+            {"standard": 4712.0},
+            "not a mapping",  # type: ignore[list-item]
+        ]
+    )
+    assert learned == VALUES_PER_KEY
+    assert guard.check("IS 4711 scope", []).query.tier != "identifier"
+    assert guard.check(f"{flood[-1]} scope", []).query.tier != "identifier"

@@ -120,6 +120,8 @@ def test_a_qdrant_pushdown_without_langchain_community_names_the_qdrant_extra(
         collection_name="extras",
     )
     hide(monkeypatch, "langchain_community")
+    # The translator module imports langchain-community: forget it if an earlier test loaded it.
+    monkeypatch.delitem(sys.modules, "rag_guard_integrations.langchain.translators", raising=False)
     with pytest.raises(MissingExtraError) as raised:
         plan_pushdown(store, {"contract_type": frozenset({"MSA"})})
     assert isinstance(raised.value, ImportError)

@@ -139,7 +139,7 @@ class Guard:
             if isinstance(given, CollectionIdentifiers)
             else None
             if given
-            else CollectionIdentifiers.learning(policy)
+            else CollectionIdentifiers.learning(policy, per_caller=access_source is not None)
         )
         self._inputs = StageInputs(
             embedder, given if self.learned is None else self.learned, access_source
@@ -249,7 +249,9 @@ class Guard:
         chunks' metadata (the policy's ``identifier_keys``; text never counts). The guarded
         retrievers do it themselves: from the whole store at first use where the store can be
         listed, else from each retrieved set. Returns how many identifiers were new; 0 when
-        the guard learns none (no domain section, or ``identifiers=`` given when it was built).
+        the guard learns none: no domain section, ``identifiers=`` given when it was built, or
+        callers who see different chunks (access attributes or an access source), for whom a
+        learned identifier would tell one caller what exists among another's chunks.
 
         Example:
             >>> guard = Guard.from_policy("bis")

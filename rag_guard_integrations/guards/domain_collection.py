@@ -17,14 +17,15 @@ one the collection holds.
 from __future__ import annotations
 
 import threading
+from collections.abc import Mapping
+from itertools import islice
 from typing import TYPE_CHECKING, Any, Protocol
 
-from rag_guard_integrations.core.metadata import metadata_values
 from rag_guard_integrations.guards.domain_identifiers import IdentifierReader, canonical_identifier
 from rag_guard_integrations.policy.loader import load_policy
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable, Mapping, Sequence
+    from collections.abc import Callable, Iterable, Iterator, Sequence
 
     from rag_guard_integrations.core.chunk import Chunk
     from rag_guard_integrations.policy.loader import PolicyRef
@@ -33,6 +34,10 @@ if TYPE_CHECKING:
 # At most this many identifiers are held (a collection's standards number in the thousands):
 # what a store or retrieved set teaches beyond it is not learned, so memory stays bounded.
 MAX_IDENTIFIERS = 100_000
+# A row names a standard or a few (a list of parts), in a short string: more, or longer, is not
+# an identifier field, and is not read.
+VALUES_PER_KEY = 16
+MAX_VALUE_CHARS = 200
 
 
 class CollectionIdentifiers:
@@ -72,9 +77,15 @@ class CollectionIdentifiers:
         return cls() if domain is None else cls.for_spec(domain)
 
     @classmethod
-    def learning(cls, policy: Policy) -> CollectionIdentifiers | None:
-        """An empty set for a guard of ``policy`` to learn into; None without a domain section."""
-        return None if policy.domain is None else cls.for_spec(policy.domain)
+    def learning(cls, policy: Policy, *, per_caller: bool = False) -> CollectionIdentifiers | None:
+        """An empty set for a guard of ``policy`` to learn into, or None: without a domain
+        section, or where callers see different chunks (access attributes, or ``per_caller``
+        for an access source). A set learned from the whole store would then let one caller's
+        question pass on an identifier only another may see, and so tell them it exists; tier 2
+        reads the identifiers of the chunks retrieved for the caller instead."""
+        if policy.domain is None or policy.access.attributes or per_caller:
+            return None
+        return cls.for_spec(policy.domain)
 
     @classmethod
     def for_spec(cls, domain: DomainSpec) -> CollectionIdentifiers:
@@ -88,22 +99,21 @@ class CollectionIdentifiers:
         return self.learn_metadata(chunk.metadata for chunk in chunks)
 
     def learn_metadata(self, metadatas: Iterable[Mapping[str, Any]]) -> int:
-        """:meth:`learn` from metadata mappings (a store's rows) rather than chunks; a row that
-        is not a mapping is skipped. At most :data:`MAX_IDENTIFIERS` are held."""
-        found = [
-            (canonical, value)
-            for metadata in metadatas
-            if hasattr(metadata, "get")
-            for key in self.keys
-            for value in metadata_values(metadata.get(key))
-            for canonical in self._canonical(value)
-        ]
+        """:meth:`learn` from metadata mappings (a store's rows) rather than chunks. Only
+        string values count, at most :data:`VALUES_PER_KEY` per key of a row and
+        :data:`MAX_VALUE_CHARS` long; a row that is not a mapping is skipped; learning stops at
+        :data:`MAX_IDENTIFIERS`, so the work is bounded whatever the rows hold."""
         with self._lock:
             before = len(self._known)
-            for canonical, value in found:
+            for metadata in metadatas:
                 if len(self._known) >= MAX_IDENTIFIERS:
                     break
-                self._known.setdefault(canonical, value)
+                if not isinstance(metadata, Mapping):
+                    continue
+                for key in self.keys:
+                    for value in islice(_strings(metadata.get(key)), VALUES_PER_KEY):
+                        for canonical in self._canonical(value):
+                            self._known.setdefault(canonical, value)
             return len(self._known) - before
 
     def __call__(self, canonical: str) -> bool:
@@ -172,3 +182,9 @@ class StoreLesson:
         """Learn from a retrieved set, where the store could not be listed."""
         if self._listed is False:
             guard.learn_identifiers(metadatas)
+
+
+def _strings(value: object) -> Iterator[str]:
+    """The short strings a metadata value holds: itself, or the items of a list or tuple."""
+    items = value if isinstance(value, list | tuple) else (value,)
+    return (v for v in items if isinstance(v, str) and len(v) <= MAX_VALUE_CHARS)

@@ -37,16 +37,22 @@ class _Documents:
         if not isinstance(item, Document):
             return Chunk.from_any(item, position=position)
         text = item.content or ""
+        # An id Haystack derived from the content is a plain sha256 of text and metadata: a
+        # record or trace holding it could be matched against guessed text, so records name
+        # such a Document by the guard's keyed hash instead.
+        own = None if item.id == item._create_id() else item.id
         if item.blob is not None:
             kind = item.blob.mime_type or "blob"
-            return NonTextChunk(text, item.meta, item.score, item.id, kinds=(kind,))
-        return Chunk(text, item.meta, item.score, item.id)
+            return NonTextChunk(text, item.meta, item.score, own, kinds=(kind,))
+        return Chunk(text, item.meta, item.score, own)
 
     def hand_on(self, item: Document, masked: ChunkDecision | None) -> Document | None:
         if masked is None:
             return item
-        # A copy with the masked text (same id, so traces name the caller's Document).
-        return dataclasses.replace(item, content=masked.chunk.text)
+        # A copy with the masked text. The caller's own id stays; one Haystack derived from the
+        # content is derived again from the masked copy, or it would hash what was masked.
+        derived = item.id == item._create_id()
+        return dataclasses.replace(item, content=masked.chunk.text, id="" if derived else item.id)
 
 
 DOCUMENTS = _Documents()

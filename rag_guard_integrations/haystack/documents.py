@@ -4,6 +4,7 @@ may pass."""
 
 from __future__ import annotations
 
+import logging
 from typing import TYPE_CHECKING, Any
 
 from haystack import Document, component, default_from_dict, default_to_dict
@@ -13,7 +14,10 @@ from rag_guard_integrations.adapters.drive import arun, run
 from rag_guard_integrations.adapters.stored import coerce_guard, guard_reference
 from rag_guard_integrations.core.access import NOT_GIVEN, AccessContext
 from rag_guard_integrations.core.arguments import positive_int
+from rag_guard_integrations.core.errors import RagGuardError
 from rag_guard_integrations.haystack.check import checked_documents
+
+logger = logging.getLogger("rag_guard_integrations")
 
 if TYPE_CHECKING:
     from rag_guard_integrations.adapters.check import Checked
@@ -73,14 +77,29 @@ class GuardedDocuments:
     @component.output_types(documents=list[Document], refusal=str)
     def run(self, query: str, documents: list[Document], access: Any = NOT_GIVEN) -> dict[str, Any]:
         """The allowed ``documents``, or only the refusal when none may pass."""
-        return outputs(run(self._checking(query, documents, access)))
+        try:
+            return outputs(run(self._checking(query, documents, access)))
+        except Exception as error:
+            return self._failed(error)
 
     @component.output_types(documents=list[Document], refusal=str)
     async def run_async(
         self, query: str, documents: list[Document], access: Any = NOT_GIVEN
     ) -> dict[str, Any]:
         """:meth:`run` for ``AsyncPipeline`` and ``Pipeline.run_async`` (awaits ``acheck``)."""
-        return outputs(await arun(self._checking(query, documents, access)))
+        try:
+            return outputs(await arun(self._checking(query, documents, access)))
+        except Exception as error:
+            return self._failed(error)
+
+    def _failed(self, error: Exception) -> dict[str, Any]:
+        """A check that failed (a malformed access, ``on_block: raise``, a guard error) answers
+        with the refusal and logs the error, rather than raising: Haystack attaches a failing
+        component's inputs, every candidate Document among them, to the error's pipeline
+        snapshot, which reaches snapshot callbacks and files."""
+        shown = str(error) if isinstance(error, RagGuardError) else "its message withheld"
+        logger.warning("GuardedDocuments refused: %s (%s)", type(error).__name__, shown)
+        return {"refusal": self.guard.policy.no_context_refusal}
 
     def to_dict(self) -> dict[str, Any]:
         """The component as a pipeline file stores it: the guard as its policy references."""

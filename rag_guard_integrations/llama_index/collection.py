@@ -27,6 +27,9 @@ def index_metadata(retriever: BaseRetriever) -> list[Mapping[str, Any]] | None:
         return None
     index = retriever._index
     try:
+        # Counted before anything is read: the docstore deserialises every node it lists.
+        if len(getattr(index.index_struct, "nodes_dict", ())) >= LISTED_ROWS:
+            return None
         rows: list[Mapping[str, Any]] = [
             node.metadata for node in islice(index.docstore.docs.values(), LISTED_ROWS)
         ]

@@ -13,7 +13,7 @@ one pass and no Python work.
 
 Example:
     >>> [bytes(b"Card for Jane Roe")[s:e] for s, e in anchors(b"Card for Jane Roe")]
-    [b' Jane R']
+    [b' Jane ']
 """
 
 from __future__ import annotations
