@@ -167,18 +167,16 @@ def coerce_chunks(items: object) -> list[Chunk]:
     for position, item in enumerate(items):
         # The common shape, {"text": str, "meta": dict, "score": float, "id": ...}, is built
         # here directly; any other shape or type goes to from_any, which checks and explains.
-        if (
-            type(item) is dict
-            and type(text := item.get("text")) is str
-            and "page_content" not in item
-        ):
-            if "meta" in item:
-                # Both metadata keys: from_any refuses the ambiguous dict.
-                metadata = _AMBIGUOUS if "metadata" in item else item["meta"]
+        if type(item) is dict and type(text := item.get("text")) is str:
+            score = id_ = None
+            if len(item) == 2 and type(metadata := item.get("meta")) is dict:
+                pass  # text and meta only: nothing else to look up
+            elif "page_content" in item or ("meta" in item and "metadata" in item):
+                metadata = _AMBIGUOUS  # two copies of a field: from_any refuses the dict
             else:
-                metadata = item.get("metadata")
-            score = item.get("score")
-            id_ = item.get("id")
+                metadata = item["meta"] if "meta" in item else item.get("metadata")
+                score = item.get("score")
+                id_ = item.get("id")
             if (
                 (metadata is None or type(metadata) is dict)
                 and (score is None or type(score) is float)

@@ -118,14 +118,20 @@ class AccessGuard:
         assert isinstance(state, tuple)
         if len(state) == 1:  # the common case: one attribute, judged in one pass
             ((attribute, allow),) = state
-            admits, missing, outside = (
+            admits, values, missing, outside = (
                 allow.admits,
+                allow.values,
                 self._missing[attribute],
                 self._outside[attribute],
             )
+            # A single string value is judged inline, as Allowed.admits would.
             return [
                 None
-                if admits(value := chunk.metadata.get(attribute))
+                if (
+                    value in values
+                    if type(value := chunk.metadata.get(attribute)) is str
+                    else admits(value)
+                )
                 else (missing if value is None else outside)
                 for chunk in chunks
             ]

@@ -117,57 +117,91 @@ class ClauseGuard:
     def check_many(self, chunks: Sequence[Chunk], scope: QueryScope) -> list[Reason | None]:
         """Why each chunk is denied (None: it passes) under the question's reading ``scope``
         (:meth:`prepare`); semantic checks run in one batch."""
-        intents = scope.intents
-        reasons = [self._scope_reason(chunk, scope, intents) for chunk in chunks]
+        reasons = self._scope_reasons(chunks, scope)
         pending: dict[str, list[int]] = {}
-        for index, chunk in enumerate(chunks):
-            fingerprint = self._fingerprints.get(str(chunk.metadata.get("clause_id")))
-            if reasons[index] is None and fingerprint is not None and not scope.whole_contract:
-                reasons[index], judge = fingerprint.by_regex(chunk.text)
-                if judge:
-                    pending.setdefault(fingerprint.clause_id, []).append(index)
+        if not scope.whole_contract:
+            fingerprints = self._fingerprints
+            for index, chunk in enumerate(chunks):
+                if reasons[index] is not None:
+                    continue
+                fingerprint = fingerprints.get(str(chunk.metadata.get("clause_id")))
+                if fingerprint is not None:
+                    reasons[index], judge = fingerprint.by_regex(chunk.text)
+                    if judge:
+                        pending.setdefault(fingerprint.clause_id, []).append(index)
         for clause_id, indices in pending.items():
             judged = self._fingerprints[clause_id].semantic_reasons([chunks[i] for i in indices])
             for index, reason in zip(indices, judged, strict=True):
                 reasons[index] = reason
         return reasons
 
-    def _scope_reason(
-        self, chunk: Chunk, scope: QueryScope, intents: Sequence[str]
-    ) -> Reason | None:
-        """Why ``chunk`` is not what the question asks for, before any fingerprint. The values
-        named are the policy's (``access.mentions``), never the chunk's."""
+    def _scope_reasons(self, chunks: Sequence[Chunk], scope: QueryScope) -> list[Reason | None]:
+        """Why each chunk is not what the question asks for, before any fingerprint. The
+        values named are the policy's (``access.mentions``), never the chunk's."""
+        intents = scope.intents
         if scope.unseen:
             names = ", ".join(f"{a} {v!r}" for a, v in scope.unseen)
-            return Reason.fixed(f"the question names {names}, which the caller may not see")
+            unseen = Reason.fixed(f"the question names {names}, which the caller may not see")
+            return [unseen] * len(chunks)
         if not intents and self.restricts_without_intent:
-            return _NO_INTENT
-        for attribute, named in scope.named.items():
-            if not named.admits(chunk.metadata.get(attribute)):
-                asked = ", ".join(sorted(named.values))
-                return Reason.fixed(f"the question asks about {attribute} {asked}")
-        if not intents:
-            return None  # access_only: the access checks alone decide
-        return None if scope.whole_contract else _clause_reason(chunk, intents)
+            return [_NO_INTENT] * len(chunks)
+        named = [
+            (attribute, allowed, _asked_about(attribute, allowed))
+            for attribute, allowed in scope.named.items()
+        ]
+        # access_only without intents, or a whole contract: the clause id does not decide.
+        by_clause = _ClauseReasons(intents) if intents and not scope.whole_contract else None
+        out: list[Reason | None] = []
+        for chunk in chunks:
+            metadata = chunk.metadata
+            reason = None
+            for attribute, allowed, denial in named:
+                if not allowed.admits(metadata.get(attribute)):
+                    reason = denial
+                    break
+            if reason is None and by_clause is not None:
+                reason = by_clause.reason(metadata.get("clause_id"))
+            out.append(reason)
+        return out
 
 
 _NO_INTENT = Reason.fixed("the query asks for no clause this policy knows")
 _NO_CLAUSE_ID = Reason.fixed("the chunk carries no clause_id")
 
 
-def _clause_reason(chunk: Chunk, intents: Sequence[str]) -> Reason | None:
-    """Why ``chunk`` is not one of the clauses ``intents`` names (records name the policy's
-    clause ids only, never the chunk's own ``clause_id`` value)."""
-    clause_id = chunk.metadata.get("clause_id")
-    if clause_id is None:
-        return _NO_CLAUSE_ID
-    if clause_id not in intents:
-        asked = ", ".join(intents)
-        return Reason(
-            f"clause {clause_id} is not what the query asks for ({asked})",
-            f"the chunk's clause is not what the query asks for ({asked})",
-        )
-    return None
+class _ClauseReasons:
+    """Why a chunk's ``clause_id`` is not one of the clauses ``intents`` names, for one check:
+    a clause id seen before in it gets the same reason (records name the policy's clause ids
+    only, never the chunk's own ``clause_id`` value)."""
+
+    def __init__(self, intents: Sequence[str]) -> None:
+        self.intents = intents
+        self.asked = ", ".join(intents)
+        self.seen: dict[str, Reason | None] = {}
+
+    def reason(self, clause_id: object) -> Reason | None:
+        """:meth:`_judge` of ``clause_id``, once per string value in this check."""
+        if type(clause_id) is not str:
+            return self._judge(clause_id)
+        seen = self.seen
+        if clause_id not in seen:
+            seen[clause_id] = self._judge(clause_id)
+        return seen[clause_id]
+
+    def _judge(self, clause_id: object) -> Reason | None:
+        if clause_id is None:
+            return _NO_CLAUSE_ID
+        if clause_id not in self.intents:
+            return Reason(
+                f"clause {clause_id} is not what the query asks for ({self.asked})",
+                f"the chunk's clause is not what the query asks for ({self.asked})",
+            )
+        return None
+
+
+def _asked_about(attribute: str, allowed: Allowed) -> Reason:
+    asked = ", ".join(sorted(allowed.values))
+    return Reason.fixed(f"the question asks about {attribute} {asked}")
 
 
 class _Fingerprint:

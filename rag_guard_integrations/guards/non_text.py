@@ -64,8 +64,14 @@ class NonTextGuard(Quiet):
         )
 
     def check_many(self, chunks: Sequence[Chunk], state: object = None) -> list[str | None]:
-        """:meth:`__call__` over ``chunks``; most are plain, so one type test each."""
+        """:meth:`__call__` over ``chunks``; most are plain, so their types are looked at
+        all at once first."""
+        if {*map(type, chunks)} <= _PLAIN:
+            return [None] * len(chunks)
         return [self(chunk, None) if type(chunk) is not Chunk else None for chunk in chunks]
+
+
+_PLAIN = frozenset({Chunk})
 
 
 def _stage(policy: Policy, inputs: object) -> NonTextGuard | None:
