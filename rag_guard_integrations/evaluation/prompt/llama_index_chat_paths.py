@@ -7,6 +7,7 @@ import asyncio
 from typing import TYPE_CHECKING
 
 from llama_index.core.agent.workflow import FunctionAgent
+from llama_index.core.memory import ChatMemoryBuffer
 from llama_index.core.tools import QueryEngineTool
 
 from rag_guard_integrations.evaluation.prompt.harness import Observation, register_path
@@ -96,7 +97,9 @@ def agent(corpus: PromptCorpus, cases: Sequence[PromptCase], use_async: bool) ->
     streamed: list[str] = []
 
     async def ask(query: str) -> str:
-        handler = runner.run(user_msg=query)
+        # An in-process memory per run: the agent's default one keeps an SQLite connection
+        # thread that outlives each sync case's event loop and prints tracebacks at exit.
+        handler = runner.run(user_msg=query, memory=ChatMemoryBuffer.from_defaults())
         streamed.extend([repr(event) async for event in handler.stream_events()])
         return str(await handler)
 
