@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from rag_guard_integrations import Chunk, Guard
+from rag_guard_integrations import Chunk, Guard, parse_policy
 from rag_guard_integrations.data import load_corpus
 from rag_guard_integrations.guards.domain import collection_identifiers
 from rag_guard_integrations.guards.domain_collection import CollectionIdentifiers
@@ -84,3 +84,19 @@ def test_list_and_scalar_metadata_are_both_read(value: object) -> None:
     known = CollectionIdentifiers.for_policy("bis")
     known.learn([Chunk("cement", {"standard": value})])
     assert known("is269")
+
+
+def test_the_gate_never_decides_on_a_chunk_the_caller_may_not_see() -> None:
+    """A retrieved chunk of another tenant that carries the identifier a question names does
+    not let the question through the gate: the gate judges only what access let through, so
+    which answer a caller gets never tells them what others' chunks hold."""
+    policy = parse_policy(
+        "version: 1\nname: tenants\nextends: [bis]\naccess: {attributes: [tenant]}\n"
+    )
+    guard = Guard(policy)
+    theirs = Chunk("Mild steel wire", {"standard": "IS 4711", "tenant": "other"})
+    mine = Chunk("Mild steel wire", {"standard": "IS 4711", "tenant": "mine"})
+    assert guard.check("IS 4711 summary", [theirs], {"tenant": ["mine"]}).query.tier != (
+        "identifier"
+    )
+    assert guard.check("IS 4711 summary", [mine], {"tenant": ["mine"]}).query.tier == ("identifier")

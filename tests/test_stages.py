@@ -78,7 +78,7 @@ def test_the_stage_list_orders_every_stage_and_names_its_section() -> None:
     """One explicit list: each entry names its stage, kind and the policy section that
     configures it, the access source first and the set stage last."""
     assert [spec.name for spec in STAGES] == [
-        "authz", "domain", "non_text", "access", "clause", "recency", "hint", "combination",
+        "authz", "non_text", "access", "domain", "clause", "recency", "hint", "combination",
     ]  # fmt: skip
     assert [spec.kind for spec in STAGES].count("set") == 1
     assert STAGES[-1].kind == "set"
@@ -118,7 +118,7 @@ def test_the_engine_names_no_stage() -> None:
             "version: 1\nname: rules\nrules: [{name: r, trigger: {all_present: [a, b]}}]\n",
             ["non_text", "hint", "combination"],
         ),
-        ("version: 1\nname: gate\ndomain: {roots: [steel]}\n", ["domain", "non_text", "hint"]),
+        ("version: 1\nname: gate\ndomain: {roots: [steel]}\n", ["non_text", "domain", "hint"]),
         (
             "version: 1\nname: neither\nrecency: {max_age_days: 9}\n",
             ["non_text", "recency", "hint"],

@@ -1,11 +1,12 @@
 """The engine's stage list: every stage a policy can configure, in the order they judge.
 
 A chunk is denied by the first stage that denies it. An access source judges every candidate
-first, so that no later stage, the domain gate included, sees a chunk the caller may not
-(filtering is not authorisation); a query stage that rejects the query denies every chunk
-still in; the hints scan every metadata key, so they run last, on what is left; a guard's own
-checks (``Guard(checks=[...])``) follow the policy's chunk stages; the set stage judges the
-labelled chunks still in. A new stage is its module and one entry here.
+first, then what is not text and the access allowlists, so that no later stage, the domain
+gate included, sees a chunk the caller may not (filtering is not authorisation): the answer a
+question gets never depends on another caller's chunks. A query stage that rejects the query
+denies every chunk still in; the hints scan every metadata key, so they run last, on what is
+left; a guard's own checks (``Guard(checks=[...])``) follow the policy's chunk stages; the set
+stage judges the labelled chunks still in. A new stage is its module and one entry here.
 """
 
 from __future__ import annotations
@@ -33,9 +34,9 @@ if TYPE_CHECKING:
 
 STAGES: tuple[StageSpec, ...] = (
     live_access.STAGE_SPEC,  # an access source's bulk check (or copied ACLs' age): first
-    domain_stage.STAGE,  # the query gate: sees only what the access source let through
     non_text.STAGE,  # what is not text is denied as such, before any stage reads its text
     access.ACCESS_STAGE,
+    domain_stage.STAGE,  # the query gate: sees only the chunks the caller may see
     clause.STAGE,
     recency.STAGE,
     access.HINT_STAGE,
@@ -85,7 +86,7 @@ def build(
         >>> [stage.name for _, stage in build(load_policy("contracts")).ordered]
         ['non_text', 'access', 'clause', 'hint', 'combination']
         >>> [stage.name for _, stage in build(load_policy("bis", "default")).ordered]
-        ['domain', 'non_text', 'hint', 'combination']
+        ['non_text', 'domain', 'hint', 'combination']
     """
     ordered: list[tuple[Kind, Any]] = []
     sets: list[SetStage] = []
