@@ -8,7 +8,11 @@ import warnings
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
-from rag_guard_integrations.core.errors import ArgumentError, RagGuardError
+from rag_guard_integrations.core.errors import (
+    ArgumentError,
+    RayEngineError,
+    RayUnavailableError,
+)
 from rag_guard_integrations.scale_worker import (
     KEPT,
     RETRIED,
@@ -38,14 +42,6 @@ DEFAULT_BATCH_SIZE = 2048  # records per task: Ray adds a few ms to each, so not
 # Ray retries a batch whose worker died (crash, lost node) this often. Bounded: a record that
 # kills its worker every time must fail the run, not restart workers forever.
 MAX_RETRIES = 3
-
-
-class RayEngineError(RagGuardError):
-    """Ray could not be started or reached, or a run failed after its retries."""
-
-
-class RayUnavailableError(RayEngineError, ImportError):
-    """The ``ray`` extra is not installed."""
 
 
 def tag_dataset(

@@ -118,3 +118,19 @@ def test_walk_sees_a_builtin_raise() -> None:
     """The walk finds a builtin raise inside a method (so the first test could fail)."""
     found = [entry for entry in _raises() if entry[0] == "core/access.py"]
     assert ("core/access.py", "__setattr__", "AttributeError") in found
+
+
+def test_every_error_class_is_defined_in_core_errors() -> None:
+    """The package defines its exception classes in one module, ``core/errors.py``."""
+    elsewhere = sorted(
+        f"{path.relative_to(ROOT)}: {node.name}"
+        for path in ROOT.rglob("*.py")
+        if path != ROOT / "core" / "errors.py"
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.ClassDef)
+        and any(
+            isinstance(base, ast.Name) and base.id.endswith(("Error", "Exception"))
+            for base in node.bases
+        )
+    )
+    assert elsewhere == []

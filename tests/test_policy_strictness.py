@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from rag_guard_integrations import Guard, PolicyError, load_policy, parse_policy
+from rag_guard_integrations.core.errors import Unordered
 from rag_guard_integrations.policy.orders import (
     Bound,
     Definition,
@@ -20,7 +21,6 @@ from rag_guard_integrations.policy.orders import (
     Section,
     Text,
     Union,
-    Unordered,
     UnsetStrictest,
 )
 from rag_guard_integrations.policy.schema import (

@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING, Any
 
 from rag_guard_integrations.classify.base import Classification, describe_error
 from rag_guard_integrations.classify.llm_prompt import (
-    UnparseableReplyError,
     output_schema,
     read_reply,
     system_prompt,
@@ -19,7 +18,12 @@ from rag_guard_integrations.classify.llm_prompt import (
 )
 from rag_guard_integrations.classify.vocabulary import LabelsArg, VocabularyBound, label_specs
 from rag_guard_integrations.core.cache import BoundedCache, text_key
-from rag_guard_integrations.core.errors import ArgumentError, InputError, MissingExtraError
+from rag_guard_integrations.core.errors import (
+    ArgumentError,
+    InputError,
+    MissingExtraError,
+    UnparseableReplyError,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Hashable, Mapping, Sequence

@@ -121,3 +121,20 @@ class ContextBlocked(RagGuardError):  # noqa: N818
         self.result = result
         names = ", ".join(v.rule for v in result.violations)
         super().__init__(f"combination rule(s) blocked the retrieved context: {names}")
+
+
+class UnparseableReplyError(RagGuardError, ValueError):
+    """An LLM classifier's reply is not the JSON object the schema asks for."""
+
+
+class RayEngineError(RagGuardError):
+    """Ray could not be started or reached, or a run failed after its retries."""
+
+
+class RayUnavailableError(RayEngineError, ImportError):
+    """The ``ray`` extra is not installed."""
+
+
+class Unordered(RagGuardError):  # noqa: N818 - a state of two values, caught by the merge
+    """Two values of a policy setting neither of which is stricter than the other (the merge
+    turns it into a PolicyError naming the setting and both policies)."""

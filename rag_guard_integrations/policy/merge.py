@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from rag_guard_integrations.core.errors import PolicyError
-from rag_guard_integrations.policy.orders import Keyed, Leaf, Ranked, Section, Text, Unordered
+from rag_guard_integrations.core.errors import PolicyError, Unordered
+from rag_guard_integrations.policy.orders import Keyed, Leaf, Ranked, Section, Text
 from rag_guard_integrations.policy.strictness import STRICTNESS, fields_of
 from rag_guard_integrations.policy.tree import (
     Named,

@@ -7,11 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from rag_guard_integrations.core.errors import RagGuardError
-
-
-class Unordered(RagGuardError):  # noqa: N818 - a state of two values, caught by the merge
-    """Two values of a setting neither of which is stricter than the other."""
+from rag_guard_integrations.core.errors import Unordered
 
 
 @dataclass(frozen=True)
