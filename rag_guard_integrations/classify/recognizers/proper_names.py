@@ -220,7 +220,7 @@ def _pieces(context: Context, start: int, value: str) -> list[list[Token]]:
     """The run's tokens, cut after a sentence's last word (a period after anything but an
     initial or an abbreviation), after a possessive (``Nowak's``, the ``'s`` left out), at
     street words (``Barbara Yudina Apt.`` is a name, then an address, ``Strandgata 22`` a
-    street), and at ``of`` but after an organisation noun (``Shares of X``, ``CEO of X``;
+    street), and at ``of`` but after an organisation noun (``Shares of X``, ``chairman of X``;
     ``University of X`` is one name). A possessive before an organisation noun stays
     (``St. Mary's Hospital``). A single word that is a role, a legal form or a common word
     gives no piece at all."""
@@ -239,7 +239,7 @@ def _pieces(context: Context, start: int, value: str) -> list[list[Token]]:
             pieces.append(piece)
             piece = []
         elif key == "of" and piece and piece[-1][3] not in _ORG_ENDS:
-            pieces.append(piece)  # "Shares of X", "CEO of X": only "University of X" is one
+            pieces.append(piece)  # "Shares of X", "chairman of X": only "University of X" is one
             piece = []
         elif word.endswith(("'s", "’s")) and len(word) > 3 and following not in _ORG_ENDS:
             key = key[:-2]
