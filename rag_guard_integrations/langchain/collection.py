@@ -9,6 +9,8 @@ from typing import TYPE_CHECKING, Any
 
 from langchain_core.vectorstores import VectorStoreRetriever
 
+from rag_guard_integrations.langchain.stores import along_classes
+
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
 
@@ -45,14 +47,7 @@ def store_metadata(retriever: BaseRetriever) -> list[Mapping[str, Any]] | None:
     if not isinstance(retriever, VectorStoreRetriever):
         return None
     store: VectorStore = retriever.vectorstore
-    lister = next(
-        (
-            found
-            for cls in type(store).__mro__
-            if (found := _LISTERS.get(f"{cls.__module__}.{cls.__qualname__}")) is not None
-        ),
-        None,
-    )
+    lister = along_classes(_LISTERS, store)
     if lister is None:
         return None
     try:

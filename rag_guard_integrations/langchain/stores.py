@@ -12,7 +12,7 @@ document (``$nin`` on a Chroma list) is never listed.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from langchain_core.structured_query import Comparator, StructuredQuery
 
@@ -27,6 +27,9 @@ if TYPE_CHECKING:
     from langchain_core.vectorstores import VectorStore
 
     from rag_guard_integrations.core.constraints import Constraints
+
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -209,10 +212,16 @@ STORES: dict[str, StoreSupport] = {
 }
 
 
+def along_classes(registry: Mapping[str, T], value: object) -> T | None:
+    """The entry of ``registry`` (keyed by import path) for ``value``'s class or its nearest
+    registered base, if any: no optional package is imported to ask."""
+    for cls in type(value).__mro__:
+        found = registry.get(f"{cls.__module__}.{cls.__qualname__}")
+        if found is not None:
+            return found
+    return None
+
+
 def store_support(vectorstore: VectorStore) -> StoreSupport | None:
     """The registry entry for ``vectorstore``'s class or its nearest registered base, if any."""
-    for cls in type(vectorstore).__mro__:
-        support = STORES.get(f"{cls.__module__}.{cls.__qualname__}")
-        if support is not None:
-            return support
-    return None
+    return along_classes(STORES, vectorstore)
