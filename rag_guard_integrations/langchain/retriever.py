@@ -292,7 +292,7 @@ class GuardedRetriever(KnownFieldsOnly, BaseRetriever):
         return kept
 
     def _call(self, query: str, documents: list[Document], request: _Request) -> CheckCall:
-        self._lesson.after(self.guard, [d.metadata for d in documents])
+        self._lesson.after(self.guard, (d.metadata for d in documents))
         prompt = self.document_prompt
         rendered = frozenset(prompt.input_variables) - {"page_content"} if prompt else frozenset()
         return CheckCall(

@@ -180,7 +180,7 @@ class GuardedRetriever(BaseRetriever):
             assert planned.constraints is not None  # the kit fetches only when a node can pass
             primary, fallback = sources(self.retriever, planned.constraints, self.fetch_k, self.k)
             nodes = yield from fetched(primary, fallback, bundle)
-            self._lesson.after(self.guard, [n.node.metadata for n in nodes])
+            self._lesson.after(self.guard, (n.node.metadata for n in nodes))
             return nodes
 
         self._lesson.before(self.guard)
