@@ -20,10 +20,13 @@ from langchain_core.prompts import ChatPromptTemplate, PromptTemplate
 from langchain_core.retrievers import BaseRetriever
 from langchain_core.runnables import RunnableLambda, RunnablePassthrough
 from langchain_core.tracers.context import _configure_hooks, register_configure_hook
+from langchain_ollama import ChatOllama
 from langchain_support import QUERY, ListRetriever, contract_documents
 from langsmith._internal._serde import dumps_json
+from ollama_server import OllamaServer, keyword_labeller
 
 from rag_guard_integrations import Guard, parse_policy
+from rag_guard_integrations.classify import LLMClassifier
 from rag_guard_integrations.langchain import (
     GuardedRetriever,
     GuardMiddleware,
@@ -104,6 +107,51 @@ async def test_an_agents_guarded_tool_over_a_plain_retriever_shows_no_withheld_c
     assert [text for text in denied if text in seen] == []
     assert all(text in seen for text in allowed)
     assert "guarded_retrieval" in seen
+
+
+LABELLED_PAIR = """
+version: 1
+labels:
+  financial: {description: salaries and revenue}
+  entity_identifier: {description: company and client names}
+rules:
+  - {name: financial_entity, trigger: {all_present: [financial, entity_identifier]}}
+"""
+
+
+async def test_the_llm_classifiers_model_call_is_seen_by_no_observer_of_the_chain() -> None:
+    """An LLM classifier (ChatOllama on an Ollama-API server on 127.0.0.1) labels untagged
+    chunks inside a user's chain: its model calls see the chunk before the guard decides, so
+    no handler, tracer or event of the chain may see them, sync or streamed."""
+    withheld = "Acme's salary budget for the Globex account is $4.2m."
+    kept = "The office is closed on public holidays."
+    keywords = {"financial": ["salary"], "entity_identifier": ["acme"]}
+    documents = [Document(kept), Document(withheld)]
+
+    def chain(server: OllamaServer) -> Runnable[str, list[Document]]:
+        """A fresh classifier each time: its model's async client serves the first loop that
+        uses it, so a chain awaited first takes the model's async path."""
+        model = ChatOllama(
+            model=server.model, base_url=server.base_url, client_kwargs={"trust_env": False}
+        )
+        guard = Guard(parse_policy(LABELLED_PAIR), classifier=LLMClassifier(model, retries=0))
+        retriever = GuardedRetriever(retriever=ListRetriever(documents=documents), guard=guard)
+        return RunnableLambda(lambda question: question) | retriever
+
+    with OllamaServer(responder=keyword_labeller(keywords)) as server:
+        handler, tracer = RecordingHandler(), RecordingTracer()
+        observed: RunnableConfig = {"callbacks": [handler, tracer]}
+        awaited = await chain(server).ainvoke("office budget", observed)
+        events = [e async for e in chain(server).astream_events("office budget", version="v2")]
+        seen = "\n".join(
+            [*handler.payloads, *tracer.texts(), payload_text(events), dumps_json(events).decode()]
+        )
+        seen += await everything_seen(chain(server), "office budget", {})
+        assert server.chat_count >= 3  # the model was asked on every path
+    assert [d.page_content for d in awaited] == [kept]
+    assert kept in seen
+    assert withheld not in seen
+    assert "Globex" not in seen  # nor any part of it, as the prompt quotes it
 
 
 async def test_with_result_in_a_users_chain_shows_no_withheld_clause(guard: Guard) -> None:

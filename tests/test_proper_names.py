@@ -251,6 +251,34 @@ def test_organizations_without_a_legal_form_are_found_by_their_context(
     assert organization in organizations
 
 
+@pytest.mark.parametrize(
+    ("text", "organization"),
+    [
+        ("Corvell is headquartered in Porto and employs 300 people.", "Corvell"),
+        ("Ostrany Tools was founded in 1998.", "Ostrany Tools"),
+        ("Belvane acquired a rival last spring.", "Belvane"),
+        ("We rented a van from Tollgate and it broke down.", "Tollgate"),
+        ("The lawsuit against Harrowgate Media was settled.", "Harrowgate Media"),
+        ("She volunteers at Kinross Hospice on Sundays.", "Kinross Hospice"),
+        ("The studio Larkspur Pictures made the film.", "Larkspur Pictures"),
+    ],
+)
+def test_what_a_firm_does_and_what_is_done_with_it_names_it(text: str, organization: str) -> None:
+    """What only firms do (founded, headquartered, acquiring), a purchase or hire from one, a
+    complaint or lawsuit against one, volunteering at one, a role noun before one."""
+    assert organization in names(text)[1]
+
+
+def test_a_person_doing_what_firms_do_is_no_organization() -> None:
+    """A single word of the names table before a firm's verb is no firm (nor, alone at a
+    sentence start, a person); a description of a body the person belongs to leaves the
+    person a person."""
+    assert names("Maria hired a lawyer.") == ([], [])
+    text = "Kofi Mensah is a member of the Redhill Rowing Club."
+    assert names(text)[0] == ["Kofi Mensah"]
+    assert "Kofi Mensah" not in names(text)[1]
+
+
 def test_an_organization_that_spells_its_mail_domain_is_found() -> None:
     """A capitalised run that spells the domain of a mail address in the text is the sender's
     organisation; a mail provider's domain names nobody's."""

@@ -248,11 +248,17 @@ class LLMClassifier(VocabularyBound):
         if threaded or not self._owns_async_client():
             loop = asyncio.get_running_loop()
             return await loop.run_in_executor(self._threads, self._invoke, messages)
-        return await self._runnable.ainvoke(messages)
+        from rag_guard_integrations.classify.langchain_quiet import unobserved  # noqa: PLC0415
+
+        with unobserved():  # the chunk is undecided: no handler or tracer may see the call
+            return await self._runnable.ainvoke(messages)
 
     def _invoke(self, messages: list[tuple[str, str]]) -> Any:
+        from rag_guard_integrations.classify.langchain_quiet import unobserved  # noqa: PLC0415
+
         try:
-            return self._runnable.invoke(messages)
+            with unobserved():  # the chunk is undecided: no handler or tracer may see the call
+                return self._runnable.invoke(messages)
         except StopIteration:  # a Future cannot carry it: the call would hang until the timeout
             raise RuntimeError("the model raised StopIteration") from None
 

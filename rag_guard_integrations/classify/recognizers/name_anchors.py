@@ -94,7 +94,12 @@ def _alternatives() -> list[str]:
     nouns = "|".join(sorted({w.capitalize() for w in words.ORGANIZATION_NOUNS}))
     after = "|".join(
         re2.escape(p)
-        for p in (*words.PERSON_AFTER, *words.ORGANIZATION_POSSESSIVE, *words.ORGANIZATION_FOLLOWED)
+        for p in (
+            *words.PERSON_AFTER,
+            *words.ORGANIZATION_POSSESSIVE,
+            *words.ORGANIZATION_FOLLOWED,
+            *words.ORGANIZATION_DEEDS,
+        )
     )
     described = f"{words.ORGANIZATION_AFTER.pattern}|{words.AGE_AFTER.pattern}"
     closings = "|".join(re2.escape(c) for c in words.CLOSINGS)
@@ -117,6 +122,7 @@ def _alternatives() -> list[str]:
         # A context phrase before or after a capitalised word; work "at" or "with" one.
         rf"(?i:\b(?:{before}))[ \t]*[:,?\"“(]?[ \t]*\p{{Lu}}",
         rf"(?i:\b(?:{work})s?\b(?: [\w'’-]+){{0,3}} (?:at|with)) \p{{Lu}}",
+        rf"(?i:{words.ORGANIZATION_DEALS.pattern[:-1]}) \p{{Lu}}",
         rf"(?i:\b(?:{groups})\b[^.;!?\n]{{0,120}}?(?:{introducers})) ?\p{{Lu}}",
         rf"(?i:\b(?:{titles})s?), \p{{Lu}}",
         rf"\p{{Lu}}{_LETTER}*(?:['’]s)?(?:{after})",

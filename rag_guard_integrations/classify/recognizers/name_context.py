@@ -60,6 +60,7 @@ _ADDRESS_AFTER = re.compile(
     r"[\w'’-]+(?:" + words.STREET_ENDINGS + r") \d|rue |via |calle |ul\. )"
 )
 _TITLES = words.JOB_TITLES | {"volunteer"}
+_RELATING = re.compile(r" (?:of|for|at|with|in|on|to|from|by|and|or) ")
 _YEAR = re.compile(r"\b(?:19|20)\d\d\b")
 _DIGIT = re.compile(r"\d")
 _NOT_ALNUM = re.compile(r"[\W_]+")
@@ -242,12 +243,14 @@ def nameable(context: Context, tokens: Sequence[Token], tail: str, strong: bool)
 
 def described(head: str) -> bool:
     """Whether the text after a run describes it as an organisation (``X is a Dutch software
-    company``, ``X's shareholders``)."""
+    company``, ``X's shareholders``); the noun must describe the run itself, not something it
+    relates to (``X is a member of the Y Club``)."""
     if head.startswith(words.ORGANIZATION_POSSESSIVE):
         return True
-    return (head[:1] == "," or head.startswith((" is ", " was ", " has "))) and bool(
-        words.ORGANIZATION_AFTER.match(head)
-    )
+    if not (head[:1] == "," or head.startswith((" is ", " was ", " has "))):
+        return False
+    found = words.ORGANIZATION_AFTER.match(head)
+    return found is not None and _RELATING.search(found.group()) is None
 
 
 def organization_context(context: Context, start: int, end: int, tail: str, head: str) -> int:
@@ -265,7 +268,18 @@ def organization_context(context: Context, start: int, end: int, tail: str, head
         return 2
     if tail.rpartition(" ")[2] in _TITLES and context.text.startswith(", ", start - 2):
         return 2 if _YEAR.search(tail) or _YEAR.search(head) else 1  # "Analyst, X (2016-19)"
-    return int(_role_or_address(tail, head) or _called_its(context.text, end, tail))
+    return int(
+        _role_or_address(tail, head)
+        or _called_its(context.text, end, tail)
+        or words.ORGANIZATION_DEALS.search(tail) is not None
+        or (starts_with(head, words.ORGANIZATION_DEEDS) and not _one_name(context, start, end))
+    )
+
+
+def _one_name(context: Context, start: int, end: int) -> bool:
+    """Whether the run is one word of the names table (a person's as often as a firm's)."""
+    word = context.text[start:end]
+    return " " not in word and bool(context.flag(word) & NAME)
 
 
 def _role_or_address(tail: str, head: str) -> bool:

@@ -61,7 +61,9 @@ ORGANIZATION_NOUNS = _words(
     "oil gas power electronics devices instruments telecom shipping transport resorts "
     "properties developments construction builders engineering automotive aerospace "
     "security healthcare health care medical pharmacy brewery brewing wines claims "
-    "print press"
+    "print press pictures films supplies philharmonic choir ensemble theatre "
+    "theater hospice savings broadband mobile audit research packaging plastics glass timber "
+    "furniture apparel cosmetics beverages dairy farms bakery interiors utilities"
 )
 """Nouns that end an organisation's name after a proper word: ``Streetcred Software``,
 ``Deutsche Bank``; after common words only (``Licensed Software``) they do not count."""
@@ -162,6 +164,8 @@ ORGANIZATION_BEFORE = (
     "employees of", "staff of", "customers of", "clients of", "shareholders of", "investors in",
     "board of", "spokesperson for", "spokesman for", "spokeswoman for", "division of",
     "unit of", "founded", "co-founded", "stake in", "shares in", "contract with",
+    "complaint against", "complaints against", "lawsuit against", "claim against",
+    "stock in", "donation to", "grant from", "merger of",
 )  # fmt: skip
 """Phrases just before a name that say it is an organisation's whatever its words
 (``work for X``, ``which later became X``)."""
@@ -169,7 +173,8 @@ ORGANIZATION_BEFORE = (
 ORGANIZATION_ROLES = _words(
     "employer company firm vendor supplier contractor counterparty organisation organization "
     "licensor licensee landlord distributor manufacturer insurer lender school university "
-    "bank"
+    "bank studio club charity startup retailer brand label carrier airline publisher broker "
+    "agency"
 )
 """Nouns before a name (``our supplier, X``, ``Employer: X``) that make it an organisation's
 when it holds a proper word: a contract's ``Licensee Confidential Information`` names none."""
@@ -177,7 +182,8 @@ when it holds a proper word: a contract's ``Licensee Confidential Information`` 
 WORK_WORDS = (
     _words(
         "work works worked working employed job position role career internship intern team "
-        "years months someone colleague colleagues staff department accounts"
+        "years months someone colleague colleagues staff department accounts volunteers "
+        "volunteered volunteering interned banked banking shopping shopped shop"
     )
     | JOB_TITLES
 )
@@ -220,6 +226,21 @@ ORGANIZATION_FOLLOWED = (
 )  # fmt: skip
 """Words right after a name that make it an organisation's (``the Delta Nile office``,
 ``Gorjan support``, ``Dunmore said it would``), unless it is a person's name."""
+
+ORGANIZATION_DEEDS = (
+    " was founded", " founded in", " is headquartered", " headquartered in",
+    " was incorporated", " is incorporated", " filed for bankruptcy", " went bankrupt",
+    " went public", " was acquired", " acquired", " hired", " is listed on", " was fined",
+    " shut down", " laid off", " employs", " manufactures",
+)  # fmt: skip
+"""What a firm does, right after a run (``Talvexa is headquartered in``, ``Dravik acquired``):
+it needs a proper word, and a single word of the names table stays a person's (``Maria
+hired a lawyer``)."""
+
+ORGANIZATION_DEALS = re.compile(
+    r"\b(?:bought|buy|buying|purchased|ordered|rented|leased)\b(?: [\w'’-]+){0,3} from$"
+)
+"""A purchase from the run: ``ordered a sofa from X`` (the lower-case text before it)."""
 
 EMPLOYED_AS = (" as a ", " as an ", " as the ")
 """``at X as the assistant``: the place someone works, after ``at``."""
