@@ -4,7 +4,6 @@ the pipeline's tracing, and outputs only the Documents the Guard allows (or the 
 from __future__ import annotations
 
 import inspect
-from contextlib import nullcontext
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
@@ -14,6 +13,7 @@ from haystack.core.serialization import component_to_dict
 from rag_guard_integrations.adapters.access import request_access, require_pinnable
 from rag_guard_integrations.adapters.drive import Call, arun, once, run
 from rag_guard_integrations.adapters.fetch import shielded
+from rag_guard_integrations.adapters.quiet_logs import class_modules, quiet_logs
 from rag_guard_integrations.adapters.stored import coerce_guard, guard_reference
 from rag_guard_integrations.core.access import NOT_GIVEN, AccessContext
 from rag_guard_integrations.core.arguments import positive_int
@@ -134,8 +134,10 @@ class GuardedRetriever:
                 partial(inner.run, **inputs),
                 None if asynchronous is None else partial(asynchronous, **inputs),
             )
-            # Called directly, the inner retriever reports to no tracer: nothing to silence.
-            out = yield from shielded(once(step), nullcontext(), NAME)
+            # Called directly, the inner retriever reports to no tracer; its log records and
+            # Haystack's are kept out of the logs.
+            quiet = quiet_logs(("haystack",), class_modules(type(inner)))
+            out = yield from shielded(once(step), quiet, NAME)
             documents: list[Document] = out["documents"]
             return documents
 

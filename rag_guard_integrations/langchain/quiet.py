@@ -17,7 +17,9 @@ debugging choice this cannot undo.
 from __future__ import annotations
 
 import logging
+from contextlib import contextmanager
 from functools import cache
+from typing import TYPE_CHECKING
 
 from langchain_core.tracers.context import (
     _configure_hooks,  # the registered hooks (collect_runs, usage counters) have no public list
@@ -25,10 +27,24 @@ from langchain_core.tracers.context import (
 from langchain_core.utils.env import env_var_is_set
 from langsmith import utils as langsmith_utils
 
+from rag_guard_integrations.adapters.quiet_logs import class_modules, quiet_logs
 from rag_guard_integrations.classify.langchain_quiet import unobserved
 
-__all__ = ["environment_tracers", "unobserved", "warn_if_environment_traces"]
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+__all__ = ["environment_tracers", "fetching", "unobserved", "warn_if_environment_traces"]
 logger = logging.getLogger("rag_guard_integrations")
+
+
+@contextmanager
+def fetching(retriever: object) -> Iterator[None]:
+    """Where ``retriever`` fetches unchecked candidates: no callback handler or tracer sees
+    the run (:func:`unobserved`), and no log record leaves it (LangChain's loggers, the
+    retriever's class modules, the root logger's handlers; see
+    :mod:`rag_guard_integrations.adapters.quiet_logs`)."""
+    with unobserved(), quiet_logs(("langchain",), class_modules(type(retriever))):
+        yield
 
 
 def environment_tracers() -> tuple[str, ...]:

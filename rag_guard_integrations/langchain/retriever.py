@@ -40,7 +40,7 @@ from rag_guard_integrations.langchain.fields import (
     search_arguments,
 )
 from rag_guard_integrations.langchain.pushdown import plan_pushdown
-from rag_guard_integrations.langchain.quiet import unobserved, warn_if_environment_traces
+from rag_guard_integrations.langchain.quiet import fetching, warn_if_environment_traces
 from rag_guard_integrations.langchain.result import with_result
 
 if TYPE_CHECKING:
@@ -276,7 +276,7 @@ class GuardedRetriever(KnownFieldsOnly, BaseRetriever):
             step = Call(
                 partial(inner.invoke, query, **options), partial(inner.ainvoke, query, **options)
             )
-            documents = yield from shielded(once(step), unobserved(), "GuardedRetriever")
+            documents = yield from shielded(once(step), fetching(inner), "GuardedRetriever")
         if (prompt := self.document_prompt) is not None:
             rendered = []
             for document in documents:

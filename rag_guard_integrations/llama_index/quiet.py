@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import functools
 import inspect
-import logging
 import threading
 import uuid
 from contextlib import contextmanager
@@ -39,7 +38,10 @@ from llama_index.core.instrumentation.events.query import QueryStartEvent
 from llama_index.core.instrumentation.events.synthesis import SynthesizeStartEvent
 from llama_index_instrumentation.dispatcher import Dispatcher
 
+from rag_guard_integrations.adapters.quiet_logs import class_modules, quiet_logs
 from rag_guard_integrations.core.errors import AdapterConfigError
+
+__all__ = ["class_modules", "silenced"]
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
@@ -63,55 +65,12 @@ def silenced(*modules: str) -> Iterator[None]:
             or the block starts a query engine over unchecked nodes.
     """
     _install()
-    _quiet_loggers(modules)
     token = _QUIET.set(True)
     try:
-        yield
+        with quiet_logs(("llama_index",), modules):
+            yield
     finally:
         _QUIET.reset(token)
-
-
-@functools.lru_cache(maxsize=256)
-def class_modules(cls: type) -> tuple[str, ...]:
-    """The modules of a class and its bases (a custom retriever or postprocessor logs under its
-    own module's name), for :func:`silenced`; read once per class rather than on every call."""
-    return tuple(sorted({c.__module__ for c in cls.__mro__ if c is not object}))
-
-
-class _QuietInContext(logging.Filter):
-    """Drops a logger's records while the current context fetches (no logger level changes)."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        return not _QUIET.get()
-
-
-_FILTER = _QuietInContext()
-_FILTERED: set[str] = set()
-_LOGGERS_SEEN = [0]
-
-
-def _quiet_loggers(modules: tuple[str, ...]) -> None:
-    # A logger's filters see only the records logged at that logger, so each one needs it;
-    # the logger registry is rescanned only when it has grown. The root logger's handlers get
-    # it too (checked on every fetch: handlers come and go): they see every record that
-    # propagates, from the application's own loggers, child loggers and loggers first created
-    # during the fetch.
-    registry = logging.root.manager.loggerDict
-    if len(registry) != _LOGGERS_SEEN[0]:
-        _LOGGERS_SEEN[0] = len(registry)
-        _filter([n for n in list(registry) if n.startswith("llama_index")])
-    _filter([m for m in modules if m not in _FILTERED])
-    for handler in logging.root.handlers:
-        if _FILTER not in handler.filters:
-            handler.addFilter(_FILTER)
-
-
-def _filter(names: list[str]) -> None:
-    for name in names:
-        logger = logging.getLogger(name)
-        if _FILTER not in logger.filters:
-            logger.addFilter(_FILTER)
-        _FILTERED.add(name)
 
 
 def _install() -> None:
