@@ -33,7 +33,6 @@ from rag_guard_integrations.langchain import (
     create_guarded_retriever_tool,
     guard_results,
 )
-from rag_guard_integrations.langchain.check import MASKED_VALUE
 from rag_guard_integrations.langchain.testing import (
     RecordingHandler,
     RecordingTracer,
@@ -310,8 +309,8 @@ async def test_redaction_with_a_document_prompt_masks_every_rendered_metadata_va
         "Open questions. Owner: the operations team",
     ]
     assert [d.metadata["owner"] for d in returned] == [
-        MASKED_VALUE,
-        MASKED_VALUE,
+        "[CONTACT_DETAILS]",
+        "[CONTACT_DETAILS]",
         "the operations team",
     ]
     seen = "\n".join([*handler.payloads, *tracer.texts()])

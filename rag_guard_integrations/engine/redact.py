@@ -8,8 +8,10 @@ so such a carrier is dropped as under ``block``.
 
 from __future__ import annotations
 
+import re
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from rag_guard_integrations.core.chunk import Chunk
 from rag_guard_integrations.core.decisions import ChunkDecision, Redaction
@@ -68,6 +70,68 @@ def mask_text(text: str, spans: Iterable[Redaction]) -> str:
         cursor = max(cursor, span.end)
     pieces.append(text[cursor:])
     return "".join(pieces)
+
+
+_NOT_DIGIT = re.compile(r"\D")
+_MIN_DIGITS = 6  # a masked number this long is found again in a number-typed value
+
+
+def masked_values(decision: ChunkDecision) -> tuple[tuple[str, str], ...]:
+    """What each of ``decision``'s spans masked, and its mask: ``(original text, "[LABEL]")``,
+    longest first (so that a longer value is replaced before a part of it).
+
+    Example:
+        >>> from rag_guard_integrations.core.chunk import Chunk
+        >>> original = Chunk("mail bob@x.io now")
+        >>> span = Redaction("contact_details", 5, 13, "email")
+        >>> decision = ChunkDecision(0, Chunk("mail [CONTACT_DETAILS] now"), True, "combination",
+        ...     Reason.fixed("masked"), "r", frozenset(), (span,), original)
+        >>> masked_values(decision)
+        (('bob@x.io', '[CONTACT_DETAILS]'),)
+    """
+    original = decision.original
+    if original is None:
+        return ()
+    found = {original.text[r.start : r.end]: f"[{r.label.upper()}]" for r in decision.redactions}
+    pairs = [(value, mask) for value, mask in found.items() if value.strip()]
+    return tuple(sorted(pairs, key=lambda pair: -len(pair[0])))
+
+
+def scrubbed(value: Any, masks: Sequence[tuple[str, str]]) -> Any:
+    """A metadata ``value`` without what the text's masks hid: every occurrence of a masked
+    original in a string is replaced by its mask, in lists, tuples, sets and mappings too (a
+    new container; the input is untouched); another value whose ``str()`` holds an original,
+    or whose digits hold a masked number's, becomes the mask.
+
+    Example:
+        >>> scrubbed({"customer": "Jane Roe", "ids": ["Jane Roe", 7]}, [("Jane Roe", "[NAME]")])
+        {'customer': '[NAME]', 'ids': ['[NAME]', 7]}
+    """
+    if not masks:
+        return value
+    if isinstance(value, str):
+        for original, mask in masks:
+            value = value.replace(original, mask)
+        return value
+    if isinstance(value, Mapping):
+        return {key: scrubbed(item, masks) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        items = [scrubbed(item, masks) for item in value]
+        return items if isinstance(value, list) else tuple(items)
+    if isinstance(value, set | frozenset):
+        return {scrubbed(item, masks) for item in value}
+    return value if value is None or isinstance(value, bool) else _scalar(value, masks)
+
+
+def _scalar(value: object, masks: Sequence[tuple[str, str]]) -> object:
+    """A number or other object as it is, or the first mask whose original its text holds."""
+    text = str(value)
+    digits = _NOT_DIGIT.sub("", text)
+    for original, mask in masks:
+        number = _NOT_DIGIT.sub("", original)
+        if original in text or (len(number) >= _MIN_DIGITS and number in digits):
+            return mask
+    return value
 
 
 def redact(

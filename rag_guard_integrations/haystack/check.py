@@ -13,6 +13,7 @@ from haystack.tracing.tracer import is_tracing_enabled, tracer
 from rag_guard_integrations.adapters.check import guarded
 from rag_guard_integrations.adapters.records import decision_rows
 from rag_guard_integrations.core.chunk import Chunk
+from rag_guard_integrations.engine.redact import masked_values, scrubbed
 from rag_guard_integrations.guards.non_text import NonTextChunk
 
 if TYPE_CHECKING:
@@ -52,7 +53,10 @@ class _Documents:
         # A copy with the masked text. The caller's own id stays; one Haystack derived from the
         # content is derived again from the masked copy, or it would hash what was masked.
         derived = item.id == item._create_id()
-        return dataclasses.replace(item, content=masked.chunk.text, id="" if derived else item.id)
+        meta = scrubbed(dict(item.meta), masked_values(masked))
+        return dataclasses.replace(
+            item, content=masked.chunk.text, meta=meta, id="" if derived else item.id
+        )
 
 
 DOCUMENTS = _Documents()

@@ -30,6 +30,7 @@ from rag_guard_integrations.core.chunk import Chunk
 from rag_guard_integrations.core.errors import QueryRejected
 from rag_guard_integrations.core.reasons import Reason
 from rag_guard_integrations.engine.audit import publish
+from rag_guard_integrations.engine.redact import masked_values, scrubbed
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -81,7 +82,9 @@ class _Documents:
         return Chunk.from_any(item, position=position)
 
     def hand_on(self, item: Document, masked: ChunkDecision | None) -> Document:
-        return item if masked is None else with_text(item, masked.chunk.text, self.rendered)
+        if masked is None:
+            return item
+        return with_text(item, masked.chunk.text, self.rendered, masked_values(masked))
 
 
 def checking(
@@ -205,14 +208,21 @@ def _manager(
 MASKED_VALUE = "[REDACTED]"
 
 
-def with_text(document: Document, text: str, rendered: Iterable[str] = ()) -> Document:
+def with_text(
+    document: Document,
+    text: str,
+    rendered: Iterable[str] = (),
+    masks: Sequence[tuple[str, str]] = (),
+) -> Document:
     """A copy of ``document`` holding ``text`` (the caller's object is untouched).
 
     ``rendered`` names the metadata a document prompt wrote into ``text``: where a mask
     changed such a value (it no longer occurs in ``text`` as the prompt wrote it), the copy's
     value is :data:`MASKED_VALUE`, so the metadata shows nothing the masked text hides.
+    ``masks`` (what the text's masks hid, see :func:`~rag_guard_integrations.engine.redact.
+    masked_values`) are masked in every other metadata value too.
     """
-    metadata = dict(document.metadata)
+    metadata = scrubbed(dict(document.metadata), masks)
     for key in rendered:
         if key in metadata and str(metadata[key]) not in text:
             metadata[key] = MASKED_VALUE

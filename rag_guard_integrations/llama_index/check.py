@@ -12,6 +12,7 @@ from llama_index.core.schema import ImageNode, MetadataMode, Node, NodeWithScore
 from rag_guard_integrations.adapters.check import guarded
 from rag_guard_integrations.adapters.records import HANDOFF, decision_rows
 from rag_guard_integrations.core.chunk import Chunk
+from rag_guard_integrations.engine.redact import masked_values
 from rag_guard_integrations.guards.non_text import NonTextChunk
 from rag_guard_integrations.llama_index.content import (
     judged_text,
@@ -85,7 +86,7 @@ class _Nodes:
         node = (
             item.node
             if masked is None
-            else masked_copy(item.node, masked.redactions, masked.chunk.text)
+            else masked_copy(item.node, masked.redactions, masked.chunk.text, masked_values(masked))
         )
         if node is None:
             return None

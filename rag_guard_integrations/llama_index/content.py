@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from llama_index.core.schema import MetadataMode, TextNode
 
-from rag_guard_integrations.engine.redact import mask_text
+from rag_guard_integrations.engine.redact import mask_text, scrubbed
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -42,10 +42,17 @@ def judged_text(node: BaseNode) -> str:
     return "".join([llm_content(node), *(f"\n\n{value}" for _, value in _hidden(node))])
 
 
-def masked_copy(node: BaseNode, spans: Sequence[Redaction], expected: str) -> BaseNode | None:
+def masked_copy(
+    node: BaseNode,
+    spans: Sequence[Redaction],
+    expected: str,
+    masks: Sequence[tuple[str, str]] = (),
+) -> BaseNode | None:
     """A copy of ``node`` with each span of its judged text masked where it came from (its
-    text, or a metadata value); None when a span crosses or leaves those parts, or when the copy
-    would not be judged as exactly ``expected`` (the guard's masked text)."""
+    text, or a metadata value), and what the spans hid (``masks``) masked in every other
+    metadata value too (lists and numbers included, which the guard does not judge); None when
+    a span crosses or leaves those parts, or when the copy would not be judged as exactly
+    ``expected`` (the guard's masked text)."""
     segments = _segments(node)
     edits: dict[str | None, list[Redaction]] = {}
     for span in spans:
@@ -58,6 +65,7 @@ def masked_copy(node: BaseNode, spans: Sequence[Redaction], expected: str) -> Ba
     for key, key_spans in edits.items():
         if key is not None:
             metadata[key] = mask_text(str(metadata[key]), key_spans)
+    metadata = scrubbed(metadata, masks)
     copy = node.model_copy(update={"metadata": metadata})
     if None in edits:
         copy.set_content(mask_text(node.get_content(metadata_mode=MetadataMode.NONE), edits[None]))

@@ -1,0 +1,79 @@
+"""What a mask hid in the text is masked in the metadata handed on too, in every framework:
+a value the prompt never renders (a LangChain or Haystack field, a LlamaIndex key excluded from
+the LLM), a list, a number; the caller's own object is untouched."""
+
+from __future__ import annotations
+
+import pytest
+from haystack import Document as HaystackDocument
+from langchain_core.documents import Document
+from langchain_support import ListRetriever
+from llama_index.core.schema import NodeWithScore, TextNode
+from llama_index_support import REDACT_POLICY
+
+from rag_guard_integrations import Guard, parse_policy
+from rag_guard_integrations.engine.redact import scrubbed
+from rag_guard_integrations.haystack import GuardedDocuments
+from rag_guard_integrations.langchain import GuardedRetriever
+from rag_guard_integrations.llama_index import GuardPostprocessor
+
+pytestmark = pytest.mark.unit
+
+EMAIL = "canary.leak@example.com"
+MASK = "[CONTACT_DETAILS]"
+TEXT = f"Write to {EMAIL} about the refund."
+METADATA = {"contact": EMAIL, "copies": [EMAIL, "desk"], "dept": "sales"}
+MASKED = {"contact": MASK, "copies": [MASK, "desk"], "dept": "sales"}
+
+
+@pytest.fixture(scope="module")
+def guard() -> Guard:
+    return Guard(parse_policy(REDACT_POLICY))
+
+
+def test_langchain_masks_what_the_text_hid_in_unrendered_metadata(guard: Guard) -> None:
+    """The Document handed on has the address masked in its text and every metadata value."""
+    given = Document(TEXT, metadata=dict(METADATA))
+    retriever = GuardedRetriever(retriever=ListRetriever(documents=[given]), guard=guard)
+    (document,) = retriever.invoke("who do I write to?")
+    assert document.page_content == f"Write to {MASK} about the refund."
+    assert document.metadata == MASKED
+    assert given.metadata["contact"] == EMAIL
+
+
+def test_haystack_masks_what_the_text_hid_in_the_meta(guard: Guard) -> None:
+    """The same for a Haystack Document's ``meta``."""
+    given = HaystackDocument(content=TEXT, meta=dict(METADATA))
+    (document,) = GuardedDocuments(guard).run("who do I write to?", [given])["documents"]
+    assert document.content == f"Write to {MASK} about the refund."
+    assert document.meta == MASKED
+    assert given.meta["contact"] == EMAIL
+
+
+def test_llama_index_masks_what_the_text_hid_in_values_kept_from_the_llm(guard: Guard) -> None:
+    """A LlamaIndex key excluded from the LLM holding a list is not judged, but what the text's
+    mask hid is masked in it as well."""
+    node = TextNode(
+        text=TEXT,
+        metadata={"copies": [EMAIL, "desk"], "dept": "sales"},
+        excluded_llm_metadata_keys=["copies"],
+    )
+    kept = GuardPostprocessor(guard=guard).postprocess_nodes(
+        [NodeWithScore(node=node, score=0.9)], query_str="who do I write to?"
+    )
+    (copy,) = [n.node for n in kept]
+    assert copy.metadata == {"copies": [MASK, "desk"], "dept": "sales"}
+    assert node.metadata["copies"] == [EMAIL, "desk"]
+
+
+def test_a_masked_number_is_masked_in_a_number_typed_value() -> None:
+    """A card number masked as written in the text is found again in an ``int`` value; other
+    numbers, booleans and None stay as they are."""
+    masks = [("4111 1111 1111 1111", "[PAYMENT_CARD]")]
+    value = {"card": 4111111111111111, "count": 3, "ok": True, "none": None}
+    assert scrubbed(value, masks) == {
+        "card": "[PAYMENT_CARD]",
+        "count": 3,
+        "ok": True,
+        "none": None,
+    }
