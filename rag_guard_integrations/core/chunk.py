@@ -165,13 +165,23 @@ def coerce_chunks(items: object) -> list[Chunk]:
     out: list[Chunk] = []
     append = out.append
     for position, item in enumerate(items):
+        # The commonest shape, {"text": str, "meta": dict}, costs two lookups and the draft.
+        if (
+            type(item) is dict
+            and len(item) == 2  # text and meta, nothing else
+            and type(text := item.get("text")) is str
+            and type(metadata := item.get("meta")) is dict
+        ):
+            draft = _NEW(_Draft)
+            draft.text, draft.metadata, draft.score, draft.id = text, metadata, None, None
+            draft.__class__ = Chunk  # same slots, now frozen
+            append(draft)
+            continue
         # The common shape, {"text": str, "meta": dict, "score": float, "id": ...}, is built
         # here directly; any other shape or type goes to from_any, which checks and explains.
         if type(item) is dict and type(text := item.get("text")) is str:
             score = id_ = None
-            if len(item) == 2 and type(metadata := item.get("meta")) is dict:
-                pass  # text and meta only: nothing else to look up
-            elif "page_content" in item or ("meta" in item and "metadata" in item):
+            if "page_content" in item or ("meta" in item and "metadata" in item):
                 metadata = _AMBIGUOUS  # two copies of a field: from_any refuses the dict
             else:
                 metadata = item["meta"] if "meta" in item else item.get("metadata")
