@@ -108,14 +108,10 @@ async def test_an_agents_guarded_tool_over_a_plain_retriever_shows_no_withheld_c
     assert "guarded_retrieval" in seen
 
 
-LABELLED_PAIR = """
-version: 1
-labels:
-  financial: {description: salaries and revenue}
-  entity_identifier: {description: company and client names}
-rules:
-  - {name: financial_entity, trigger: {all_present: [financial, entity_identifier]}}
-"""
+LABELLED_PAIR = (
+    "labels: {financial: {}, entity_identifier: {}}\n"
+    "rules: [{name: pair, trigger: {all_present: [financial, entity_identifier]}}]\n"
+)
 
 
 async def test_the_llm_classifiers_model_call_is_seen_by_no_observer_of_the_chain() -> None:
