@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from rag_guard_integrations.classify.pattern_fold import fold_for_matching
+from rag_guard_integrations.classify.pattern_fold import readings
 from rag_guard_integrations.core.patterns import compile_pattern
 
 if TYPE_CHECKING:
@@ -24,8 +24,15 @@ def _matches(pattern: str, folded: str) -> list[tuple[int, int]]:
 
 def reference_findings(recognizers: Sequence[Recognizer], text: str) -> list[Span]:
     """``(recogniser, start, end)`` of every finding in ``text``, spans indexing ``text``, in
-    the scanner's order (by span, then recogniser name)."""
-    folded, _, offsets = fold_for_matching(text)
+    the scanner's order (by span, then recogniser name); a finding in any reading of the text
+    counts once."""
+    found: set[Span] = set()
+    for folded, _, offsets in readings(text):
+        found.update(_found(recognizers, folded, offsets))
+    return sorted(found, key=lambda f: (f[1], f[2], f[0]))
+
+
+def _found(recognizers: Sequence[Recognizer], folded: str, offsets: list[int] | None) -> list[Span]:
     found: list[Span] = []
     for recognizer in recognizers:
         context = recognizer.context_regex
@@ -44,4 +51,4 @@ def reference_findings(recognizers: Sequence[Recognizer], text: str) -> list[Spa
                 found.append((recognizer.name, low, high))
             else:
                 found.append((recognizer.name, offsets[low], offsets[high - 1] + 1))
-    return sorted(found, key=lambda f: (f[1], f[2], f[0]))
+    return found

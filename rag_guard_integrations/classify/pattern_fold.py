@@ -7,13 +7,70 @@ import re
 import unicodedata
 
 from rag_guard_integrations.core.normalize import ASCII_LINE_FOLDS, fold_keeping_lines
+from rag_guard_integrations.core.references import unescaped
 
 _SPACE_RUN = re.compile(r"  +")
 # A digit followed by a digit: where dropped characters may have joined two digit groups.
 _DIGIT_PAIR = re.compile(r"\d(?=\d)")
 
 
-def fold_for_matching(text: str) -> tuple[str, bytes, list[int] | None]:
+Reading = tuple[str, bytes, "list[int] | None"]
+"""A text as the recognisers read it: folded, its UTF-8, and offsets (None: the identity)."""
+
+
+def readings(text: str) -> tuple[Reading, ...]:
+    """The readings of ``text`` every recogniser scans (a value found in any is found):
+    :func:`fold_for_matching`'s; when invisible format characters stood between two digits
+    (read there as a group break), also the reading with them simply removed, so that
+    ``56\u200b98`` inside an IBAN reads as ``5698`` too; and when the text holds HTML
+    character references (``&#52;``, ``&#x40;``, ``&commat;``), which a model reads as the
+    characters they stand for, the readings of the text with them decoded (offsets of a
+    decoded character point at its reference's ``&``).
+
+    Example:
+        >>> [folded for folded, _, _ in readings("ab 12\u200b34")]
+        ['ab 12 34', 'ab 1234']
+        >>> [folded for folded, _, _ in readings("jo&#64;example.com")]
+        ['jo&#64;example.com', 'jo@example.com']
+    """
+    own = _folded_readings(text)
+    if "&" not in text:
+        return own
+    decoded = unescaped(text)
+    if decoded is None:
+        return own
+    plain, at = decoded
+    return own + tuple(
+        (folded, data, [at[i] for i in (range(len(folded)) if offsets is None else offsets)])
+        for folded, data, offsets in _folded_readings(plain)
+    )
+
+
+def _folded_readings(text: str) -> tuple[Reading, ...]:
+    """:func:`readings` without decoding references."""
+    if text.isascii():
+        # Bytes: one 256-entry table lower-cases and maps white space. A text with a control
+        # character (NUL after the table) or a run of spaces takes the general path below.
+        # (find, not "in": on bytes, "in" first tries the argument as an int and raises.)
+        data = text.encode("ascii").translate(ASCII_LINE_FOLDS)
+        if data.find(b"\0") < 0 and data.find(b"  ") < 0:
+            return ((data.decode("ascii"), data, None),)
+    folded, offsets = fold_keeping_lines(text)
+    if offsets is None:
+        if "  " not in folded:
+            return ((folded, folded.encode(), None),)
+        offsets = list(range(len(folded)))
+        grouped = folded, offsets
+    else:
+        grouped = _keep_digit_groups(text, folded, offsets)
+    first, kept = _squeeze(*grouped)
+    if grouped[0] is folded:
+        return ((first, first.encode(), kept),)
+    joined, joined_offsets = _squeeze(folded, offsets)
+    return (first, first.encode(), kept), (joined, joined.encode(), joined_offsets)
+
+
+def fold_for_matching(text: str) -> Reading:
     """Normalise for matching, keeping line breaks (values do not run across lines) and
     squeezing runs of spaces and tabs to one space (``4111  1111``, ``078\\t05\\t1120`` read
     as written with one space): the folded text, its UTF-8 (what RE2 scans), and each
@@ -24,22 +81,7 @@ def fold_for_matching(text: str) -> tuple[str, bytes, list[int] | None]:
         >>> fold_for_matching("Card  4111")
         ('card 4111', b'card 4111', [0, 1, 2, 3, 4, 6, 7, 8, 9])
     """
-    if text.isascii():
-        # Bytes: one 256-entry table lower-cases and maps white space. A text with a control
-        # character (NUL after the table) or a run of spaces takes the general path below.
-        # (find, not "in": on bytes, "in" first tries the argument as an int and raises.)
-        data = text.encode("ascii").translate(ASCII_LINE_FOLDS)
-        if data.find(b"\0") < 0 and data.find(b"  ") < 0:
-            return data.decode("ascii"), data, None
-    folded, offsets = fold_keeping_lines(text)
-    if offsets is None:
-        if "  " not in folded:
-            return folded, folded.encode(), None
-        offsets = list(range(len(folded)))
-    else:
-        folded, offsets = _keep_digit_groups(text, folded, offsets)
-    folded, offsets = _squeeze(folded, offsets)
-    return folded, folded.encode(), offsets
+    return _folded_readings(text)[0]
 
 
 def _keep_digit_groups(text: str, folded: str, offsets: list[int]) -> tuple[str, list[int]]:

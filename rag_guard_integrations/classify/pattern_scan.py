@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from rag_guard_integrations.classify.base import Classification, Finding
 from rag_guard_integrations.classify.pattern_digits import digits_end, needs_digit
-from rag_guard_integrations.classify.pattern_fold import fold_for_matching
+from rag_guard_integrations.classify.pattern_fold import readings
 from rag_guard_integrations.core.patterns import (
     PatternSet,
     char_spans,
@@ -89,11 +89,19 @@ class PatternScanner:
         self._match_utf8 = PatternSet(patterns).match_utf8
 
     def classify(self, text: str) -> Classification:
-        """Every finding in ``text``, its span indexing ``text``."""
-        folded, data, offsets = fold_for_matching(text)
+        """Every finding in ``text`` (in any of its :func:`readings`), its span indexing
+        ``text``."""
+        views = readings(text)
+        if len(views) == 1:
+            return classification(self._found(*views[0]))
+        found = {(f.recognizer, f.start, f.end): f for view in views for f in self._found(*view)}
+        return classification(list(found.values()))
+
+    def _found(self, folded: str, data: bytes, offsets: list[int] | None) -> list[Finding]:
+        """The findings of one reading, their spans indexing the original text."""
         hits = self._match_utf8(data)
         if not hits:
-            return NOTHING
+            return []
         findings: list[Finding] = []
         add = findings.append
         triggers = self._triggers
@@ -109,7 +117,7 @@ class PatternScanner:
             else:
                 for low, high in select(data, folded, wide, digits):
                     add(new_finding(name, label, offsets[low], offsets[high - 1] + 1, 1.0))
-        return classification(findings)
+        return findings
 
 
 def _finder(pattern: str) -> Find:

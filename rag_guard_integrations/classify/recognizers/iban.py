@@ -17,10 +17,13 @@ IBAN = Recognizer(
         r"\b[a-z]{2}\d{2}(?:"
         r"[a-z0-9]{11,30}"  # compact: DE89370400440532013000
         rf"| [a-z0-9]{{4}}(?: {_GROUP}){{1,6}}(?: {_LAST})?"  # printed: DE89 3704 0044 0532 ...
+        rf"|\n[a-z0-9]{{4}}(?:\n{_GROUP}){{1,6}}(?:\n{_LAST})?"  # a group on each line
         rf"|-[a-z0-9]{{4}}(?:-{_GROUP}){{1,6}}(?:-{_LAST})?"  # DE89-3704-0044-0532-...
         rf"|\.[a-z0-9]{{4}}(?:\.{_GROUP}){{1,6}}(?:\.{_LAST})?"  # DE89.3704.0044.0532...
         r")\b"
     ),
     validator=iban,
 )
-"""``GB82 WEST 1234 5698 7654 32``. The ISO 7064 mod-97 check rejects 96 in 97 typos."""
+"""``GB82 WEST 1234 5698 7654 32``, with one separator throughout (a space, a hyphen, a period,
+or a line break: the checksum keeps a value that runs across lines from being a chance match).
+The ISO 7064 mod-97 check rejects 96 in 97 typos."""

@@ -7,7 +7,6 @@ cost of a text grows with its runs, not with its length times its runs."""
 from __future__ import annotations
 
 import re
-import unicodedata
 from bisect import bisect_left, insort
 from functools import lru_cache
 from typing import TYPE_CHECKING
@@ -64,10 +63,6 @@ _RELATING = re.compile(r" (?:of|for|at|with|in|on|to|from|by|and|or) ")
 _YEAR = re.compile(r"\b(?:19|20)\d\d\b")
 _DIGIT = re.compile(r"\d")
 _NOT_ALNUM = re.compile(r"[\W_]+")
-# Zero-width and other format characters, and full-width ASCII forms.
-DISGUISE = re.compile(
-    "[\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\ufeff\uff01-\uff5e]"
-)
 
 
 @lru_cache(maxsize=1)
@@ -334,16 +329,3 @@ def at_sentence_start(text: str, start: int) -> bool:
     while index >= 0 and text[index] in " \t\"'“‘(>*-•?":
         index -= 1
     return index < 0 or text[index] in ".!?:\n"
-
-
-def undisguise(text: str) -> tuple[str, list[int]]:
-    """``text`` without format characters, full-width forms as ASCII, and where each of its
-    characters was in ``text``."""
-    chars, offsets = [], []
-    for index, char in enumerate(text):
-        if unicodedata.category(char) == "Cf":
-            continue
-        point = ord(char)
-        chars.append(chr(point - 0xFEE0) if 0xFF01 <= point <= 0xFF5E else char)
-        offsets.append(index)
-    return "".join(chars), offsets

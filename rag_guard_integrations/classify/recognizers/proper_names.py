@@ -36,15 +36,14 @@ from rag_guard_integrations.classify.recognizers.name_blocks import (
     caseless_organizations,
 )
 from rag_guard_integrations.classify.recognizers.name_context import (
-    DISGUISE,
     UPPER,
     Context,
     Span,
     Token,
     at_sentence_start,
     overlaps,
-    undisguise,
 )
+from rag_guard_integrations.classify.recognizers.name_disguise import plain_readings
 from rag_guard_integrations.classify.recognizers.name_rules import judge
 from rag_guard_integrations.classify.recognizers.names_table import COMMON, NAME
 from rag_guard_integrations.core.patterns import char_spans
@@ -90,17 +89,21 @@ class Names:
 
 def find_names(text: str) -> Names:
     """Every personal and organisation name of ``text`` (see the module docstring). Invisible
-    format characters and full-width letters do not hide a name: they are read as the plain
-    text they show, and the spans still index ``text``."""
-    if text.isascii() or not DISGUISE.search(text):
+    characters, restyled letters, combining marks and HTML character references do not hide a
+    name: each :func:`~.name_disguise.plain_readings` of the text is read too, and the spans
+    still index ``text``."""
+    if text.isascii() and "&" not in text:
         return _find(text)
-    plain, offsets = undisguise(text)
-    found = _find(plain)
-
-    def back(spans: tuple[Span, ...]) -> tuple[Span, ...]:
-        return tuple((offsets[s], offsets[e - 1] + 1) for s, e in spans)
-
-    return Names(text, back(found.persons), back(found.organizations))
+    readings = plain_readings(text)
+    if not readings:
+        return _find(text)
+    persons: set[Span] = set()
+    organizations: set[Span] = set()
+    for plain, offsets in readings:
+        found = _find(plain)
+        persons.update((offsets[s], offsets[e - 1] + 1) for s, e in found.persons)
+        organizations.update((offsets[s], offsets[e - 1] + 1) for s, e in found.organizations)
+    return Names(text, tuple(sorted(persons)), tuple(sorted(organizations)))
 
 
 def _find(text: str) -> Names:

@@ -1,0 +1,89 @@
+"""The plain readings of a text for the names rules: what a reader sees where characters hide
+or restyle a name, each with where its characters were in the text.
+
+Removed: format characters (zero-width spaces and joiners, soft hyphens, bidi controls, tag
+characters), variation selectors and the combining grapheme joiner. Read as what they show:
+full-width and other compatibility forms (mathematical bold and script letters, circled
+letters: NFKC of each character), blank characters (the Braille blank, Hangul fillers) as a
+space (and, in one more reading, as nothing), HTML character references as their
+characters. Combining marks are kept (a name's accents written decomposed), and another
+reading drops them, so that ``J`` + a dot above + ``ane`` reads as ``Jane`` too. Plain text
+(ASCII, or letters that fold to themselves) has no other reading and costs one scan.
+
+Example:
+    >>> [plain for plain, _ in plain_readings("J\\u200bane Roe")]
+    ['Jane Roe']
+    >>> plain_readings("Ja\\u0307ne Roe")[-1][0]
+    'Jane Roe'
+    >>> plain_readings("Björk Roe")
+    []
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from functools import lru_cache
+
+from rag_guard_integrations.core.references import unescaped
+
+_BLANKS = frozenset("\u2800\u115f\u1160\u3164\uffa0")
+_INVISIBLE_MARKS = frozenset("\u034f") | frozenset(map(chr, range(0xFE00, 0xFE10)))
+_MARKS = frozenset({"Mn", "Me"})
+Reading = tuple[str, list[int]]
+
+
+def plain_readings(text: str) -> list[Reading]:
+    """The readings of ``text`` other than itself (none when it reads as written)."""
+    decoded = unescaped(text)
+    base, at = decoded if decoded is not None else (text, None)
+    readings: list[Reading] = []
+    if not base.isascii() and any(_shown(char) != char for char in set(base)):
+        plain, offsets = _each(base, _shown)
+        base, at = plain, offsets if at is None else [at[i] for i in offsets]
+    if at is not None:
+        readings.append((base, at))
+    if _BLANKS.intersection(text):  # a blank inside a word: the word read without it too
+        closed, offsets = _each(text if decoded is None else decoded[0], _closed)
+        where = decoded[1] if decoded is not None else None
+        readings.append((closed, offsets if where is None else [where[i] for i in offsets]))
+    if not base.isascii() and any(unicodedata.category(c) in _MARKS for c in set(base)):
+        bare, offsets = _each(base, _bare)
+        readings.append((bare, offsets if at is None else [at[i] for i in offsets]))
+    return readings
+
+
+def _each(text: str, mapped: object) -> Reading:
+    chars: list[str] = []
+    offsets: list[int] = []
+    for index, char in enumerate(text):
+        shown = char if char.isascii() else mapped(char)  # type: ignore[operator]
+        chars.append(shown)
+        offsets.extend([index] * len(shown))
+    return "".join(chars), offsets
+
+
+@lru_cache(maxsize=4096)
+def _shown(char: str) -> str:
+    """What a reader sees of one character: nothing, a space, its compatibility form, itself."""
+    if char.isascii():
+        return char
+    if unicodedata.category(char) == "Cf" or char in _INVISIBLE_MARKS:
+        return ""
+    if char in _BLANKS:
+        return " "
+    folded = unicodedata.normalize("NFKC", char)
+    return folded if folded != char and folded.isalnum() else char
+
+
+def _closed(char: str) -> str:
+    """:func:`_shown`, except that a blank character is nothing."""
+    return "" if char in _BLANKS else _shown(char)
+
+
+@lru_cache(maxsize=4096)
+def _bare(char: str) -> str:
+    """One character without its combining marks (a lone mark: nothing)."""
+    if unicodedata.category(char) in _MARKS:
+        return ""
+    decomposed = unicodedata.normalize("NFD", char)
+    return "".join(c for c in decomposed if unicodedata.category(c) not in _MARKS) or char
