@@ -3,7 +3,8 @@
 Vector search always returns a nearest neighbour, even for "price of bitcoin", so the guard
 decides on the normalised query, in order, stopping at the first tier that decides:
 
-1. ``blocklist``: a listed out-of-domain term as a word, plural or compound -> reject;
+1. ``blocklist``: a listed out-of-domain term as a word, plural or compound, also respelled
+   (:mod:`.domain_respelling`: ``b1tcoin``, ``b-i-t-c-o-i-n``, ``bit coin``) -> reject;
 2. ``identifier``: a standard identifier in the query, in identifier form (a prefix that is
    also a word, such as "is", counts only as :mod:`.domain_identifiers` says), that is one of
    the collection's (given when the guard is built, see :func:`collection_identifiers`, or
@@ -39,6 +40,7 @@ from rag_guard_integrations.embeddings import cosine, unit
 from rag_guard_integrations.guards.domain_identifiers import IdentifierReader
 from rag_guard_integrations.guards.domain_kinds import KindScorer
 from rag_guard_integrations.guards.domain_reasons import evidence, reason
+from rag_guard_integrations.guards.domain_respelling import respelled
 from rag_guard_integrations.guards.domain_terms import TermMatcher, near_pair
 from rag_guard_integrations.policy.loader import load_policy
 
@@ -291,6 +293,8 @@ class DomainGuard:
 
     def _read(self, text: str) -> _Lexical:
         term = self._blocklist.first(text)
+        if term is None and (respelling := respelled(text)) is not None:
+            term = self._blocklist.first(respelling)
         if term is not None:
             return _Lexical(text, term, None)
         roots, context = self._roots.find(text), self._context.find(text)
