@@ -75,3 +75,43 @@ def test_a_restyled_cardholder_name_still_makes_the_cardholder_rule_fire(
     """Card + person: the name is read as the plain ``Jane Roe`` it shows."""
     text = f"Card on file 4111 1111 1111 1111 for customer {name}"
     assert "default_cardholder" in fired(guard, text)
+
+
+REDACT_ALL = """
+version: 1
+name: masks
+labels: {financial: {}, contact_details: {}, person_name: {}}
+classifiers:
+  builtin: {credit_card: financial, email: contact_details, person: person_name}
+rules:
+  - {name: mask_cards, action: redact, trigger: {all_present: [financial]}}
+  - {name: mask_mail, action: redact, trigger: {all_present: [contact_details]}}
+  - {name: mask_people, action: redact, trigger: {all_present: [person_name]}}
+"""
+
+
+@pytest.mark.parametrize(
+    ("text", "left"),
+    [
+        ("Card on file 4111 1111 1111 111&#49; thanks", "Card on file [FINANCIAL] thanks"),
+        ("Card &copy4111111111111111 ok", "Card &copy[FINANCIAL] ok"),
+        ("mail jo@example.co&#109; now", "mail [CONTACT_DETAILS] now"),
+        ("customer Jane Ro&#101;, thanks", "customer [PERSON_NAME], thanks"),
+    ],
+)
+def test_a_mask_covers_every_reference_the_value_was_written_with(text: str, left: str) -> None:
+    """A value found in the decoded reading is masked from its first to its last reference: no
+    reference's tail (``#49;``) is left to give a character away."""
+    from rag_guard_integrations import parse_policy
+
+    result = Guard(parse_policy(REDACT_ALL)).check("what is on file?", [{"text": text}])
+    assert [chunk.text for chunk in result.allowed] == [left]
+
+
+def test_a_name_joined_by_a_no_break_space_is_one_name() -> None:
+    """``Jane&nbsp;Roe`` and ``Jane\\xa0Roe`` are read as ``Jane Roe``."""
+    from rag_guard_integrations.classify.recognizers.proper_names import find_names
+
+    for text in ("customer Jane&nbsp;Roe, thanks", "customer Jane\xa0Roe, thanks"):
+        found = find_names(text)
+        assert [text[s:e] for s, e in found.persons] == [text[9:-8]]

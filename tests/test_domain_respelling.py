@@ -36,3 +36,8 @@ def test_a_respelled_blocklisted_word_is_rejected_beside_an_identifier(
 def test_grades_and_identifiers_are_no_respelling(guard: Guard, query: str) -> None:
     """Letters and digits in a grade (``fe 500d``, ``e250``) are left as written."""
     assert guard.check(query, STEEL).query.allowed
+
+
+@pytest.mark.parametrize("query", ["IS 2062 bit-coin", "IS 2062 bit co in", "IS 2062 crypt0"])
+def test_split_and_symbol_respellings_are_rejected_too(guard: Guard, query: str) -> None:
+    assert guard.check(query, STEEL).query.tier == "blocklist"

@@ -77,3 +77,26 @@ def test_a_masked_number_is_masked_in_a_number_typed_value() -> None:
         "ok": True,
         "none": None,
     }
+
+
+def test_scrubbing_masks_whole_values_only_in_any_case_and_numbers_by_their_digits() -> None:
+    """A short masked value is masked where it stands alone, not inside a longer word or
+    number; case does not hide it; a number matches whatever its separators; a dict key is
+    masked like a value."""
+    masks = [("Li", "[NAME]"), ("$5", "[MONEY]"), ("4111 1111 1111 1111", "[CARD]")]
+    given = {
+        "file": "Library/limits.pdf",
+        "signed": "Mr. LI",
+        "fees": "fees_$50.pdf",
+        "card": "4111-1111-1111-1111",
+        "size": 41111111111111110,
+        "by": {"Li": 1},
+    }
+    assert scrubbed(given, masks) == {
+        "file": "Library/limits.pdf",
+        "signed": "Mr. [NAME]",
+        "fees": "fees_$50.pdf",
+        "card": "[CARD]",
+        "size": 41111111111111110,
+        "by": {"[NAME]": 1},
+    }

@@ -4,6 +4,7 @@ context word near, or standalone)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from operator import attrgetter
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -17,6 +18,7 @@ from rag_guard_integrations.core.patterns import (
     span_finder,
 )
 from rag_guard_integrations.core.records import slot_filler
+from rag_guard_integrations.core.references import span_end
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
@@ -94,8 +96,10 @@ class PatternScanner:
         views = readings(text)
         if len(views) == 1:
             return classification(self._found(*views[0]))
-        found = {(f.recognizer, f.start, f.end): f for view in views for f in self._found(*view)}
-        return classification(list(found.values()))
+        found = [f for view in views for f in self._found(*view)]
+        if "&" in text:  # a value read decoded ends where its last reference ends
+            found = [replace(f, end=span_end(text, f.end)) for f in found]
+        return classification(merged(found))
 
     def _found(self, folded: str, data: bytes, offsets: list[int] | None) -> list[Finding]:
         """The findings of one reading, their spans indexing the original text."""
@@ -188,6 +192,25 @@ def _alone(values: Find, validator: Validator | None, alone: Validator) -> Selec
         return kept
 
     return select
+
+
+def merged(findings: list[Finding]) -> list[Finding]:
+    """One finding for each recogniser's overlapping findings (several readings of one text
+    find one value with slightly different spans): their union.
+
+    Example:
+        >>> a, b = new_finding("ip", "net", 3, 15, 1.0), new_finding("ip", "net", 3, 16, 1.0)
+        >>> [(f.start, f.end) for f in merged([a, b])]
+        [(3, 16)]
+    """
+    out: list[Finding] = []
+    for finding in sorted(findings, key=lambda f: (f.recognizer, f.start, -f.end)):
+        last = out[-1] if out else None
+        if last is not None and last.recognizer == finding.recognizer and finding.start < last.end:
+            out[-1] = replace(last, end=max(last.end, finding.end))
+        else:
+            out.append(finding)
+    return out
 
 
 def classification(findings: list[Finding]) -> Classification:

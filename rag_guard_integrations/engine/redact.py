@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from rag_guard_integrations.core.chunk import Chunk
@@ -98,40 +99,56 @@ def masked_values(decision: ChunkDecision) -> tuple[tuple[str, str], ...]:
 
 
 def scrubbed(value: Any, masks: Sequence[tuple[str, str]]) -> Any:
-    """A metadata ``value`` without what the text's masks hid: every occurrence of a masked
-    original in a string is replaced by its mask, in lists, tuples, sets and mappings too (a
-    new container; the input is untouched); another value whose ``str()`` holds an original,
-    or whose digits hold a masked number's, becomes the mask.
+    """A metadata ``value`` without what the text's masks hid: each masked original is found as
+    a whole value (not inside a longer word or number: ``Li`` is masked in ``Mr. Li``, not in
+    ``Library``), in any case, a number by its digits whatever its separators; strings are
+    rewritten in place, in lists, tuples, sets and mappings (keys too; a new container, the
+    input untouched); a number or other object whose text holds a masked value becomes the
+    mask.
 
     Example:
-        >>> scrubbed({"customer": "Jane Roe", "ids": ["Jane Roe", 7]}, [("Jane Roe", "[NAME]")])
-        {'customer': '[NAME]', 'ids': ['[NAME]', 7]}
+        >>> masks = [("Jane Roe", "[NAME]"), ("4111 1111 1111 1111", "[CARD]")]
+        >>> scrubbed({"customer": "JANE ROE", "card": "4111-1111-1111-1111", "n": 7}, masks)
+        {'customer': '[NAME]', 'card': '[CARD]', 'n': 7}
     """
     if not masks:
         return value
+    return _scrub(value, _finders(tuple(masks)))
+
+
+def _scrub(value: Any, finders: Sequence[tuple[re.Pattern[str], str]]) -> Any:
     if isinstance(value, str):
-        for original, mask in masks:
-            value = value.replace(original, mask)
+        for finder, mask in finders:
+            value = finder.sub(mask, value)
         return value
     if isinstance(value, Mapping):
-        return {key: scrubbed(item, masks) for key, item in value.items()}
+        return {_scrub(key, finders): _scrub(item, finders) for key, item in value.items()}
     if isinstance(value, list | tuple):
-        items = [scrubbed(item, masks) for item in value]
+        items = [_scrub(item, finders) for item in value]
         return items if isinstance(value, list) else tuple(items)
     if isinstance(value, set | frozenset):
-        return {scrubbed(item, masks) for item in value}
-    return value if value is None or isinstance(value, bool) else _scalar(value, masks)
-
-
-def _scalar(value: object, masks: Sequence[tuple[str, str]]) -> object:
-    """A number or other object as it is, or the first mask whose original its text holds."""
+        return {_scrub(item, finders) for item in value}
+    if value is None or isinstance(value, bool):
+        return value
     text = str(value)
-    digits = _NOT_DIGIT.sub("", text)
+    return next((mask for finder, mask in finders if finder.search(text)), value)
+
+
+@lru_cache(maxsize=256)
+def _finders(masks: tuple[tuple[str, str], ...]) -> tuple[tuple[re.Pattern[str], str], ...]:
+    """A pattern per masked original: the value as a whole (no word character around it), in
+    any case; a number (six digits or more, mostly digits) by its digits, any separators
+    between them."""
+    out = []
     for original, mask in masks:
-        number = _NOT_DIGIT.sub("", original)
-        if original in text or (len(number) >= _MIN_DIGITS and number in digits):
-            return mask
-    return value
+        digits = _NOT_DIGIT.sub("", original)
+        if len(digits) >= _MIN_DIGITS and len(digits) * 2 > len(original.replace(" ", "")):
+            body = r"[\s\-./]?".join(digits)
+            out.append((re.compile(rf"(?<!\d){body}(?!\d)"), mask))
+        else:
+            body = re.escape(original)
+            out.append((re.compile(rf"(?<!\w){body}(?!\w)", re.IGNORECASE), mask))
+    return tuple(out)
 
 
 def redact(

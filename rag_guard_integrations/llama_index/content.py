@@ -49,8 +49,8 @@ def masked_copy(
     masks: Sequence[tuple[str, str]] = (),
 ) -> BaseNode | None:
     """A copy of ``node`` with each span of its judged text masked where it came from (its
-    text, or a metadata value), and what the spans hid (``masks``) masked in every other
-    metadata value too (lists and numbers included, which the guard does not judge); None when
+    text, or a metadata value), and what the spans hid (``masks``) masked in the metadata kept
+    from the LLM too (lists and numbers included, which the guard does not judge); None when
     a span crosses or leaves those parts, or when the copy would not be judged as exactly
     ``expected`` (the guard's masked text)."""
     segments = _segments(node)
@@ -65,7 +65,8 @@ def masked_copy(
     for key, key_spans in edits.items():
         if key is not None:
             metadata[key] = mask_text(str(metadata[key]), key_spans)
-    metadata = scrubbed(metadata, masks)
+    for key in set(node.excluded_llm_metadata_keys) & set(metadata):
+        metadata[key] = scrubbed(metadata[key], masks)  # the LLM's view was masked above
     copy = node.model_copy(update={"metadata": metadata})
     if None in edits:
         copy.set_content(mask_text(node.get_content(metadata_mode=MetadataMode.NONE), edits[None]))

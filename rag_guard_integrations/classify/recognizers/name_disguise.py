@@ -5,10 +5,11 @@ Removed: format characters (zero-width spaces and joiners, soft hyphens, bidi co
 characters), variation selectors and the combining grapheme joiner. Read as what they show:
 full-width and other compatibility forms (mathematical bold and script letters, circled
 letters: NFKC of each character), blank characters (the Braille blank, Hangul fillers) as a
-space (and, in one more reading, as nothing), HTML character references as their
-characters. Combining marks are kept (a name's accents written decomposed), and another
-reading drops them, so that ``J`` + a dot above + ``ane`` reads as ``Jane`` too. Plain text
-(ASCII, or letters that fold to themselves) has no other reading and costs one scan.
+space (and, in one more reading, as nothing), other spaces (no-break, thin) as a space, HTML
+character references as their characters. Combining marks are kept (a name's accents
+written decomposed), and another reading drops them, so that ``J`` + a dot above + ``ane``
+reads as ``Jane`` too. Plain text (ASCII, or letters that fold to themselves) has no other
+reading and costs one scan.
 
 Example:
     >>> [plain for plain, _ in plain_readings("J\\u200bane Roe")]
@@ -69,8 +70,8 @@ def _shown(char: str) -> str:
         return char
     if unicodedata.category(char) == "Cf" or char in _INVISIBLE_MARKS:
         return ""
-    if char in _BLANKS:
-        return " "
+    if char in _BLANKS or unicodedata.category(char) == "Zs":
+        return " "  # a blank, a no-break or thin space: a word break as the reader sees it
     folded = unicodedata.normalize("NFKC", char)
     return folded if folded != char and folded.isalnum() else char
 

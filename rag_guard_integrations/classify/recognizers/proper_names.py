@@ -47,6 +47,7 @@ from rag_guard_integrations.classify.recognizers.name_disguise import plain_read
 from rag_guard_integrations.classify.recognizers.name_rules import judge
 from rag_guard_integrations.classify.recognizers.names_table import COMMON, NAME
 from rag_guard_integrations.core.patterns import char_spans
+from rag_guard_integrations.core.references import span_end
 
 _MENTIONED = 32
 _DOMAIN_REACH = 160
@@ -101,9 +102,22 @@ def find_names(text: str) -> Names:
     organizations: set[Span] = set()
     for plain, offsets in readings:
         found = _find(plain)
-        persons.update((offsets[s], offsets[e - 1] + 1) for s, e in found.persons)
-        organizations.update((offsets[s], offsets[e - 1] + 1) for s, e in found.organizations)
-    return Names(text, tuple(sorted(persons)), tuple(sorted(organizations)))
+        persons.update((offsets[s], span_end(text, offsets[e - 1] + 1)) for s, e in found.persons)
+        organizations.update(
+            (offsets[s], span_end(text, offsets[e - 1] + 1)) for s, e in found.organizations
+        )
+    return Names(text, _widest(persons), _widest(organizations))
+
+
+def _widest(spans: set[Span]) -> tuple[Span, ...]:
+    """Overlapping spans (one name in several readings) as their union, in text order."""
+    out: list[Span] = []
+    for start, end in sorted(spans):
+        if out and start < out[-1][1]:
+            out[-1] = (out[-1][0], max(out[-1][1], end))
+        else:
+            out.append((start, end))
+    return tuple(out)
 
 
 def _find(text: str) -> Names:
