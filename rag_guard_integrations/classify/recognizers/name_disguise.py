@@ -24,8 +24,12 @@ from __future__ import annotations
 
 import unicodedata
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 from rag_guard_integrations.core.references import unescaped
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 _BLANKS = frozenset("\u2800\u115f\u1160\u3164\uffa0")
 _INVISIBLE_MARKS = frozenset("\u034f") | frozenset(map(chr, range(0xFE00, 0xFE10)))
@@ -53,11 +57,12 @@ def plain_readings(text: str) -> list[Reading]:
     return readings
 
 
-def _each(text: str, mapped: object) -> Reading:
+def _each(text: str, mapped: Callable[[str], str]) -> Reading:
+    """``text`` with each character beyond ASCII as ``mapped`` reads it, and offsets."""
     chars: list[str] = []
     offsets: list[int] = []
     for index, char in enumerate(text):
-        shown = char if char.isascii() else mapped(char)  # type: ignore[operator]
+        shown = char if char.isascii() else mapped(char)
         chars.append(shown)
         offsets.extend([index] * len(shown))
     return "".join(chars), offsets
