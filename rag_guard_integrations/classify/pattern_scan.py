@@ -16,6 +16,7 @@ from rag_guard_integrations.core.patterns import (
     char_spans,
     compile_pattern,
     span_finder,
+    union_spans,
 )
 from rag_guard_integrations.core.records import slot_filler
 from rag_guard_integrations.core.references import span_end
@@ -203,14 +204,14 @@ def merged(findings: list[Finding]) -> list[Finding]:
         >>> [(f.start, f.end) for f in merged([a, b])]
         [(3, 16)]
     """
-    out: list[Finding] = []
-    for finding in sorted(findings, key=lambda f: (f.recognizer, f.start, -f.end)):
-        last = out[-1] if out else None
-        if last is not None and last.recognizer == finding.recognizer and finding.start < last.end:
-            out[-1] = replace(last, end=max(last.end, finding.end))
-        else:
-            out.append(finding)
-    return out
+    spans: dict[tuple[str, str], list[tuple[int, int]]] = {}
+    for f in findings:
+        spans.setdefault((f.recognizer, f.label), []).append((f.start, f.end))
+    return [
+        new_finding(name, label, start, end, 1.0)
+        for (name, label), found in spans.items()
+        for start, end in union_spans(found)
+    ]
 
 
 def classification(findings: list[Finding]) -> Classification:

@@ -11,7 +11,7 @@ from rag_guard_integrations.core.errors import PatternCompileError, PatternTooLa
 from rag_guard_integrations.core.normalize import CACHED_CHARS, normalize
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Sequence
+    from collections.abc import Callable, Iterable, Sequence
 
 
 def _options(max_mem: int) -> Any:
@@ -174,6 +174,23 @@ def char_spans(spans: Sequence[tuple[int, int]], data: bytes) -> list[tuple[int,
         char = start + len(data[low:high].decode("utf-8"))
         byte = high
         out.append((start, char))
+    return out
+
+
+def union_spans(spans: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Overlapping spans joined into one, in order (one value found by several readings of a
+    text with slightly different spans is one value).
+
+    Example:
+        >>> union_spans([(3, 16), (3, 15), (20, 24)])
+        [(3, 16), (20, 24)]
+    """
+    out: list[tuple[int, int]] = []
+    for start, end in sorted(spans):
+        if out and start < out[-1][1]:
+            out[-1] = (out[-1][0], max(out[-1][1], end))
+        else:
+            out.append((start, end))
     return out
 
 

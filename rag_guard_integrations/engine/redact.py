@@ -74,7 +74,7 @@ def mask_text(text: str, spans: Iterable[Redaction]) -> str:
 
 
 _NOT_DIGIT = re.compile(r"\D")
-_MIN_DIGITS = 6  # a masked number this long is found again in a number-typed value
+_MIN_DIGITS = 6  # a masked value with this many digits is matched by its digits alone
 
 
 def masked_values(decision: ChunkDecision) -> tuple[tuple[str, str], ...]:

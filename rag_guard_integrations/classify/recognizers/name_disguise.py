@@ -40,20 +40,22 @@ Reading = tuple[str, list[int]]
 def plain_readings(text: str) -> list[Reading]:
     """The readings of ``text`` other than itself (none when it reads as written)."""
     decoded = unescaped(text)
-    base, at = decoded if decoded is not None else (text, None)
+    source, at = decoded if decoded is not None else (text, None)
+
+    def read(mapped: Callable[[str], str], over: str, where: list[int] | None) -> Reading:
+        plain, offsets = _each(over, mapped)
+        return plain, offsets if where is None else [where[i] for i in offsets]
+
     readings: list[Reading] = []
-    if not base.isascii() and any(_shown(char) != char for char in set(base)):
-        plain, offsets = _each(base, _shown)
-        base, at = plain, offsets if at is None else [at[i] for i in offsets]
-    if at is not None:
-        readings.append((base, at))
-    if _BLANKS.intersection(text):  # a blank inside a word: the word read without it too
-        closed, offsets = _each(text if decoded is None else decoded[0], _closed)
-        where = decoded[1] if decoded is not None else None
-        readings.append((closed, offsets if where is None else [where[i] for i in offsets]))
+    base, base_at = source, at
+    if not source.isascii() and any(_shown(char) != char for char in set(source)):
+        base, base_at = read(_shown, source, at)
+    if base_at is not None:
+        readings.append((base, base_at))
+    if _BLANKS.intersection(source):  # a blank inside a word: the word read without it too
+        readings.append(read(_closed, source, at))
     if not base.isascii() and any(unicodedata.category(c) in _MARKS for c in set(base)):
-        bare, offsets = _each(base, _bare)
-        readings.append((bare, offsets if at is None else [at[i] for i in offsets]))
+        readings.append(read(_bare, base, base_at))
     return readings
 
 

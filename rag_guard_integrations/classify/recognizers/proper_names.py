@@ -46,7 +46,7 @@ from rag_guard_integrations.classify.recognizers.name_context import (
 from rag_guard_integrations.classify.recognizers.name_disguise import plain_readings
 from rag_guard_integrations.classify.recognizers.name_rules import judge
 from rag_guard_integrations.classify.recognizers.names_table import COMMON, NAME
-from rag_guard_integrations.core.patterns import char_spans
+from rag_guard_integrations.core.patterns import char_spans, union_spans
 from rag_guard_integrations.core.references import span_end
 
 _MENTIONED = 32
@@ -106,18 +106,7 @@ def find_names(text: str) -> Names:
         organizations.update(
             (offsets[s], span_end(text, offsets[e - 1] + 1)) for s, e in found.organizations
         )
-    return Names(text, _widest(persons), _widest(organizations))
-
-
-def _widest(spans: set[Span]) -> tuple[Span, ...]:
-    """Overlapping spans (one name in several readings) as their union, in text order."""
-    out: list[Span] = []
-    for start, end in sorted(spans):
-        if out and start < out[-1][1]:
-            out[-1] = (out[-1][0], max(out[-1][1], end))
-        else:
-            out.append((start, end))
-    return tuple(out)
+    return Names(text, tuple(union_spans(persons)), tuple(union_spans(organizations)))
 
 
 def _find(text: str) -> Names:
