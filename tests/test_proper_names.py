@@ -433,3 +433,49 @@ def test_a_name_the_clause_calls_its_is_an_organisation(
     with another name between it and ``its``, and a given name alone (``its`` for "it's") are
     not."""
     assert names(text) == (persons, organizations)
+
+
+@pytest.mark.parametrize(
+    ("text", "organization"),
+    [
+        ("The crates were shipped by Moretti Vetri S.p.A. last week.", "Moretti Vetri S.p.A."),
+        ("Our Utrecht supplier is Jansen Houtbouw B.V. since 2020.", "Jansen Houtbouw B.V."),
+        ("Kimura Denki K.K. makes the sensors.", "Kimura Denki K.K."),
+        ("Invoices go to Brandt Elektro e.V. in Kiel.", "Brandt Elektro e.V."),
+        ("The roof was done by Dvořák Střechy s.r.o. in June.", "Dvořák Střechy s.r.o."),
+        ("Ivana Horvat d.o.o. supplies the tiles.", "Ivana Horvat d.o.o."),
+        ("We still buy our barrels from Laurent et Fils each spring.", "Laurent et Fils"),
+        ("Garcia y Hijos closed the shop on Sunday.", "Garcia y Hijos"),
+        ("The filing was drafted by Thornley, Marsh & Pike for the board.", None),
+        ("Greenwell L.L.C. sent the notice.", "Greenwell L.L.C."),
+    ],
+)
+def test_dotted_and_family_legal_forms_and_partners_lists_name_one_firm(
+    text: str, organization: str | None
+) -> None:
+    """Legal forms written with periods (``S.p.A.``, ``B.V.``, ``s.r.o.``) or as a family
+    firm's words (``et Fils``, ``y Hijos``) end a firm's name, also after a person's full name;
+    partners' family names listed before ``X & Y`` belong to the firm."""
+    expected = organization or "Thornley, Marsh & Pike"
+    persons, organizations = names(text)
+    assert organizations == [expected]
+    assert persons == []
+
+
+@pytest.mark.parametrize(
+    ("text", "persons", "organizations"),
+    [
+        ("Dear J.R. Okafor, your order has shipped.", ["J.R. Okafor"], []),
+        ("Maria Lopez, Co-founder, opened the meeting.", ["Maria Lopez"], []),
+        ("Thanks, Smith & Wesson replied at once.", [], ["Smith & Wesson"]),
+        ("The firm closed its Asian and European offices.", [], []),
+        ("Pellor Foods and Brindle Dairy agreed to merge.", [], ["Pellor Foods", "Brindle Dairy"]),
+    ],
+)
+def test_initials_co_words_greetings_peoples_and_two_firms_are_read_apart(
+    text: str, persons: list[str], organizations: list[str]
+) -> None:
+    """Initials written together stay a person's; ``Co-founder`` is no legal form; a greeting
+    before a firm is not a partner; peoples' adjectives name nobody; ``and`` after a firm's
+    noun starts another firm."""
+    assert names(text) == (persons, organizations)

@@ -214,6 +214,7 @@ def proper(context: Context, word: str) -> bool:
         or word in words.ORGANIZATION_NOUNS
         or word in words.ROLE_TERMS
         or word in words.CALENDAR
+        or word in words.NATIONALITIES
         or word in _CONNECTIVES
     )
 

@@ -28,8 +28,13 @@ from rag_guard_integrations.classify.recognizers.names_table import (
     PLACE,
 )
 
-_LEGAL_AFTER = re.compile(r",? ?(?:inc|llc|ltd|plc|gmbh|corp|co|ag|s\.a|b\.v|n\.v)\b\.?")
-_LEGAL_OPENINGS = (", ", " i", " l", " p", " g", " c", " a", " s", " b", " n")
+_LEGAL_AFTER = re.compile(
+    r",? ?(?:inc|llc|ltd|plc|gmbh|corp|co|ag|s\.a|b\.v|n\.v|s\.r\.o|d\.o\.o|e\.v"
+    r"|(?:et|e|y|und|&) (?:fils|figli|hijos|söhne|cie))(?![\w-])\.?"  # "Delacroix et Fils"
+)
+_LEGAL_OPENINGS = (", ", *(f" {letter}" for letter in "ilpgcasbneyud"))
+# Partners' names listed before "X & Y": "Goldberg, Stein & Ortiz".
+_LISTED_BEFORE = re.compile(rf"(?:[{UPPER}][^\W\d_]*(?:['’-][^\W\d_]+)*, )+$")
 _HONORIFICS_BEFORE = tuple(f"{h}." for h in ("mr", "mrs", "ms", "miss", "dr"))
 _COORDINATED = re.compile(
     rf" and ([{UPPER}](?:[^\W\d_]|['’-](?=[^\W\d_]))*)(?![^\W\d_]| [{UPPER}])"
@@ -60,7 +65,13 @@ def judge(context: Context, tokens: list[Token]) -> None:
     honorific, core = _strip_opening(tokens)
     start, end = tokens[0][0], tokens[-1][1]
     head = context.head(end)
-    if not honorific and len(core) > 1 and _full_name(context, core) and not described(head):
+    if (
+        not honorific
+        and len(core) > 1
+        and _full_name(context, core)
+        and not described(head)
+        and not _legal_form_after(head)
+    ):
         tail = context.tail(core[0][0])
         if not (tail[-1:].isdigit() or tail.endswith(" in")):  # a street, a place
             context.person(core)
@@ -72,6 +83,12 @@ def judge(context: Context, tokens: list[Token]) -> None:
         _judge_parts(context, tokens, written.index("and"))
     elif not (org and _named(context, tokens, tail, head, org)) and core:
         _unnamed(context, tokens, core, honorific, head)
+
+
+def _legal_form_after(head: str) -> bool:
+    """Whether a legal form follows the run (``Jana Novak s.r.o.``): a firm named after a
+    person."""
+    return head[:2] in _LEGAL_OPENINGS and _LEGAL_AFTER.match(head) is not None
 
 
 def _judge_parts(context: Context, tokens: list[Token], cut: int) -> None:
@@ -97,7 +114,7 @@ def _named(context: Context, tokens: list[Token], tail: str, head: str, org: int
         return False
     if not nameable(context, named, tail, strong=org == 2):
         return False
-    legal = _LEGAL_AFTER.match(head) if head[:2] in _LEGAL_OPENINGS else None
+    legal = _LEGAL_AFTER.match(head) if _legal_form_after(head) else None
     context.organization((named[0][0], tokens[-1][1] + (legal.end() if legal else 0)))
     return True
 
@@ -251,7 +268,7 @@ def _organization(context: Context, tokens: list[Token], head: str) -> bool:
     in an organisation noun after a proper word (``Streetcred Software``), or joins two
     capitalised words with ``&`` (``Vellum & Pike``) one of them proper."""
     last, end = tokens[-1], tokens[-1][1]
-    legal = _LEGAL_AFTER.match(head) if head[:2] in _LEGAL_OPENINGS else None
+    legal = _LEGAL_AFTER.match(head) if _legal_form_after(head) else None
     if legal:
         end += legal.end()
     elif len(tokens) > 1 and last[2] in words.CAPITAL_FORMS:
@@ -267,8 +284,24 @@ def _organization(context: Context, tokens: list[Token], head: str) -> bool:
     # Checked last: most runs end in no legal form or organisation noun at all.
     if not any(proper(context, t[3]) for t in tokens):
         return False
-    context.organization((tokens[0][0], end))
+    start = tokens[0][0]
+    if any(t[3] == "&" for t in tokens[1:-1]):
+        start = _partners_before(context, start)
+    context.organization((start, end))
     return True
+
+
+def _partners_before(context: Context, start: int) -> int:
+    """Where a firm named ``X & Y`` starts when partners' family names are listed before it
+    (``Goldberg, Stein & Ortiz``); a common word there opens the sentence instead (``Thanks,
+    Smith & Wesson``)."""
+    listed = _LISTED_BEFORE.search(context.text, max(0, start - 80), start)
+    if listed is None:
+        return start
+    names = context.text[listed.start() : start].split(", ")[:-1]
+    if all(proper(context, name) and name.lower() not in words.GREETINGS for name in names):
+        return listed.start()
+    return start
 
 
 def _named_place(context: Context, tokens: list[Token]) -> bool:

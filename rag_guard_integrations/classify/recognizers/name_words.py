@@ -24,7 +24,7 @@ PARTICLES = _words(
 
 LEGAL_FORMS = _words(
     "inc incorporated llc llp lp plc ltd limited corp corporation co company gmbh ag kg ohg "
-    "ug sa sas sarl sl spa srl bv nv ab oy oyj asa aps pty pte kk bhd sdn holdings group "
+    "ug sa sas sarl sl spa srl bv nv ab oy oyj asa aps pty pte kk bhd sdn sp holdings group "
     "partners associates"
 )
 """Words that end an organisation's name: legal forms across jurisdictions and the plain
@@ -40,9 +40,11 @@ WRITTEN_FORMS = tuple(
         "Ltd", "LTD", "Limited", "LIMITED", "Corp", "CORP", "Corporation", "CORPORATION", "Co",
         "Company", "COMPANY", "GmbH", "AG", "KG", "OHG", "UG", "SA", "S.A", "SAS", "SARL",
         "SL", "S.L", "SpA", "S.p.A", "SPA", "Srl", "SRL", "S.r.l", "BV", "B.V", "NV", "N.V",
-        "AB", "Oy", "Oyj", "ASA", "AS", "A/S", "ApS", "Pty", "Pte", "KK", "Bhd", "Sdn",
+        "AB", "Oy", "Oyj", "ASA", "AS", "A/S", "ApS", "Pty", "Pte", "KK", "K.K", "Bhd", "Sdn",
+        "Sp. z o.o", "s.r.o", "d.o.o", "e.V",
         "Group", "GROUP", "Holdings", "HOLDINGS", "Partners", "PARTNERS", "Associates",
-        "Sons", "Söhne", "Brothers", "Bros",
+        "Sons", "Söhne", "Brothers", "Bros", "et Fils", "e Figli", "y Hijos", "und Söhne",
+        "et Cie", "& Cie",
     )
 )  # fmt: skip
 """:data:`LEGAL_FORMS` as they are written (the scan for where a name can be is
@@ -63,10 +65,22 @@ ORGANIZATION_NOUNS = _words(
     "security healthcare health care medical pharmacy brewery brewing wines claims "
     "print press pictures films supplies philharmonic choir ensemble theatre "
     "theater hospice savings broadband mobile audit research packaging plastics glass timber "
-    "furniture apparel cosmetics beverages dairy farms bakery interiors utilities"
+    "furniture apparel cosmetics beverages dairy farms bakery interiors utilities alliance "
+    "partnership guild syndicate collective"
 )
 """Nouns that end an organisation's name after a proper word: ``Streetcred Software``,
 ``Deutsche Bank``; after common words only (``Licensed Software``) they do not count."""
+
+NATIONALITIES = _words(
+    "european american african asian british english scottish welsh irish french german dutch "
+    "belgian swiss austrian italian spanish portuguese greek turkish russian polish czech "
+    "hungarian romanian bulgarian ukrainian swedish norwegian danish finnish icelandic chinese "
+    "japanese korean indian pakistani indonesian malaysian thai vietnamese filipino australian "
+    "canadian mexican brazilian argentine argentinian chilean colombian peruvian egyptian "
+    "nigerian kenyan moroccan israeli iranian saudi arab nordic scandinavian latin western "
+    "eastern northern southern"
+)
+"""Adjectives of peoples and regions (``its European offices``): capitalised, but no name."""
 
 STREET_WORDS = _words(
     "street st road rd avenue ave lane ln way place pl terrace route drive court ct square "

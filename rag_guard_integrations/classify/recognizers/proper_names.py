@@ -63,8 +63,10 @@ _JOINERS = "|".join(sorted(words.PARTICLES | {"and", "of", "&"}))
 
 def _run_pattern(upper: str, letter: str) -> re.Pattern[str]:
     """Runs of capitalised words (capitals from ``upper``, each word maybe ending in a
-    period), joined by one or two spaces, name particles and ``and``/``of``/``&``."""
-    word = rf"[{upper}](?:{letter}|['’-](?={letter}))*\.?"
+    period, or letters each followed by a period: initials, dotted legal forms), joined by one
+    or two spaces, name particles and ``and``/``of``/``&``."""
+    dotted = rf"[{upper}]\.(?:{letter}\.)+"  # "S.p.A.", "B.V.", "J.R."
+    word = rf"(?:{dotted}|[{upper}](?:{letter}|['’-](?={letter}))*\.?)"
     return re.compile(rf"{word}(?: {{1,2}}(?:(?:{_JOINERS}) )*{word})*")
 
 
@@ -226,7 +228,8 @@ def _pieces(context: Context, start: int, value: str) -> list[list[Token]]:
     """The run's tokens, cut after a sentence's last word (a period after anything but an
     initial or an abbreviation), after a possessive (``Nowak's``, the ``'s`` left out), at
     street words (``Barbara Yudina Apt.`` is a name, then an address, ``Strandgata 22`` a
-    street), and at ``of`` but after an organisation noun (``Shares of X``, ``chairman of X``;
+    street), at ``and`` after an organisation noun or legal form (two firms), and at ``of``
+    but after an organisation noun (``Shares of X``, ``chairman of X``;
     ``University of X`` is one name). A possessive before an organisation noun stays
     (``St. Mary's Hospital``). A single word that is a role, a legal form or a common word
     gives no piece at all."""
@@ -240,9 +243,14 @@ def _pieces(context: Context, start: int, value: str) -> list[list[Token]]:
         if not word:
             continue
         key = word.rstrip(".").lower()
+        if "." in key and key.replace(".", "") in words.LEGAL_FORMS:
+            key = key.replace(".", "")  # "S.p.A." is the legal form "spa"
         following = parts[index + 1].rstrip(".").lower() if index + 1 < len(parts) else ""
         if (key in words.STREET_WORDS and not (key == "st" and following)) or _STREET.search(key):
             pieces.append(piece)
+            piece = []
+        elif key == "and" and piece and piece[-1][3] in _ORG_ENDS:
+            pieces.append(piece)  # "Alder Foods and Brooks Dairy": two firms
             piece = []
         elif key == "of" and piece and piece[-1][3] not in _ORG_ENDS:
             pieces.append(piece)  # "Shares of X", "chairman of X": only "University of X" is one
@@ -252,6 +260,12 @@ def _pieces(context: Context, start: int, value: str) -> list[list[Token]]:
             piece.append((begin, begin + len(word) - 2, word[:-2], key, _flag(flags, key)))
             pieces.append(piece)  # a possessive ends the name
             piece = []
+        elif "." in key:  # initials written together, "J.R." as "J. R."
+            for at in range(0, len(word) - 1, 2):
+                initial = word[at].lower()
+                piece.append(
+                    (begin + at, begin + at + 2, word[at : at + 2], initial, flags.get(initial, 0))
+                )
         elif word[-1] == "." and len(key) > 1 and key not in _ABBREVIATIONS:
             piece.append((begin, begin + len(word) - 1, word[:-1], key, _flag(flags, key)))
             pieces.append(piece)  # the period ends the sentence
