@@ -425,3 +425,67 @@ def test_a_label_spelled_differently_merges_with_the_packs(tmp_path: Path) -> No
     assert message.startswith("labels.payment_card.description is")
     merged = load_policy("default", write(tmp_path, "same", "labels: {' Payment  Card': {}}\n"))
     assert merged.labels["payment_card"] == load_policy("default").labels["payment_card"]
+
+
+SIDE_REDACT = """
+rules:
+  - name: mask_people
+    action: redact
+    trigger: {all_present: [person_name]}
+"""
+
+
+@pytest.mark.parametrize("side_first", [True, False])
+def test_a_redact_rule_beside_a_pack_never_turns_its_block_into_a_mask(
+    tmp_path: Path, side_first: bool
+) -> None:
+    """A side file's redact rule on a label a pack's block rule also needs does not claim the
+    carriers first: in either order the block rule drops the chunks, nothing reaches the model
+    masked."""
+    side = write(tmp_path, "side", SIDE_REDACT)
+    refs = (side, "default") if side_first else ("default", side)
+    chunks = [
+        {"text": "Customer Nadia Ferreira paid with card 4111 1111 1111 1111 today."},
+        {"text": "Nadia Ferreira, SSN 078-05-1120, called about her account."},
+    ]
+    result = Guard.from_policy(*refs).check("card on file?", chunks)
+    assert result.allowed == []
+    assert {d.rule for d in result.denied} >= {"default_cardholder"}
+    assert result.redacted == {}
+
+
+KINDS = """
+  kinds:
+    in_domain: ["what does the standard for this product require"]
+    everyday: ["what is the best product to buy"]
+    min_margin: -1
+    min_similarity: -1
+"""
+GATE = """
+domain:
+  roots: [cement, steel]
+  root_context: [standard, specification]
+  min_similarity: 0.6
+"""
+
+
+def test_a_question_kind_section_beside_a_domain_without_one_is_dropped(tmp_path: Path) -> None:
+    """The question-kind tier admits queries: beside a domain without it, in either order,
+    the merged domain has none, and a query only the tier would admit is refused."""
+    gate = write(tmp_path, "gate", GATE)
+    side = write(tmp_path, "side", GATE + KINDS)
+    query = "cement: how do I win at poker tonight"
+    assert Guard.from_policy(side).check(query, [{"text": "x"}]).query.allowed
+    for refs in ((gate, side), (side, gate)):
+        assert load_policy(*refs).domain.kinds is None
+        assert not Guard.from_policy(*refs).check(query, [{"text": "x"}]).query.allowed
+
+
+def test_an_extending_file_adds_a_question_kind_section_only_under_loosen(tmp_path: Path) -> None:
+    """Adding ``domain.kinds`` to an inherited domain needs ``loosen: [domain.kinds]``."""
+    write(tmp_path, "gate", GATE)
+    child = "extends: [gate.yaml]\ndomain:" + KINDS
+    with pytest.raises(PolicyError, match=r"domain\.kinds.*loosen"):
+        load_policy(write(tmp_path, "child", child))
+    loosened = child.replace("domain:", "loosen: [domain.kinds]\ndomain:", 1)
+    assert load_policy(write(tmp_path, "open", loosened)).domain.kinds is not None

@@ -249,8 +249,8 @@ class CombinationGuard(Quiet):
         return carriers, overlap
 
     def _plan(self, carriers: Mapping[str, list[int]]) -> _Plan:
-        """The rules whose trigger labels all occur somewhere in the set, in policy order, and
-        what follows from them alone; kept per combination of labels present, which
+        """The rules whose trigger labels all occur somewhere in the set, in policy order (the
+        removing ones: block rules, then redact rules), and what follows from them alone; kept per combination of labels present, which
         retrieved sets repeat."""
         labels = frozenset(carriers)
         plan = self._plans.get(labels)
@@ -264,7 +264,12 @@ class CombinationGuard(Quiet):
                 for p in sorted(counts)
                 if counts[p] == len(self.rules[p].trigger.all_present)
             )
-            blocks = tuple(rule for rule in candidates if rule.action in REMOVING)
+            # Block rules take their carriers before redact rules, whatever the order the
+            # policies were named in: a redact rule beside a pack never turns the pack's
+            # drop into a mask.
+            blocks = tuple(rule for rule in candidates if rule.action == "block") + tuple(
+                rule for rule in candidates if rule.action == "redact"
+            )
             if self._needs_groups:
                 plan = _Plan(candidates, blocks, None, None)
             else:
@@ -403,7 +408,7 @@ def _label_greedy(
 ) -> dict[int, str]:
     """The documented greedy when every rule looks at the whole set and no chunk carries two
     rule labels: removing a label's carriers then touches no other label, so the loop runs on
-    labels alone, each block rule once, in policy order."""
+    labels alone, each removing rule once, block rules first, each in policy order."""
     removed: dict[int, str] = {}
     spent: set[str] = set()
     for rule in blocks:

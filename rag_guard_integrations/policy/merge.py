@@ -84,6 +84,8 @@ class _Beside:
             present = [(i, value) for i, value in items if value is not None]
             if not present:
                 return None
+            if order.widens and len(present) < len(items):
+                return None  # a way in that one policy lacks: none is the stricter
             return {
                 field: self.node(
                     join(path, field), join(pattern, field), [(i, v[field]) for i, v in present]

@@ -186,9 +186,13 @@ class Text:
 class Section:
     """A mapping of settings, each with its own entry in the table. ``optional``: a policy may
     leave it out (``domain``, ``recency``), which is the loosest (no such check); removing an
-    inherited one (``domain: null``) needs loosen."""
+    inherited one (``domain: null``) needs loosen. ``widens``: the section is a way in rather
+    than a check (``domain.kinds`` admits queries the other tiers would refuse): none is the
+    stricter, so beside a policy without it the section is dropped, and an extending file adds
+    it only with loosen."""
 
     optional: bool = False
+    widens: bool = False
 
 
 @dataclass(frozen=True)

@@ -118,6 +118,8 @@ class _Extend:
             if raw is None or old is None:
                 if old is not None:
                     self.widen(path, f"removes the {path} section")
+                elif order.widens:
+                    self.widen(path, f"adds a {path} section (a way in for queries) to the domain")
                 return new
             return {
                 field: self.node(

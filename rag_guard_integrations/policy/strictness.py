@@ -77,7 +77,7 @@ STRICTNESS: dict[str, Order] = {
     # A misspelt root read as the root lets more queries in.
     "domain.root_typos": Ranked((True, False)),
     # The question-kind tier: in-domain prototypes let queries in, everyday ones keep them out.
-    "domain.kinds": Section(optional=True),
+    "domain.kinds": Section(optional=True, widens=True),
     "domain.kinds.in_domain": Intersection(),
     "domain.kinds.everyday": Union(),
     "domain.kinds.placeholder": Same(),
