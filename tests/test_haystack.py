@@ -20,7 +20,7 @@ from haystack.components.retrievers.in_memory import (
 from haystack.document_stores.in_memory import InMemoryDocumentStore
 
 from rag_guard_integrations import Guard, parse_policy
-from rag_guard_integrations.core.errors import AdapterConfigError, RetrievalError
+from rag_guard_integrations.core.errors import AdapterConfigError, ArgumentError, RetrievalError
 from rag_guard_integrations.data import load_corpus
 from rag_guard_integrations.haystack import (
     GuardedDocuments,
@@ -365,3 +365,31 @@ def test_a_value_that_is_no_component_is_refused() -> None:
     """A document store where a retriever belongs is a one-line error naming the fix."""
     with pytest.raises(AdapterConfigError, match="needs a Haystack retriever component"):
         GuardedRetriever(InMemoryDocumentStore(), "contracts")
+
+
+class _NoDrafts:
+    """A check beside the policy: drafts never pass."""
+
+    name = "no_drafts"
+
+    def __call__(self, chunk: Any, request: Any) -> str | None:
+        return "a draft" if chunk.metadata.get("status") == "draft" else None
+
+
+def test_a_guard_its_references_cannot_rebuild_is_never_loaded_back_looser() -> None:
+    """A component whose guard has extra checks or a policy tightened in code stores what its
+    references lose, and loading it back is a one-line error, never the plain pack."""
+    policy = Guard.from_policy("contracts").policy
+    tightened = policy.model_copy(
+        update={
+            "access": policy.access.model_copy(update={"attributes": ["contract_type", "region"]})
+        }
+    )
+    for guard, lost in (
+        (Guard.from_policy("contracts", checks=[_NoDrafts()]), "extra checks"),
+        (Guard(tightened), "in-code policy changes"),
+    ):
+        data = GuardedDocuments(guard, access={"contract_type": ["MSA"]}).to_dict()
+        assert lost in data["init_parameters"]["guard"]["lost"]
+        with pytest.raises(ArgumentError, match=lost):
+            GuardedDocuments.from_dict(data)

@@ -22,7 +22,8 @@ from pydantic import ValidationError
 
 from rag_guard_integrations import AccessContext, Guard
 from rag_guard_integrations.adapters.stored import coerce_guard
-from rag_guard_integrations.core.errors import AdapterConfigError
+from rag_guard_integrations.classify import PatternClassifier
+from rag_guard_integrations.core.errors import AdapterConfigError, ArgumentError
 from rag_guard_integrations.llama_index import GuardPostprocessor, GuardTagger, guarded_query_engine
 
 if TYPE_CHECKING:
@@ -161,3 +162,14 @@ def test_guarded_query_engine_refuses_a_misspelt_argument(embedder: MiniLMEmbedd
     for wrong, right in (("fetchk", "fetch_k"), ("similarity_topk", "similarity_top_k")):
         with pytest.raises(AdapterConfigError, match=f"'{wrong}'.*'{right}'"):
             guarded_query_engine(index, Guard.from_policy("contracts"), **{wrong: 3})
+
+
+def test_a_guard_with_its_own_classifier_is_stored_as_lost_and_restored_by_override() -> None:
+    """A guard's classifier is not in its policy references: the stored postprocessor says
+    so and refuses to load without the guard, then loads with it."""
+    guard = Guard.from_policy("default", classifier=PatternClassifier())
+    data = GuardPostprocessor(guard=guard).to_dict()
+    assert data["guard"]["lost"] == ["classifier"]
+    with pytest.raises(ArgumentError, match="classifier"):
+        GuardPostprocessor.from_dict(data)
+    assert GuardPostprocessor.from_dict(data, guard=guard).guard is guard

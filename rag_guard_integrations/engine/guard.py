@@ -145,6 +145,8 @@ class Guard:
             embedder, given if self.learned is None else self.learned, access_source
         )
         self._extra = tuple(checks)
+        # The checks given besides the policy's stages (what a stored reference cannot rebuild).
+        self.extra_checks: tuple[ChunkCheck, ...] = self._extra
         built = stages.build(policy, self._inputs, self._extra)
         self._stages: tuple[tuple[Kind, Any], ...] = built.ordered
         # Each stage the policy configures, by name (read-only), for inspection.

@@ -250,8 +250,8 @@ class CombinationGuard(Quiet):
 
     def _plan(self, carriers: Mapping[str, list[int]]) -> _Plan:
         """The rules whose trigger labels all occur somewhere in the set, in policy order (the
-        removing ones: block rules, then redact rules), and what follows from them alone; kept per combination of labels present, which
-        retrieved sets repeat."""
+        removing ones: block rules, then redact rules), and what follows from them alone; kept
+        per combination of labels present, which retrieved sets repeat."""
         labels = frozenset(carriers)
         plan = self._plans.get(labels)
         if plan is None:

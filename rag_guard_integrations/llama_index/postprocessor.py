@@ -55,8 +55,9 @@ class GuardPostprocessor(BaseNodePostprocessor):
     content (``MetadataReplacementPostProcessor`` for sentence windows): what it judged must be
     what the LLM reads. ``GuardedQueryEngine`` orders this for you.
 
-    ``to_dict()``/``from_dict()`` keep the guard as its policy references (a classifier or
-    embedder given to the guard is not kept: pass ``guard=`` to ``from_dict``).
+    ``to_dict()``/``from_dict()`` keep the guard as its policy references; a guard they cannot
+    rebuild (a classifier, extra checks, an access source, a policy changed in code) loads back
+    only with ``from_dict(data, guard=...)``, never looser.
 
     Setup:
         ```bash
