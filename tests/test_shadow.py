@@ -233,3 +233,24 @@ def test_shadow_changes_nothing_in_any_branch(
     assert verdicts(audit) == verdicts(reference)
     assert audit["query"]["allowed"] == reference["query"]["allowed"]
     assert audit["refused_shadow"] == (applied.refusal is not None)
+
+
+LINKED_RULE_IN_SHADOW = """
+version: 1
+extends: [default]
+loosen: [rules.default_review_employee_linked]
+overrides: {rules: {default_review_employee_linked: {mode: shadow}}}
+"""
+
+
+def test_a_linked_rule_in_shadow_mode_denies_no_chunk_for_its_unreadable_links() -> None:
+    """A chunk whose linking value cannot be read is denied only where a rule that links
+    chunks is enforced: with the one linked rule in shadow mode it passes, and the shadow
+    evaluation records the denial."""
+    odd = {"text": "The canteen opens at nine.", "metadata": {"entity": {"nested": "x"}}}
+    enforced = Guard.from_policy("default").check("q", [odd])
+    assert [d.stage for d in enforced.denied] == ["linking"]
+    result = Guard(parse_policy(LINKED_RULE_IN_SHADOW)).check("q", [odd])
+    assert len(result.allowed) == 1
+    assert result.shadow is not None
+    assert [d.stage for d in result.shadow.denied] == ["linking"]

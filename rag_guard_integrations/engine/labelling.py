@@ -68,7 +68,8 @@ class Labelling:
         queue for the classifier those it should label (no label left once blanks are dropped,
         or ``classify: always``)."""
         if self.set_stage is not None and self.set_stage.links_chunks:
-            positions = [i for i in positions if self._linkable(run, i)]
+            for index in positions:
+                self._note_unlinkable(run, index)
         chunks = run.chunks
         if len(positions) != len(chunks):
             chunks = list(map(chunks.__getitem__, positions))
@@ -87,16 +88,16 @@ class Labelling:
                 i for i, found in zip(positions, labels, strict=True) if always or not found
             )
 
-    def _linkable(self, run: Run, index: int) -> bool:
-        """Whether chunk ``index``'s linking values can be read; if not, it is denied alone."""
+    def _note_unlinkable(self, run: Run, index: int) -> None:
+        """Note chunk ``index`` when its linking values cannot be read: the rules that link
+        chunks deny it alone (where they are enforced, see :meth:`Verdicts.finish`)."""
         assert self.set_stage is not None
         try:
             broken = self.set_stage.unreadable_links(run.chunks[index].metadata)
         except Exception as error:
             broken = failure("labels", error)
         if broken:
-            run.denied[index] = ("linking", broken)
-        return not broken
+            run.unlinkable[index] = broken
 
     def _read_one(self, run: Run, index: int) -> None:
         try:

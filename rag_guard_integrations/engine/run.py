@@ -44,6 +44,8 @@ class Run:
     notices: tuple[str, ...] = ()
     # What stages report besides verdicts, by GuardResult field (the access source's record).
     reported: dict[str, object] = field(default_factory=dict)
+    # Chunks whose linking values cannot be read: denied where the enforced rules link chunks.
+    unlinkable: dict[int, str] = field(default_factory=dict)
 
 
 def stage_reasons(

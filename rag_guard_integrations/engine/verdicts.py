@@ -68,7 +68,12 @@ class Verdicts:
 
     def finish(self, run: Run, combination: SetStage | None) -> GuardResult:
         """Apply ``combination`` (the policy's rules, or those shadow mode enforces) to the
-        chunks of ``run`` still in, and record every decision."""
+        chunks of ``run`` still in, and record every decision. A chunk whose linking values
+        cannot be read is denied when ``combination`` links chunks (not when only a rule in
+        shadow mode would)."""
+        if run.unlinkable and combination is not None and combination.links_chunks:
+            for index, reason in run.unlinkable.items():
+                run.denied.setdefault(index, ("linking", reason))
         unknown = self._unknown_labels(run) if self._vocabulary is not None else {}
         survivors: Sequence[int] = (
             list(filterfalse(run.denied.__contains__, range(len(run.chunks))))
