@@ -187,6 +187,19 @@ def test_an_override_that_strengthens_a_rule_needs_no_loosen() -> None:
             "extends: [default]\nloosen: [mode]\n",
             "loosen lists mode, but this file relaxes nothing",
         ),
+        (
+            "extends: [default]\nloosen: [mode]\nmode: enforce\n",
+            "loosen lists mode, but this file relaxes nothing",
+        ),
+        (
+            "extends: [default]\nloosen: [rules]\n"
+            "overrides: {rules: {default_cardholder: {action: block}}}\n",
+            "loosen lists rules, but this file relaxes nothing",
+        ),
+        (
+            "extends: [default]\nloosen: [on_block]\non_block: raise\n",
+            "loosen lists on_block, but this file relaxes nothing",
+        ),
         ("extends: [default]\nloosen: [modez]\n", "loosen names 'modez', which is no setting"),
         (
             "extends: [default]\nloosen: [rules.default_cardholder.trigger.x]\n",

@@ -489,3 +489,16 @@ def test_an_extending_file_adds_a_question_kind_section_only_under_loosen(tmp_pa
         load_policy(write(tmp_path, "child", child))
     loosened = child.replace("domain:", "loosen: [domain.kinds]\ndomain:", 1)
     assert load_policy(write(tmp_path, "open", loosened)).domain.kinds is not None
+
+
+def test_a_loaded_policy_is_named_by_its_file_in_a_merge_error(tmp_path: Path) -> None:
+    """A Policy object loaded from a file whose ``name:`` is a pack's is named by its file,
+    not by the pack it calls itself."""
+    path = tmp_path / "team.yaml"
+    path.write_text(
+        "version: 1\nname: hipaa\nclassifiers: {builtin: {credit_card: card_number}}\n",
+        encoding="utf-8",
+    )
+    message = refused(load_policy(path), "default")
+    assert str(path) in message
+    assert "hipaa" not in message

@@ -97,7 +97,8 @@ def load_policy(*refs: PolicyRef) -> Policy:
     loaded_from: list[str] = []
     for ref in refs:
         if isinstance(ref, Policy):
-            label = ref.name or "policy"
+            # Named by the files it was loaded from, as errors name a policy given by path.
+            label = "+".join(ref.refs) or ref.name or "policy"
             named.append((label, ref))
             loaded_from.extend(ref.refs or (label,))
             continue

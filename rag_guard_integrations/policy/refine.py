@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from rag_guard_integrations.core.errors import PolicyError
 from rag_guard_integrations.policy.merge import beside
 from rag_guard_integrations.policy.messages import line_at
-from rag_guard_integrations.policy.orders import Keyed, Leaf, Ranked, Section
+from rag_guard_integrations.policy.orders import Keyed, Leaf, Ranked, Section, Union
 from rag_guard_integrations.policy.schema import CHECKING_SECTIONS, Policy
 from rag_guard_integrations.policy.strictness import OVERRIDABLE, STRICTNESS, fields_of
 from rag_guard_integrations.policy.tree import (
@@ -178,14 +178,16 @@ class _Extend:
         """The value ``path`` takes: the file's ``new`` where loosen names it, else ``new``
         refining ``old``; a looser ``new`` is an error. ``written``: where the file sets it,
         when not at ``path`` itself."""
-        if self.covered(path):
+        if not _relaxes(order, new, old):
+            return order.inherit(old, new)
+        if self.covered(path):  # only a value that relaxes uses its loosen entry
             return new
-        if order.loosens(new, old):
-            raise PolicyError(
-                f"{self.source}: {path} {clip(order.why(new, old))} from {self.parents}"
-                f"{self.line(written or path)}; list {path} under loosen to relax it on purpose"
-            )
-        return order.inherit(old, new)
+        if not order.loosens(new, old):
+            return order.inherit(old, new)  # a list that adds to the inherited one
+        raise PolicyError(
+            f"{self.source}: {path} {clip(order.why(new, old))} from {self.parents}"
+            f"{self.line(written or path)}; list {path} under loosen to relax it on purpose"
+        )
 
     def widen(self, path: str, change: str) -> None:
         """Refuse a change that lets more through (``change`` says what), unless loosened."""
@@ -236,3 +238,11 @@ class _Extend:
     def line(self, path: str) -> str:
         line = line_at(self.root, tuple(path.split(".")))
         return "" if line is None else f" (line {line})"
+
+
+def _relaxes(order: Leaf, new: Any, old: Any) -> bool:
+    """Whether taking ``new`` in place of ``old`` relaxes the setting: a looser value, or a
+    list of restrictions without some inherited item (which, unloosened, only adds)."""
+    if isinstance(order, Union):
+        return any(item not in new for item in old)
+    return order.loosens(new, old)
