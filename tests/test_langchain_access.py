@@ -255,3 +255,22 @@ def test_access_context_objects_are_accepted_per_call() -> None:
     retriever = every_clause(access=MSA_SOW, pin_access=True)
     narrowed = retriever.invoke(QUERY, access=AccessContext(contract_type={"MSA", "NDA"}))
     assert types_of(narrowed) == {"MSA"}
+
+
+@pytest.mark.parametrize("use_async", [False, True])
+async def test_with_result_takes_the_calls_access_and_refuses_unknown_arguments(
+    use_async: bool,
+) -> None:
+    """``with_result()`` passes ``access=`` on to the guarded retriever like ``invoke`` does,
+    and a misspelt argument is a one-line ArgumentError, not a TypeError."""
+    runnable = every_clause().with_result()
+
+    async def call(**arguments: Any) -> Any:
+        if use_async:
+            return await runnable.ainvoke(QUERY, **arguments)
+        return runnable.invoke(QUERY, **arguments)
+
+    out = await call(access={"contract_type": ["SOW"]})
+    assert types_of(out["documents"]) == {"SOW"}
+    with pytest.raises(ArgumentError, match="did you mean 'access'"):
+        await call(acess={"contract_type": ["SOW"]})

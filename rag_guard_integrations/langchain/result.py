@@ -57,14 +57,15 @@ def with_result(retriever: BaseRetriever) -> Runnable[str, dict[str, Any]]:
     """``retriever`` as a runnable returning ``{"documents": [...], "result": CheckedResult}``;
     the retriever must report its result to the kit's listeners (``GuardedRetriever`` does)."""
 
-    def run(query: str, config: RunnableConfig) -> dict[str, Any]:
+    # Call arguments (``access=``) go on to the retriever, which refuses those it does not know.
+    def run(query: str, config: RunnableConfig, **kwargs: Any) -> dict[str, Any]:
         with listening() as reports:
-            documents = retriever.invoke(query, config)
+            documents = retriever.invoke(query, config, **kwargs)
         return {"documents": documents, "result": CheckedResult.of(reports[-1].result)}
 
-    async def arun(query: str, config: RunnableConfig) -> dict[str, Any]:
+    async def arun(query: str, config: RunnableConfig, **kwargs: Any) -> dict[str, Any]:
         with listening() as reports:
-            documents = await retriever.ainvoke(query, config)
+            documents = await retriever.ainvoke(query, config, **kwargs)
         return {"documents": documents, "result": CheckedResult.of(reports[-1].result)}
 
     return RunnableLambda(run, afunc=arun, name="guarded_retrieval")
