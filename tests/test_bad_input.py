@@ -386,3 +386,12 @@ def test_cli_output_to_a_closed_pipe_stops_quietly(tmp_path: Path) -> None:
         _, err = process.communicate(timeout=120)
     assert process.returncode == 141
     assert b"Traceback" not in err
+
+
+def test_a_missing_extended_file_is_named_with_the_file_that_extends_it(tmp_path: Path) -> None:
+    """A file that extends a missing one: the error names both, in one line."""
+    child = tmp_path / "child.yaml"
+    child.write_text("version: 1\nextends: [gone.yaml]\n", encoding="utf-8")
+    with pytest.raises(FileNotFoundError) as caught:
+        load_policy(child)
+    assert f"{child}: extends gone.yaml: no such policy file" in one_line(caught.value)

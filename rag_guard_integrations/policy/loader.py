@@ -146,8 +146,18 @@ def _refine(
 ) -> Policy:
     """The file's data over the policies its ``extends`` names (relative paths from ``folder``)."""
     extends = data.get("extends") or []
-    parents = [(_label(p), _load(p, cache, stack)) for p in (resolve(r, folder) for r in extends)]
+    parents = [
+        (_label(p), _load(p, cache, stack)) for p in (_extended(source, r, folder) for r in extends)
+    ]
     return extend(parents, data, source, root)
+
+
+def _extended(source: str, ref: str, folder: Path) -> Path:
+    """The file ``source`` extends by ``ref``; one it cannot find is named with ``source``."""
+    try:
+        return resolve(ref, folder)
+    except PolicyNotFoundError as error:
+        raise PolicyNotFoundError(f"{source}: extends {error}") from None
 
 
 def _label(path: Path) -> str:
