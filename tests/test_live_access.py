@@ -272,3 +272,46 @@ async def test_the_async_check_applies_the_same_access_stage() -> None:
     assert later.allowed_indices == sync.allowed_indices == (0,)
     assert [d.reason for d in later.decisions] == [d.reason for d in sync.decisions]
     assert later.access_source == sync.access_source
+
+
+class Malformed(Grants):
+    """A source whose Answers hold the wrong types: what a hand-written source gets wrong."""
+
+    def __init__(self, answers: Answers) -> None:
+        super().__init__({})
+        self.answers = answers
+
+    def check(self, principal: str, resources: Sequence[str]) -> Answers:
+        return self.answers
+
+
+@pytest.mark.parametrize(
+    "answers",
+    [
+        Answers("d1"),  # type: ignore[arg-type] - a string would grant its substrings
+        Answers({"d1": True, "d2": False}),  # type: ignore[arg-type] - a mapping, its keys
+        Answers(r for r in ("d1", "d2")),  # type: ignore[arg-type] - a generator, once
+        Answers(frozenset({"d1", "d2"}), token=7),  # type: ignore[arg-type]
+        Answers(frozenset({1})),  # type: ignore[arg-type]
+    ],
+    ids=["str", "mapping", "generator", "token", "non-str id"],
+)
+def test_malformed_answers_deny_every_chunk(answers: Answers) -> None:
+    """Answers whose fields hold the wrong types grant nothing (fail closed), the reason
+    says what was malformed, and the audit record still validates."""
+    result = Guard(NOTHING, access_source=Malformed(answers)).check(
+        QUERY, [chunk("d1"), chunk("d2"), chunk("1")], access=AccessContext("ana")
+    )
+    assert result.allowed_indices == ()
+    assert "malformed Answers" in result.decisions[0].reason
+    jsonschema.validate(result.audit(), audit_schema())
+
+
+def test_a_sources_own_reason_stays_out_of_the_record() -> None:
+    """A source's reason text may quote a metadata value: the record says only "denied"."""
+    quoting = Malformed(Answers(frozenset(), "v1", {"d1": f"no access to {SECRET}"}))
+    result = Guard(NOTHING, access_source=quoting).check(
+        QUERY, [chunk("d1")], access=AccessContext("ana")
+    )
+    assert SECRET in result.decisions[0].reason  # in process, the reason keeps the detail
+    assert SECRET not in str(result.audit())

@@ -3,6 +3,7 @@ retrieved candidate, and the age bound on ACLs copied into chunk metadata at ing
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -182,11 +183,13 @@ class LiveAccess:
             answers: object = source.check(principal, asked)
         except Exception as error:  # a broken or unreachable source denies every chunk
             answers = error
-        if not isinstance(answers, Answers):
+        if not isinstance(answers, Answers) or (malformed := _malformed(answers)):
             failed = (
                 error_name(answers)
                 if isinstance(answers, BaseException)
                 else f"answered a {type(answers).__name__}"
+                if not isinstance(answers, Answers)
+                else f"answered a malformed Answers: {malformed}"
             )
             reason = (STAGE, Reason.fixed(f"{name} check failed ({failed}); denied (fail closed)"))
             denied.update(dict.fromkeys(resources, reason))
@@ -195,8 +198,9 @@ class LiveAccess:
             why = answers.why_denied(resource)
             if why is not None:
                 # The resource id is the chunk's own value: the record names the answer only.
+                # The source's own words may quote the resource: records say only "denied".
                 text = f"{name}: {why} for resource {resource!r}"
-                denied[index] = (STAGE, Reason(text, f"{name}: {why}"))
+                denied[index] = (STAGE, Reason(text, f"{name}: denied"))
         granted = sum(resource in answers.granted for resource in asked)
         return denied, AccessRecord(name, answers.token, len(asked), granted, None, ages)
 
@@ -233,3 +237,17 @@ def _stage(policy: Policy, inputs: StageInputs) -> LiveAccess | None:
 
 
 STAGE_SPEC = StageSpec(STAGE, "acl_freshness (and Guard(access_source=...))", "chunk", _stage)
+
+
+def _malformed(answers: Answers) -> str | None:
+    """What is wrong with a source's ``answers`` beyond their type, or None: ``granted`` must
+    be a set of str (a string would grant its substrings, a mapping its keys, a generator
+    nothing twice), ``token`` a str or None, ``reasons`` a mapping of str."""
+    granted, token, reasons = answers.granted, answers.token, answers.reasons
+    if not isinstance(granted, frozenset | set) or not all(isinstance(g, str) for g in granted):
+        return f"granted is a {type(granted).__name__}, not a set of str"
+    if token is not None and not isinstance(token, str):
+        return f"token is a {type(token).__name__}, not a str"
+    if not isinstance(reasons, Mapping) or not all(isinstance(r, str) for r in reasons.values()):
+        return "reasons is not a mapping of str"
+    return None
