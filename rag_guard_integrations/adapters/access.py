@@ -21,6 +21,8 @@ from rag_guard_integrations.core.errors import AdapterConfigError
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
+    from rag_guard_integrations.engine.guard import Guard
+
 # The innermost block's access, already narrowed by the blocks around it; NOT_GIVEN outside.
 _ACCESS: ContextVar[Any] = ContextVar("rag_guard_access", default=NOT_GIVEN)
 
@@ -128,11 +130,29 @@ def request_access(
     return resolve_access(brought, default=default, pinned=pinned)
 
 
-def require_pinnable(component: str, access: AccessContext | None, pinned: bool) -> None:
+def require_pinnable(
+    component: str, access: AccessContext | None, pinned: bool, guard: Guard | None = None
+) -> None:
     """Refuse ``pin_access=True`` without an ``access`` to pin (every request would see
-    nothing)."""
+    nothing), and what :func:`require_pinned_principal` refuses."""
     if pinned and access is None:
         raise AdapterConfigError(
             f"{component} got pin_access=True but no access to pin; pass access=... (the most "
             "any request may see), or leave pin_access off"
+        )
+    if guard is not None:
+        require_pinned_principal(component, access, pinned, guard)
+
+
+def require_pinned_principal(
+    component: str, access: AccessContext | None, pinned: bool, guard: Guard
+) -> None:
+    """Refuse a pinned access that names no principal when ``guard`` has an access source:
+    there the principal is what grants, so a request's principal would widen the pin."""
+    source = guard.access_source
+    if pinned and access is not None and access.principal is None and source is not None:
+        raise AdapterConfigError(
+            f"{component} pins an access that names no principal, but its guard asks "
+            f"{source.name} what a principal may see, so a request's principal would widen the "
+            "pin; pin the principal too, or leave pin_access off"
         )

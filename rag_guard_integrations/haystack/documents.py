@@ -72,7 +72,7 @@ class GuardedDocuments:
         self.access = AccessContext.coerce(access)
         self.pin_access = pin_access
         self.top_k = None if top_k is None else positive_int("top_k", top_k)
-        require_pinnable("GuardedDocuments", self.access, pin_access)
+        require_pinnable("GuardedDocuments", self.access, pin_access, self.guard)
 
     @component.output_types(documents=list[Document], refusal=str)
     def run(self, query: str, documents: list[Document], access: Any = NOT_GIVEN) -> dict[str, Any]:

@@ -81,7 +81,7 @@ class GuardedRetriever:
         self.pin_access = pin_access
         self.top_k = positive_int("top_k", top_k)
         self.fetch_k = None if fetch_k is None else positive_int("fetch_k", fetch_k)
-        require_pinnable(NAME, self.access, pin_access)
+        require_pinnable(NAME, self.access, pin_access, self.guard)
         self._takes = frozenset(inspect.signature(retriever.run).parameters)
 
     @component.output_types(documents=list[Document], refusal=str)

@@ -14,6 +14,7 @@ from langchain_core.runnables import ConfigurableFieldSpec
 from langchain_core.vectorstores import VectorStore, VectorStoreRetriever
 from pydantic import BeforeValidator, ValidationError
 
+from rag_guard_integrations.adapters.access import require_pinned_principal
 from rag_guard_integrations.core.access import NOT_GIVEN, AccessContext, AccessLike
 from rag_guard_integrations.core.arguments import unknown_argument
 from rag_guard_integrations.core.errors import ArgumentError
@@ -95,6 +96,8 @@ def checked_arguments(owner: type[Any], data: dict[str, Any]) -> dict[str, Any]:
     checked = dict(data)
     if "guard" in checked:
         checked["guard"] = as_guard(checked["guard"], name)
+        access = AccessContext.coerce(checked.get("access"))
+        require_pinned_principal(name, access, bool(checked.get("pin_access")), checked["guard"])
     if "retriever" in checked:
         checked["retriever"] = as_retriever(checked["retriever"], name)
     return checked

@@ -15,7 +15,7 @@ from langchain_core.retrievers import BaseRetriever
 from langchain_core.tools import RetrieverInput
 from typing_extensions import override
 
-from rag_guard_integrations.adapters.access import resolved_access
+from rag_guard_integrations.adapters.access import require_pinned_principal, resolved_access
 from rag_guard_integrations.adapters.drive import Call, arun, run
 from rag_guard_integrations.core.access import NOT_GIVEN, AccessContext, resolve_access
 from rag_guard_integrations.engine.guard import as_guard
@@ -128,6 +128,7 @@ class GuardMiddleware(AgentMiddleware[GuardState, Any]):
         super().__init__()
         self.guard = as_guard(guard, type(self).__name__)
         self.access = AccessContext.coerce(access)
+        require_pinned_principal(type(self).__name__, self.access, pin_access, self.guard)
         self.pin_access = pin_access
         self.shadow = self.guard.policy.mode == "shadow"
 

@@ -120,7 +120,9 @@ class GuardPostprocessor(BaseNodePostprocessor):
             )
         data["guard"] = coerce_guard(data["guard"])
         pinned = data.get("pin_access", False)
-        require_pinnable("GuardPostprocessor", AccessContext.coerce(data.get("access")), pinned)
+        require_pinnable(
+            "GuardPostprocessor", AccessContext.coerce(data.get("access")), pinned, data["guard"]
+        )
         super().__init__(**data)
 
     @classmethod

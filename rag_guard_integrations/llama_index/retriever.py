@@ -131,7 +131,7 @@ class GuardedRetriever(BaseRetriever):
         self.retriever = retriever
         self._k = k
         self.access = AccessContext.coerce(access)
-        require_pinnable("GuardedRetriever", self.access, pin_access)
+        require_pinnable("GuardedRetriever", self.access, pin_access, self.guard)
         self.pin_access = bool(pin_access)
         self.fetch_k = fetch_k
         # The collection's identifiers, for the domain gate: the index's own at first use.
