@@ -173,6 +173,44 @@ def test_spicedb_denies_caveats_bad_ids_and_unknown_resources() -> None:
         assert source.scope("ana").ids == {"d1", "d2"}  # a superset: the check decides
 
 
+TWO_PATHS = """\
+definition user {}
+
+definition folder {
+  relation viewer: user
+  permission view = viewer
+}
+
+definition document {
+  relation folder: folder
+  relation viewer: user
+  permission view = viewer + folder->view
+}
+"""
+
+
+def test_spicedb_counts_a_listing_cut_at_its_limit_by_results_not_ids() -> None:
+    """``LookupResources`` streams one result per path: ana reaches six documents directly
+    and through a folder, and a seventh only through the folder. With a limit of ten, the ten
+    results hold six distinct ids: the listing was cut, so nothing is pushed down."""
+    spicedb_library()
+    from spicedb_embedded import EmbeddedSpiceDB
+
+    from rag_guard_integrations.authz.spicedb import SpiceDBAccess, parse_relationship
+
+    lines = ["folder:eng#viewer@user:ana", "document:design#folder@folder:eng"]
+    for i in range(6):
+        lines += [f"document:d{i}#viewer@user:ana", f"document:d{i}#folder@folder:eng"]
+    with EmbeddedSpiceDB.start(TWO_PATHS, [parse_relationship(r) for r in lines]) as db:
+        source = SpiceDBAccess.embedded(db, resource_key="doc_id", max_scope=10)
+        scope = source.scope("ana")
+        assert scope.ids is None
+        assert "truncated" in scope.reason
+        assert source.check("ana", ["design"]).granted == {"design"}
+        roomy = SpiceDBAccess.embedded(db, resource_key="doc_id", max_scope=100).scope("ana")
+        assert roomy.ids == {"design", *(f"d{i}" for i in range(6))}
+
+
 def test_spicedb_bounds_nothing_when_lookup_resources_passes_its_deadline() -> None:
     """A gRPC server on 127.0.0.1 that holds ``LookupResources`` open until the test ends:
     the call passes its deadline, and the scope is unbounded, naming the status code."""

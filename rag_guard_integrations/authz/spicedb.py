@@ -162,7 +162,8 @@ class SpiceDBAccess:
 
     def scope(self, principal: str) -> Scope:
         """The resources ``LookupResources`` lists for ``principal``, or an unbounded scope
-        when it reaches ``max_scope`` or fails."""
+        when it fails or streams ``max_scope`` results (it counts one per path to a resource,
+        so fewer distinct ids can still be a cut-off listing)."""
         if _OBJECT_ID.fullmatch(principal) is None:
             return Scope.bounded((), self.resource_key, self.name)
         request = LookupResourcesRequest(
@@ -173,15 +174,17 @@ class SpiceDBAccess:
             optional_limit=self.max_scope,
         )
         found: set[str] = set()
+        streamed = 0  # results, not ids: a resource reached by several paths comes once a path
         token = None
         try:
             for response in self.client.LookupResources(request, timeout=self.timeout):
                 found.add(response.resource_object_id)
+                streamed += 1
                 token = response.looked_up_at.token or token
         except Exception as error:  # a failed listing bounds nothing; the bulk check decides
             reason = f"LookupResources failed ({error_name(error)})"
             return Scope.unbounded(self.name, reason, self.resource_key)
-        if len(found) >= self.max_scope:
+        if streamed >= self.max_scope:
             reason = f"LookupResources reached its limit of {self.max_scope} (truncated)"
             return Scope.unbounded(self.name, reason, self.resource_key, token)
         return Scope.bounded(found, self.resource_key, self.name, token)
