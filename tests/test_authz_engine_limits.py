@@ -173,6 +173,21 @@ def test_spicedb_denies_caveats_bad_ids_and_unknown_resources() -> None:
         assert source.scope("ana").ids == {"d1", "d2"}  # a superset: the check decides
 
 
+def test_cedar_bounds_no_scope_when_its_policies_grant_by_principal_alone() -> None:
+    """A permit on the principal alone grants documents the entity store never lists: the
+    scope is unbounded (nothing pushed down), while a policy over listed parents stays
+    bounded by the store."""
+    from rag_guard_integrations.authz.cedar import CedarAccess
+
+    everything = CedarAccess('permit(principal == User::"ceo", action, resource);', DOCS)
+    assert everything.check("ceo", ["board"]).granted == {"board"}
+    scope = everything.scope("ceo")
+    assert scope.ids is None
+    assert "does not list" in scope.reason
+    listed = CedarAccess('permit(principal, action, resource == Document::"d1");', DOCS)
+    assert listed.scope("ana").ids == {"d1"}
+
+
 TWO_PATHS = """\
 definition user {}
 

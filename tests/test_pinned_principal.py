@@ -55,7 +55,7 @@ def test_a_pin_without_a_principal_is_refused_where_the_guard_has_an_access_sour
     """Pinning ``{"contract_type": ...}`` alone is a one-line error naming the source; a pin
     with the principal is accepted."""
     make = MAKERS[component]
-    with pytest.raises(AdapterConfigError, match="names no principal.*only_ana"):
+    with pytest.raises(AdapterConfigError, match=r"names no principal.*only_ana"):
         make({"contract_type": ["MSA"]})
     assert make(AccessContext("ana", contract_type={"MSA"})) is not None
 

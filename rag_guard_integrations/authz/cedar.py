@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import secrets
 import threading
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -138,7 +139,8 @@ class CedarAccess:
 
     def scope(self, principal: str) -> Scope:
         """The resources of ``resource_type`` Cedar allows ``principal``, evaluated one by one
-        (kept per principal until the policies or entities change)."""
+        (kept per principal until the policies or entities change); unbounded when the policies
+        also grant a resource the entity store does not list (a grant by principal alone)."""
         snapshot = self._snapshot
         cached = self._scopes.get(snapshot.token, principal)
         if cached is not None:
@@ -151,8 +153,19 @@ class CedarAccess:
                 self.resource_key,
                 snapshot.token,
             )
-        answers = _decide(self, snapshot, principal, snapshot.resources)
-        scope = Scope.bounded(answers.granted, self.resource_key, self.name, snapshot.token)
+        # A resource the entity store lacks, probed alongside: if the policies grant it, they
+        # grant by principal alone, and the store's resources do not bound what they allow.
+        probe = f"unlisted-{secrets.token_hex(8)}"
+        answers = _decide(self, snapshot, principal, (*snapshot.resources, probe))
+        if probe in answers.granted:
+            scope = Scope.unbounded(
+                self.name,
+                "the policies grant resources the entity store does not list",
+                self.resource_key,
+                snapshot.token,
+            )
+        else:
+            scope = Scope.bounded(answers.granted, self.resource_key, self.name, snapshot.token)
         self._scopes.put(snapshot.token, principal, scope)
         return scope
 
