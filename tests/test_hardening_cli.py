@@ -137,3 +137,72 @@ def test_ambiguous_chunk_dicts_are_refused(item: dict[str, Any]) -> None:
         Chunk.from_any(item)
     with pytest.raises(ChunkError, match="both"):
         Guard.from_policy("default").check("q", [item])
+
+
+CASE = (
+    "policies: [contracts]\n"
+    "cases:\n"
+    "  - name: n\n"
+    "    access: {contract_type: [MSA]}\n"
+    "    query: What is the termination notice period?\n"
+    "    chunk: {text: Either party may terminate on thirty (30) days' notice.,\n"
+    '            meta: {contract_type: MSA, clause_id: "FE\\e[31mES\\u202e"}}\n'
+    "    expect: allow\n"
+)
+
+
+@pytest.mark.parametrize(
+    "command", [["policy", "test"], ["policy", "diff", "contracts", "default"]]
+)
+def test_a_case_file_that_is_not_utf8_is_one_line_and_exit_2(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, command: list[str]
+) -> None:
+    """Exit 1 means a mismatch or a change for these commands: undecodable bytes are an input
+    error (exit 2, one line naming the file), never a crash a CI gate would misread."""
+    cases = tmp_path / "cases.yaml"
+    cases.write_bytes(b"\xff\xfe\x00")
+    where = ["--cases", str(cases)] if command[1] == "diff" else [str(cases)]
+    code, _, err = run_cli(capsys, *command, *where)
+    assert code == 2
+    one_line_error(err)
+    assert "not UTF-8" in err
+
+
+def test_policy_test_and_lint_escape_control_characters_from_the_files(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """A clause id with a terminal escape and a bidi override, quoted in a mismatch line, and
+    an unknown key written the same way, quoted by lint, print as escapes."""
+    cases = tmp_path / "cases.yaml"
+    cases.write_text(CASE, encoding="utf-8")
+    code, out, _ = run_cli(capsys, "policy", "test", str(cases))
+    assert code == 1
+    assert "\x1b" not in out
+    assert "\u202e" not in out
+    assert "\\u001b[31m" in out
+    policy = tmp_path / "p.yaml"
+    policy.write_text('version: 1\nname: p\n"ke\\e[31my\\u202e": 1\n', encoding="utf-8")
+    code, out, _ = run_cli(capsys, "lint", str(policy))
+    assert code == 1
+    assert "\x1b" not in out
+    assert "\\u001b[31my\\u202e" in out
+
+
+def test_tag_keeps_a_lone_surrogate_as_its_escape(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """JSON input may hold a lone surrogate, which UTF-8 cannot: the tagged record keeps it as
+    its escape, and the run completes."""
+    source, out = tmp_path / "in.jsonl", tmp_path / "out.jsonl"
+    source.write_text('{"id": "a", "text": "x \\ud800", "meta": {}}\n', encoding="utf-8")
+    code, _, err = run_cli(capsys, "tag", str(source), "--out", str(out))
+    assert code == 0, err
+    assert json.loads(out.read_text(encoding="utf-8"))["text"] == "x \ud800"
+
+
+def test_eval_prompt_refuses_paths_that_name_none(capsys: pytest.CaptureFixture[str]) -> None:
+    """``--paths ,,`` would measure nothing and pass: it is an input error."""
+    code, _, err = run_cli(capsys, "eval", "prompt", "--paths", ",,")
+    assert code == 2
+    one_line_error(err)
+    assert "names no path" in err

@@ -163,7 +163,7 @@ def load_cases(path: str | Path) -> tuple[CaseFile, Path]:
     is missing, not YAML or not of the format is a one-line :class:`DataError`."""
     source = Path(path)
     try:
-        text = source.read_text(encoding="utf-8")
+        text = _text(source)
         root = yaml.compose(text, Loader=yaml.SafeLoader)
         if root is None:
             raise DataError(f"{source}: the case file is empty; add policies and cases")
@@ -182,6 +182,16 @@ def load_cases(path: str | Path) -> tuple[CaseFile, Path]:
         raise DataError(str(error)) from None
 
 
+def _text(path: Path) -> str:
+    """The UTF-8 text of ``path``; other bytes are a one-line :class:`DataError`."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as error:
+        raise DataError(
+            f"{path}: not UTF-8 text (byte {error.start} cannot be decoded); save it as UTF-8"
+        ) from None
+
+
 def policy_refs(refs: list[str], base: Path) -> list[str | Path]:
     """Policy references of a case file: paths resolved from its folder, names kept."""
     return [base / ref if is_path(ref) and not Path(ref).is_absolute() else ref for ref in refs]
@@ -198,10 +208,8 @@ def open_source(spec: SourceSpec | None, base: Path, stack: ExitStack) -> Access
 
             cedar = spec.cedar
             options = cedar.model_dump(exclude={"policies", "entities"})
-            entities = (base / cedar.entities).read_text(encoding="utf-8")
-            return CedarAccess(
-                (base / cedar.policies).read_text(encoding="utf-8"), entities, **options
-            )
+            entities = _text(base / cedar.entities)
+            return CedarAccess(_text(base / cedar.policies), entities, **options)
         if spec.casbin is not None:
             from rag_guard_integrations.authz.casbin import CasbinAccess  # noqa: PLC0415
 
@@ -223,9 +231,9 @@ def _embedded_spicedb(spec: SpiceDBSpec, base: Path, stack: ExitStack) -> Access
 
     from rag_guard_integrations.authz.spicedb import SpiceDBAccess, parse_relationship  # noqa: PLC0415
 
-    lines = (base / spec.relationships).read_text(encoding="utf-8").splitlines()
+    lines = _text(base / spec.relationships).splitlines()
     relationships = [parse_relationship(line) for line in lines if line.strip()]
-    schema = (base / spec.schema_file).read_text(encoding="utf-8")
+    schema = _text(base / spec.schema_file)
     try:
         db = stack.enter_context(EmbeddedSpiceDB.start(schema, relationships))
     except Exception as error:  # the library's errors carry no file or line: name the files

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 from rag_guard_integrations.cli.console import print_json, print_line, table
 from rag_guard_integrations.cli.help import CommandHelp, add_command
+from rag_guard_integrations.core.errors import ArgumentError
 from rag_guard_integrations.evaluation.prompt.harness import DEFAULT_CASES, load_paths, run_eval
 
 if TYPE_CHECKING:
@@ -62,6 +63,10 @@ def run(args: argparse.Namespace) -> int:
             print_line(f"{name.ljust(width)}  {summary_line(runner)}")
         return 0
     paths = None if args.paths is None else [p.strip() for p in args.paths.split(",") if p.strip()]
+    if paths == []:
+        raise ArgumentError(
+            f"--paths {args.paths!r} names no path; give comma-separated names (see --list)"
+        )
     report = run_eval(cases=args.cases, paths=paths, seed=args.seed)
     if args.json:
         print_json(report)

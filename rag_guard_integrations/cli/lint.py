@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from rag_guard_integrations.cli.console import print_json
 from rag_guard_integrations.cli.help import CommandHelp, add_command
+from rag_guard_integrations.core.printable import printable
 
 if TYPE_CHECKING:
     import argparse
@@ -47,6 +48,7 @@ def run(args: argparse.Namespace) -> int:
         print_json({"policies": report, "notes": noted, "ok": not any(report.values())})
     else:
         for ref, problems in report.items():
-            print(f"{ref}: OK" if not problems else "\n".join(problems))
-            print("".join(f"  note: {line}\n" for line in noted[ref]), end="")
+            # A problem quotes the file's own keys and values: escaped, as every table is.
+            print(printable(ref) + ": OK" if not problems else "\n".join(map(printable, problems)))
+            print("".join(f"  note: {printable(line)}\n" for line in noted[ref]), end="")
     return 1 if any(report.values()) else 0

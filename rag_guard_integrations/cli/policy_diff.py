@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from rag_guard_integrations.cli.console import print_json
 from rag_guard_integrations.cli.help import CommandHelp, add_command
 from rag_guard_integrations.cli.policy_test import CASE_EXAMPLE
+from rag_guard_integrations.core.printable import printable
 
 if TYPE_CHECKING:
     import argparse
@@ -59,9 +60,7 @@ def run(args: argparse.Namespace) -> int:
         print_json({"decisions": compared, "changes": rows})
     else:
         for before, after in changed:
-            print(
-                f"{before.case!r} chunk {before.chunk}: {before.brief()} -> {after.brief()}: "
-                f"{after.reason}"
-            )
+            change = f"{before.brief()} -> {after.brief()}: {after.reason}"
+            print(printable(f"{before.case!r} chunk {before.chunk}: {change}"))
         print(f"{args.old} -> {args.new}: {len(changed)} of {compared} decisions change")
     return 1 if changed else 0

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from rag_guard_integrations.cli.console import print_json
 from rag_guard_integrations.cli.help import CommandHelp, add_command
+from rag_guard_integrations.core.printable import printable
 
 if TYPE_CHECKING:
     import argparse
@@ -80,9 +81,10 @@ def run(args: argparse.Namespace) -> int:
     else:
         for mismatch in found:
             got = mismatch.decided
-            print(f"FAIL {got.case!r} chunk {got.chunk}")
-            print(f"  - expected: {mismatch.expected}")
-            print(f"  + got:      {got.brief()}: {got.reason}")
+            # Reasons quote the cases' chunks: escaped, as every table is.
+            print(printable(f"FAIL {got.case!r} chunk {got.chunk}"))
+            print(printable(f"  - expected: {mismatch.expected}"))
+            print(printable(f"  + got:      {got.brief()}: {got.reason}"))
         verdict = "all as expected" if not found else f"{len(found)} differ"
-        print(f"{args.file}: {len(cases.cases)} cases, {checked} decisions, {verdict}")
+        print(printable(f"{args.file}: {len(cases.cases)} cases, {checked} decisions, {verdict}"))
     return 1 if found else 0

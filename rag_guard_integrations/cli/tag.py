@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -19,7 +18,7 @@ from rag_guard_integrations.cli.tag_corpus import (
 )
 from rag_guard_integrations.cli.tag_ray import add_engine_arguments, run_ray, uses_ray
 from rag_guard_integrations.core.errors import ArgumentError, DataError
-from rag_guard_integrations.data.jsonl import read_jsonl
+from rag_guard_integrations.data.jsonl import json_line, read_jsonl
 
 if TYPE_CHECKING:
     import argparse
@@ -109,7 +108,7 @@ def run(args: argparse.Namespace) -> int:
         todo = unseen_records(progress(read_jsonl(source), total, "tag"), done, summary)
         for batch in batches(todo, BATCH_SIZE):
             for tagged in tag_batch(batch, classifier, overwrite=overwrite):
-                sink.write(json.dumps(tagged.record, ensure_ascii=False) + "\n")
+                sink.write(json_line(tagged.record) + "\n")
                 count_record(summary, tagged.record, tagged.classification)
             sink.flush()
     print_report(summary, args, out)

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rag_guard_integrations.core.errors import DataError
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import Iterator, Mapping
 
 # Records nested deeper than this are refused as input: no corpus needs it, and recursive code
 # downstream (JSON output, linking) would fail on them.
@@ -82,3 +83,18 @@ def _deeper_than(value: Any, limit: int) -> bool:
             children = item.values() if isinstance(item, dict) else item
             stack.extend((child, depth + 1) for child in children)
     return False
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def json_line(record: Mapping[str, Any]) -> str:
+    r"""``record`` as one JSON line that any UTF-8 file can hold: text as written, except a
+    lone surrogate (which JSON input may carry and UTF-8 cannot), kept as its ``\uXXXX`` escape.
+
+    Example:
+        >>> json_line({"text": "Zürich \ud800"})
+        '{"text": "Zürich \\ud800"}'
+    """
+    text = json.dumps(record, ensure_ascii=False)
+    return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
