@@ -125,11 +125,25 @@ def test_chunk_with_unreadable_labels_is_dropped_not_masked(guard: Guard) -> Non
     assert result.decisions[0].redactions == ()
 
 
-def test_masked_chunk_that_still_completes_a_block_rule_is_dropped(guard: Guard) -> None:
-    """Masking the contact leaves money next to a client chunk, so the masked chunk goes too."""
+def test_a_block_rule_takes_its_carriers_before_a_redact_rule_masks(guard: Guard) -> None:
+    """Money and a contact in one chunk, a client in another: the block rule removes its tied
+    carrier latest in retrieval (the client) first; the redact rule then masks the contact,
+    and the masked chunk is safe with what is left."""
     both = Chunk(f"Mail {EMAIL}: revenue was $5,000,000 last year.", id="both")
     client = Chunk("Client: Acme Holdings", {"classification": "entity_identifier"}, id="client")
     result = guard.check("q", [both, client])
+    assert [c.id for c in result.allowed] == ["both"]
+    assert EMAIL not in result.allowed[0].text
+    assert result.decisions[1].rule == "money_and_client"
+
+
+def test_masked_chunk_that_still_completes_another_redact_rule_is_dropped() -> None:
+    """Masking the contact leaves money next to a client whose label metadata claims (nothing
+    to mask there): the second redact rule would still fire, so the masked chunk goes."""
+    policy = POLICY.replace("action: block", "action: redact")
+    both = Chunk(f"Mail {EMAIL}: revenue was $5,000,000 last year.", id="both")
+    client = Chunk("Client: Acme Holdings", {"classification": "entity_identifier"}, id="client")
+    result = Guard(parse_policy(policy)).check("q", [both, client])
     assert [c.id for c in result.allowed] == ["client"]
     assert "masking could not make it safe" in result.decisions[0].reason
     assert result.decisions[0].rule == "no_contacts"

@@ -100,3 +100,36 @@ def test_scrubbing_masks_whole_values_only_in_any_case_and_numbers_by_their_digi
         "size": 41111111111111110,
         "by": {"[NAME]": 1},
     }
+
+
+@pytest.mark.parametrize(
+    "written",
+    [
+        "4111 - 1111 - 1111 - 1111",
+        "4111\u20131111\u20131111\u20131111",  # en dashes
+        "4111_1111_1111_1111",
+        "4111\u200b1111\u200b1111\u200b1111",  # zero-width spaces
+        "\uff14\uff11\uff11\uff11 \uff11\uff11\uff11\uff11 \uff11\uff11\uff11\uff11 \uff11\uff11\uff11\uff11",
+        "card 4111/1111/1111/1111 on file",
+    ],
+)
+def test_a_masked_number_is_masked_however_its_digits_are_separated_or_styled(
+    written: str,
+) -> None:
+    """Dashes of any kind, spaced separators, underscores, invisible characters and full-width
+    digits do not keep a masked card number in metadata."""
+    result = scrubbed({"card": written, "cards": [written]}, [("4111 1111 1111 1111", "[CARD]")])
+    assert "1111" not in str(result)
+    assert "\uff11" not in str(result)
+
+
+@pytest.mark.parametrize(
+    "written",
+    ["jo.roe@exam\u200bple.com", "jo.roe&#64;example.com", "jo.roe\uff20example.com"],
+)
+def test_a_masked_address_written_with_references_or_invisible_characters_is_masked(
+    written: str,
+) -> None:
+    """An address split by a zero-width space, written with an HTML reference or a full-width
+    at sign reads as the masked one: the value becomes the mask."""
+    assert scrubbed({"to": written}, [("jo.roe@example.com", "[EMAIL]")]) == {"to": "[EMAIL]"}

@@ -8,7 +8,9 @@ so such a carrier is dropped as under ``block``.
 
 from __future__ import annotations
 
+import html
 import re
+import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from functools import lru_cache
@@ -120,7 +122,10 @@ def _scrub(value: Any, finders: Sequence[tuple[re.Pattern[str], str]]) -> Any:
     if isinstance(value, str):
         for finder, mask in finders:
             value = finder.sub(mask, value)
-        return value
+        # Written another way (full-width, with invisible characters, as HTML references), a
+        # masked value is still found in the plain reading: then the whole string is the mask.
+        plain = _plain(value)
+        return next((mask for finder, mask in finders if finder.search(plain)), value)
     if isinstance(value, Mapping):
         return {_scrub(key, finders): _scrub(item, finders) for key, item in value.items()}
     if isinstance(value, list | tuple):
@@ -130,20 +135,31 @@ def _scrub(value: Any, finders: Sequence[tuple[re.Pattern[str], str]]) -> Any:
         return {_scrub(item, finders) for item in value}
     if value is None or isinstance(value, bool):
         return value
-    text = str(value)
+    text = _plain(str(value))
     return next((mask for finder, mask in finders if finder.search(text)), value)
+
+
+def _plain(text: str) -> str:
+    """``text`` as a reader sees it: HTML character references decoded, compatibility forms
+    folded (full-width digits and signs), invisible format characters dropped."""
+    if "&" in text:
+        text = html.unescape(text)
+    if text.isascii():
+        return text
+    text = unicodedata.normalize("NFKC", text)
+    return "".join(ch for ch in text if unicodedata.category(ch) != "Cf")
 
 
 @lru_cache(maxsize=256)
 def _finders(masks: tuple[tuple[str, str], ...]) -> tuple[tuple[re.Pattern[str], str], ...]:
     """A pattern per masked original: the value as a whole (no word character around it), in
-    any case; a number (six digits or more, mostly digits) by its digits, any separators
-    between them."""
+    any case; a number (six digits or more, mostly digits) by its digits, up to three
+    separators of any kind between them."""
     out = []
     for original, mask in masks:
         digits = _NOT_DIGIT.sub("", original)
         if len(digits) >= _MIN_DIGITS and len(digits) * 2 > len(original.replace(" ", "")):
-            body = r"[\s\-./]?".join(digits)
+            body = r"[\W_]{0,3}".join(digits)  # any separator: " - ", "–", "_", "/"
             out.append((re.compile(rf"(?<!\d){body}(?!\d)"), mask))
         else:
             body = re.escape(original)
