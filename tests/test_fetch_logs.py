@@ -84,3 +84,44 @@ def test_a_haystack_inner_retrievers_log_of_its_candidates_stays_silent(
     assert [text for text in withheld_texts() if text in caplog.text] == []
     inner.run(QUERY)
     assert all(text in caplog.text for text in withheld_texts())
+
+
+class _Kept(logging.Handler):
+    """A handler that keeps the messages it is given."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.DEBUG)
+        self.messages: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.messages.append(record.getMessage())
+
+
+def test_a_handler_on_an_applications_package_logger_sees_no_fetch_record() -> None:
+    """An application's handler on its package logger (``myapp``), fed by a store client's
+    logger below it that is neither a framework's nor the retriever's module: it sees no
+    record of the guarded fetch, and sees the plain call's."""
+    client_log = logging.getLogger("myapp_rg_test.store_client")
+
+    class ClientRetriever(BaseRetriever):
+        documents: list[Document]
+
+        def _get_relevant_documents(
+            self, query: str, *, run_manager: CallbackManagerForRetrieverRun, **kwargs: Any
+        ) -> list[Document]:
+            client_log.debug("store returned %s", [d.page_content for d in self.documents])
+            return list(self.documents)
+
+    package = logging.getLogger("myapp_rg_test")
+    kept = _Kept()
+    package.addHandler(kept)
+    package.setLevel(logging.DEBUG)
+    try:
+        inner = ClientRetriever(documents=contract_documents())
+        guarded = GuardedRetriever(retriever=inner, guard="contracts", access=MSA)
+        assert guarded.invoke(QUERY)
+        assert kept.messages == []
+        inner.invoke(QUERY)
+        assert len(kept.messages) == 1
+    finally:
+        package.removeHandler(kept)

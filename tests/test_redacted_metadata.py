@@ -109,7 +109,7 @@ def test_scrubbing_masks_whole_values_only_in_any_case_and_numbers_by_their_digi
         "4111\u20131111\u20131111\u20131111",  # en dashes
         "4111_1111_1111_1111",
         "4111\u200b1111\u200b1111\u200b1111",  # zero-width spaces
-        "\uff14\uff11\uff11\uff11 \uff11\uff11\uff11\uff11 \uff11\uff11\uff11\uff11 \uff11\uff11\uff11\uff11",
+        " ".join(["\uff14\uff11\uff11\uff11", *["\uff11" * 4] * 3]),  # full-width digits
         "card 4111/1111/1111/1111 on file",
     ],
 )

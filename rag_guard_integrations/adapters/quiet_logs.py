@@ -3,12 +3,12 @@
 An inner retriever that logs what it found (a store client at DEBUG, a custom retriever's own
 ``logger.debug(hits)``) would write every candidate, withheld ones too, to the application's
 logs. Inside :func:`quiet_logs`, records from the framework's loggers (by name prefix), from the
-retriever's class modules, and every record the root logger's handlers see are dropped; other
-threads and concurrent requests log as before (a ``ContextVar``; no logger level changes).
+retriever's class modules, and every record any handler of any logger sees (the root's, an
+application's package logger's, logging's last resort) are dropped; other threads and
+concurrent requests log as before (a ``ContextVar``; no logger level changes).
 
-Not reachable from here: a logger that does not propagate to the root and is neither a framework
-logger nor one of the retriever's class modules, ``print``, and a thread the fetch starts
-without copying the context.
+Not reachable from here: a handler attached during the fetch itself, ``print``, and a thread the
+fetch starts without copying the context.
 
 Example:
     >>> import logging
@@ -46,7 +46,7 @@ _SEEN: dict[tuple[str, ...], int] = {}
 def quiet_logs(prefixes: tuple[str, ...], modules: tuple[str, ...] = ()) -> Iterator[None]:
     """No log record from this context while the block runs: not from loggers whose names start
     with one of ``prefixes`` (the framework's), nor from ``modules``' loggers (the inner
-    retriever's classes, see :func:`class_modules`), nor any the root logger's handlers see."""
+    retriever's classes, see :func:`class_modules`), nor any that a logger's handler sees."""
     _filter_loggers(prefixes, modules)
     token = _QUIET.set(True)
     try:
@@ -68,15 +68,20 @@ def _class_modules(cls: Any) -> tuple[str, ...]:
 
 def _filter_loggers(prefixes: tuple[str, ...], modules: tuple[str, ...]) -> None:
     # A logger's filters see only the records logged at that logger, so each one needs it;
-    # the registry is rescanned only when it has grown. The root logger's handlers get it too
-    # (checked on every fetch: handlers come and go): they see every record that propagates,
-    # from the application's own loggers and from loggers first created during the fetch.
+    # the registry is rescanned only when it has grown. Every handler gets it too (checked on
+    # every fetch: handlers come and go): the root's see every record that propagates, an
+    # application's package logger's those of its children (``myapp`` for ``myapp.client``),
+    # and logging's last resort those no handler takes.
     registry = logging.root.manager.loggerDict
     if len(registry) != _SEEN.get(prefixes):
         _SEEN[prefixes] = len(registry)
         _add_filter([name for name in list(registry) if name.startswith(prefixes)])
     _add_filter([module for module in modules if module not in _FILTERED])
-    for handler in logging.root.handlers:
+    loggers = [logging.root, *(v for v in list(registry.values()) if isinstance(v, logging.Logger))]
+    handlers = [handler for logger in loggers for handler in logger.handlers]
+    if logging.lastResort is not None:
+        handlers.append(logging.lastResort)
+    for handler in handlers:
         if _FILTER not in handler.filters:
             handler.addFilter(_FILTER)
 
