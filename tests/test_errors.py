@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import ast
 import builtins
+import pickle
 from pathlib import Path
 
 import pytest
 
 import rag_guard_integrations
+from rag_guard_integrations import ContextBlocked, Guard, QueryRejected, parse_policy
 from rag_guard_integrations.core.errors import RagGuardError
 
 pytestmark = pytest.mark.unit
@@ -134,3 +136,17 @@ def test_every_error_class_is_defined_in_core_errors() -> None:
         )
     )
     assert elsewhere == []
+
+
+def test_the_guards_verdict_errors_cross_processes_by_pickle() -> None:
+    """``ContextBlocked`` and ``QueryRejected`` pickle with what they were raised with (Ray,
+    multiprocessing and Celery carry errors by pickle)."""
+    raising = Guard.from_policy("default", parse_policy("version: 1\nname: r\non_block: raise\n"))
+    with pytest.raises(ContextBlocked) as blocked:
+        raising.check("q", [{"text": "Customer Nadia Ferreira paid with 4111 1111 1111 1111."}])
+    again = pickle.loads(pickle.dumps(blocked.value))
+    assert str(again) == str(blocked.value)
+    assert again.result.query == blocked.value.result.query
+    refused = Guard.from_policy("bis").check("best pizza in town", []).query
+    rejected = pickle.loads(pickle.dumps(QueryRejected(refused)))
+    assert rejected.decision == refused

@@ -239,6 +239,12 @@ class QueryDecision:
         """JSON-ready record: every field, by name."""
         return {item.name: _jsonable(getattr(self, item.name)) for item in fields(self)}
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickle with the evidence as a plain dict (the shared empty one is read-only, which
+        pickle cannot carry), so a result or ``ContextBlocked`` crosses processes."""
+        values = (getattr(self, item.name) for item in fields(self))
+        return (type(self), tuple(dict(v) if isinstance(v, Mapping) else v for v in values))
+
 
 @dataclass(frozen=True, slots=True)
 class Link:

@@ -22,7 +22,7 @@ against the builtin keeps working::
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from rag_guard_integrations.core.decisions import GuardResult, QueryDecision
@@ -113,6 +113,10 @@ class QueryRejected(RagGuardError):  # noqa: N818 - the name states the outcome,
         self.decision = decision
         super().__init__(decision.refusal or decision.reason)
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickle as the decision it was raised with."""
+        return (type(self), (self.decision,))
+
 
 class ContextBlocked(RagGuardError):  # noqa: N818
     """A block rule fired and the policy says ``on_block: raise``; ``result`` is the audit."""
@@ -121,6 +125,11 @@ class ContextBlocked(RagGuardError):  # noqa: N818
         self.result = result
         names = ", ".join(v.rule for v in result.violations)
         super().__init__(f"combination rule(s) blocked the retrieved context: {names}")
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickle as the result it was raised with (Ray, multiprocessing and Celery carry
+        errors by pickle)."""
+        return (type(self), (self.result,))
 
 
 class UnparseableReplyError(RagGuardError, ValueError):
