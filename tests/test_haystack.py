@@ -393,3 +393,18 @@ def test_a_guard_its_references_cannot_rebuild_is_never_loaded_back_looser() -> 
         assert lost in data["init_parameters"]["guard"]["lost"]
         with pytest.raises(ArgumentError, match=lost):
             GuardedDocuments.from_dict(data)
+
+
+def test_a_guard_whose_policy_files_no_longer_load_is_stored_as_lost(tmp_path: Any) -> None:
+    """A policy parsed from text, or loaded from a file since removed, cannot be rebuilt
+    from its references: storing the component still works and says so; loading it back is
+    a one-line error."""
+    path = tmp_path / "gone.yaml"
+    path.write_text("version: 1\nname: gone\n", encoding="utf-8")
+    guard = Guard.from_policy(path)
+    path.unlink()
+    for each in (guard, Guard(parse_policy("version: 1\nname: inline\n"))):
+        data = GuardedDocuments(each).to_dict()
+        assert data["init_parameters"]["guard"]["lost"] == ["policy"]
+        with pytest.raises(ArgumentError, match="do not hold its policy"):
+            GuardedDocuments.from_dict(data)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from rag_guard_integrations.core.errors import ArgumentError
+from rag_guard_integrations.core.errors import ArgumentError, RagGuardError
 from rag_guard_integrations.engine.guard import Guard, as_guard
 from rag_guard_integrations.policy.loader import load_policy
 
@@ -41,9 +41,13 @@ def _lost(guard: Guard) -> list[str]:
     """What of ``guard`` its policy references would not rebuild."""
     lost = []
     refs = guard.policy.refs
-    name = guard.policy.name
-    if not refs or load_policy(*refs).model_copy(update={"name": name}) != guard.policy:
-        lost.append("in-code policy changes")
+    try:
+        rebuilt = load_policy(*refs).model_copy(update={"name": guard.policy.name})
+    except RagGuardError:  # parsed from text, or a policy file moved since: nothing to load
+        lost.append("policy")
+    else:
+        if rebuilt != guard.policy:
+            lost.append("in-code policy changes")
     if guard.extra_checks:
         lost.append("extra checks")
     if guard.access_source is not None:
