@@ -4,7 +4,6 @@ batch's records, tag them, encode them again."""
 from __future__ import annotations
 
 import functools
-import json
 import pickle
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -12,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from rag_guard_integrations.classify.factory import KINDS, build_classifier
 from rag_guard_integrations.classify.tagging import metadata_key, tag_batch
 from rag_guard_integrations.core.errors import ArgumentError, InputError
-from rag_guard_integrations.data.jsonl import parse_line
+from rag_guard_integrations.data.jsonl import json_line, parse_line
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping, Sequence
@@ -123,7 +122,7 @@ def tag_table(batch: Any, classifier: Classifier, options: BatchOptions) -> Any:
     if options.json_column is None:
         out = table_of(tagged) if tagged else batch
     else:
-        lines = pa.array([json.dumps(r, ensure_ascii=False) for r in tagged], pa.string())
+        lines = pa.array([json_line(r) for r in tagged], pa.string())
         index = batch.schema.get_field_index(options.json_column)
         out = batch.set_column(index, options.json_column, lines)
     if options.status_column is not None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from typing import TYPE_CHECKING, Any
 
 from rag_guard_integrations.classify.base import Classification
@@ -16,7 +15,7 @@ from rag_guard_integrations.cli.tag_corpus import (
 )
 from rag_guard_integrations.cli.tag_corpus import print_report as local_report
 from rag_guard_integrations.core.errors import ArgumentError, InputError
-from rag_guard_integrations.data.jsonl import read_jsonl
+from rag_guard_integrations.data.jsonl import json_line, read_jsonl
 from rag_guard_integrations.scale import (
     DEFAULT_BATCH_SIZE,
     KEPT,
@@ -117,7 +116,7 @@ def _block(records: list[dict[str, Any]], as_json: bool) -> Any:
     import pyarrow as pa  # noqa: PLC0415
 
     if as_json:
-        return pa.table({RECORD: [json.dumps(r, ensure_ascii=False) for r in records]})
+        return pa.table({RECORD: [json_line(r) for r in records]})
     return table_of(records)
 
 
@@ -174,7 +173,7 @@ class _Sink:
             self._rows.append(record)
         elif self._file is not None:
             # default=str: Parquet input can hold dates and decimals, which JSON has not
-            self._file.write(json.dumps(record, ensure_ascii=False, default=str) + "\n")
+            self._file.write(json_line(record, default=str) + "\n")
 
     def __exit__(self, kind: object, error: object, trace: object) -> None:
         if self._file is not None:

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from rag_guard_integrations.core.errors import DataError
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator, Mapping
+    from collections.abc import Callable, Iterator, Mapping
 
 # Records nested deeper than this are refused as input: no corpus needs it, and recursive code
 # downstream (JSON output, linking) would fail on them.
@@ -88,13 +88,14 @@ def _deeper_than(value: Any, limit: int) -> bool:
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
-def json_line(record: Mapping[str, Any]) -> str:
+def json_line(record: Mapping[str, Any], *, default: Callable[[Any], Any] | None = None) -> str:
     r"""``record`` as one JSON line that any UTF-8 file can hold: text as written, except a
-    lone surrogate (which JSON input may carry and UTF-8 cannot), kept as its ``\uXXXX`` escape.
+    lone surrogate (which JSON input may carry and UTF-8 cannot), kept as its ``\uXXXX`` escape;
+    ``default`` as in :func:`json.dumps` (``str`` for Parquet's dates and decimals).
 
     Example:
         >>> json_line({"text": "Zürich \ud800"})
         '{"text": "Zürich \\ud800"}'
     """
-    text = json.dumps(record, ensure_ascii=False)
+    text = json.dumps(record, ensure_ascii=False, default=default)
     return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
