@@ -120,12 +120,7 @@ def scrubbed(value: Any, masks: Sequence[tuple[str, str]]) -> Any:
 
 def _scrub(value: Any, finders: Sequence[tuple[re.Pattern[str], str]]) -> Any:
     if isinstance(value, str):
-        for finder, mask in finders:
-            value = finder.sub(mask, value)
-        # Written another way (full-width, with invisible characters, as HTML references), a
-        # masked value is still found in the plain reading: then the whole string is the mask.
-        plain = _plain(value)
-        return next((mask for finder, mask in finders if finder.search(plain)), value)
+        return _scrub_text(value, finders)
     if isinstance(value, Mapping):
         return {_scrub(key, finders): _scrub(item, finders) for key, item in value.items()}
     if isinstance(value, list | tuple):
@@ -139,13 +134,24 @@ def _scrub(value: Any, finders: Sequence[tuple[re.Pattern[str], str]]) -> Any:
     return next((mask for finder, mask in finders if finder.search(text)), value)
 
 
+def _scrub_text(text: str, finders: Sequence[tuple[re.Pattern[str], str]]) -> str:
+    for finder, mask in finders:
+        text = finder.sub(mask, text)
+    # Written another way (full-width, with invisible characters, as HTML references), a
+    # masked value is still found in the plain reading: then the whole string is the mask.
+    plain = _plain(text)
+    if plain is text:  # plain ASCII: the substitutions above already read it
+        return text
+    return next((mask for finder, mask in finders if finder.search(plain)), text)
+
+
 def _plain(text: str) -> str:
     """``text`` as a reader sees it: HTML character references decoded, compatibility forms
     folded (full-width digits and signs), invisible format characters dropped."""
     if "&" in text:
         text = html.unescape(text)
     if text.isascii():
-        return text
+        return text  # the same object when nothing was decoded
     text = unicodedata.normalize("NFKC", text)
     return "".join(ch for ch in text if unicodedata.category(ch) != "Cf")
 

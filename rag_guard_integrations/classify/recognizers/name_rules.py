@@ -70,7 +70,7 @@ def judge(context: Context, tokens: list[Token]) -> None:
         and len(core) > 1
         and _full_name(context, core)
         and not described(head)
-        and not _legal_form_after(head)
+        and _legal_form_after(head) is None
     ):
         tail = context.tail(core[0][0])
         if not (tail[-1:].isdigit() or tail.endswith(" in")):  # a street, a place
@@ -85,10 +85,10 @@ def judge(context: Context, tokens: list[Token]) -> None:
         _unnamed(context, tokens, core, honorific, head)
 
 
-def _legal_form_after(head: str) -> bool:
-    """Whether a legal form follows the run (``Jana Novak s.r.o.``): a firm named after a
-    person."""
-    return head[:2] in _LEGAL_OPENINGS and _LEGAL_AFTER.match(head) is not None
+def _legal_form_after(head: str) -> re.Match[str] | None:
+    """The legal form that follows the run, if one does (``Jana Novak s.r.o.``: a firm named
+    after a person)."""
+    return _LEGAL_AFTER.match(head) if head[:2] in _LEGAL_OPENINGS else None
 
 
 def _judge_parts(context: Context, tokens: list[Token], cut: int) -> None:
@@ -114,7 +114,7 @@ def _named(context: Context, tokens: list[Token], tail: str, head: str, org: int
         return False
     if not nameable(context, named, tail, strong=org == 2):
         return False
-    legal = _LEGAL_AFTER.match(head) if _legal_form_after(head) else None
+    legal = _legal_form_after(head)
     context.organization((named[0][0], tokens[-1][1] + (legal.end() if legal else 0)))
     return True
 
@@ -268,7 +268,7 @@ def _organization(context: Context, tokens: list[Token], head: str) -> bool:
     in an organisation noun after a proper word (``Streetcred Software``), or joins two
     capitalised words with ``&`` (``Vellum & Pike``) one of them proper."""
     last, end = tokens[-1], tokens[-1][1]
-    legal = _LEGAL_AFTER.match(head) if _legal_form_after(head) else None
+    legal = _legal_form_after(head)
     if legal:
         end += legal.end()
     elif len(tokens) > 1 and last[2] in words.CAPITAL_FORMS:
