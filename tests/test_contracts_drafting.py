@@ -1,4 +1,5 @@
-"""Change-of-control and warranty fingerprints on drafting forms written for these tests."""
+"""Change-of-control, warranty and termination-notice fingerprints on drafting forms written
+for these tests."""
 
 from __future__ import annotations
 
@@ -189,3 +190,40 @@ def test_warranty_forms_match(text: str) -> None:
 def test_near_misses_are_no_warranty(text: str) -> None:
     """English "as is", repair covenants, payment periods and bare representations do not."""
     assert not matches("WARRANTY", text)
+
+
+# One sentence per way of drafting a notice to end an agreement (id: the convention).
+TERMINATION_NOTICE_CONVENTIONS = [
+    ("bring-to-an-end", "The Principal may bring the agency to an end by giving the Agent at least two months' written notice."),  # noqa: E501
+    ("passive-cancellation", "This Order may be cancelled by the Buyer on fourteen (14) days notice."),  # noqa: E501
+    ("notice-no-later-than", "The Licensee may cancel by giving notice no later than sixty days before the anniversary date."),  # noqa: E501
+    ("notice-of-a-period", "Either party may, by notice to the other of not less than one (1) year, terminate this Agreement."),  # noqa: E501
+    ("resignation", "The Director may resign from office by giving the Company three months' notice in writing."),  # noqa: E501
+    ("notice-to-quit", "The landlord may serve a notice to quit giving the tenant not less than 28 days' notice."),  # noqa: E501
+    ("stop-a-renewal", "To stop the plan from renewing, the Customer must tell the Provider at least 10 days before the renewal date."),  # noqa: E501
+    ("plain-warning", "Either of us may end this agreement by giving the other four weeks' warning."),  # noqa: E501
+]  # fmt: skip
+
+NOT_TERMINATION_NOTICE = [
+    "The insurance policies shall not be cancelled without thirty (30) days' prior written notice to the Company.",  # noqa: E501
+    "Any notice shall be deemed received two (2) business days after it is posted.",
+    "The Supplier shall bring any defect to an end within 5 days of being notified of it.",
+    "Invoices are payable no later than thirty days after the date of invoice.",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "text",
+    [text for _, text in TERMINATION_NOTICE_CONVENTIONS],
+    ids=[convention for convention, _ in TERMINATION_NOTICE_CONVENTIONS],
+)
+def test_termination_notice_conventions_match(text: str) -> None:
+    """Each way of drafting a notice period to end an agreement is recognised."""
+    assert matches("TERMINATION_NOTICE", text)
+
+
+@pytest.mark.parametrize("text", NOT_TERMINATION_NOTICE)
+def test_notice_periods_that_end_nothing_are_no_termination_notice(text: str) -> None:
+    """A cancelled insurance policy, deemed receipt, a remedied defect or a payment period is
+    not a notice to end the agreement."""
+    assert not matches("TERMINATION_NOTICE", text)
