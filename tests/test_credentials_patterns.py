@@ -29,6 +29,19 @@ SECRETS = [
     "sk-proj-Q1w2E3r4T5y6U7i8O9p0Asdfghjk",
     "rk_live_1a2b3c4d5e6f7g8h9i0j",
     "clientSecret -> 9f8e7d6c5b4a3210",
+    "DB_PASS=Tr0ub4dor&3xyz",
+    "api_token=4f9a1c2e7b8d4e6fa1c2",
+    "REDIS_URL=redis://:S3cr3tpw123@cache.internal:6379/0",
+    "Authorization: Basic YWRtaW46UzNjcjN0cHc=",
+    "curl -u admin:S3cr3tpw https://api.internal/",
+    "github_pat_11ABCDEFG0123456789_abcdefghij",
+    "glpat-abcdefghij1234567890",
+    "maps key AIzaSyA-1234567890abcdefghijklmnopqrstu",
+    "https://hooks.slack.com/services/T00000000/B00000000/XXXXXXXXXXXXXXXX",
+    "-----BEGIN PGP PRIVATE KEY BLOCK-----",
+    "The admin password for db1.internal is Tr0ub4dor&3",
+    "ssh root@10.0.0.5 password Tr0ub4dor&3",
+    "Passwort: Tr0ub4dor&3x",
 ]
 PROSE = [
     "Secretary: Jennifer-Anne Brown",
@@ -39,6 +52,12 @@ PROSE = [
     "API key rotation happens quarterly.",
     "Token holders receive quarterly rewards.",
     "The PIN is printed on the card mailer.",
+    "password: ********",
+    "password=${DB_PASSWORD}",
+    'password: "{{ vault_db_password }}"',
+    "bypass=enabled_for_all_users",
+    "max_tokens: 16000",
+    "The password reset link expires after one hour.",
 ]
 
 
@@ -52,6 +71,6 @@ def test_a_written_secret_is_a_credential_and_withheld(text: str) -> None:
 
 @pytest.mark.parametrize("text", PROSE)
 def test_prose_about_secrets_holds_no_credential(text: str) -> None:
-    """Words such as password, secret or token alone, or before a short or plain value, are
-    not a credential."""
+    """Words such as password, secret or token alone, before a short or plain value, or before
+    a mask, a template or a variable, are not a credential."""
     assert "credentials" not in {f.label for f in CLASSIFIER.classify(text).findings}

@@ -185,6 +185,8 @@ def test_values_do_not_run_across_lines(text: str) -> None:
         (card_number, "371449635398431", True),
         (card_number, "180000000000002", True),  # 15 digits may start with 1 (UATP, JCB)
         (card_number, "1234567812345670", False),  # passes Luhn, but no 16-digit network uses 1
+        (card_number, "356938035643809", False),  # an IMEI: Luhn, 15 digits, no 15-digit network
+        (card_number, "352099001761481", False),  # an IMEI
         (card_number, "4111111111111111111111", False),
         (iban, "gb82 west 1234 5698 7654 32", True),
         (iban, "NL91ABNA0417164300", True),

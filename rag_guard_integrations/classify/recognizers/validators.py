@@ -23,7 +23,9 @@ PHONE_DIGITS = (7, 15)
 # 5 (Mastercard, Maestro) or 6 (Discover, UnionPay, RuPay, Maestro); 15-digit numbers may
 # also start with 1 (UATP, JCB 1800). Only Maestro (50, 56-69) issues 12-digit numbers.
 _CARD_PREFIXES = tuple("23456")
-_CARD_15_PREFIXES = ("1",)
+# 15 digits: American Express (34, 37), UATP (1), Diners enRoute (2014, 2149), JCB (2131); a
+# 15-digit Luhn number of another prefix is more likely an IMEI (35..., 86...) than a card.
+_CARD_15_PREFIXES = ("34", "37", "1", "2014", "2149", "2131")
 _MAESTRO_PREFIXES = ("50", *(str(p) for p in range(56, 70)))
 _extension = first_finder(compile_pattern(r"\s*(?:x|ext\.?|extension)\s*\d+$"))
 # The ASCII digits kept, every other byte (of UTF-8 text) made NUL, to be dropped after.
@@ -73,7 +75,7 @@ def card_number(text: str) -> bool:
     if len(number) == low:
         prefixes = _MAESTRO_PREFIXES
     elif len(number) == 15:
-        prefixes = _CARD_PREFIXES + _CARD_15_PREFIXES
+        prefixes = _CARD_15_PREFIXES
     else:
         prefixes = _CARD_PREFIXES
     return number.startswith(prefixes) and _luhn_digits(number)
