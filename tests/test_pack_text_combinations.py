@@ -57,3 +57,41 @@ def test_text_without_a_headline_pair_stays_safe(texts: list[str]) -> None:
     result = Guard.from_policy("default").check("q", [{"text": t} for t in texts])
     assert result.is_safe
     assert not result.violations
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Applicant John Smith, SSN 078 - 05 - 1120, passed the background check.",
+        "Applicant John Smith, social: 078051120, passed the background check.",
+        "Applicant John Smith, National Insurance no. AB 12 34 56 C, started on Monday.",
+        "Applicant John Smith, ITIN 912-70-1234, filed on time.",
+        "Applicant John Smith, passport no. X1234567, checked in.",
+    ],
+)
+def test_every_kind_of_national_id_beside_a_person_is_withheld(text: str) -> None:
+    """An SSN written with spaced hyphens or after "social", a National Insurance number, an
+    ITIN or a passport number each make the national-id rule fire."""
+    result = Guard.from_policy("default").check("What do we know?", [{"text": text}])
+    assert "default_national_id_person" in {v.rule for v in result.violations}
+    assert result.allowed == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["Passport photos must be 35 x 45 mm.", "The NI rate is 12%.", "A 2024 passport renewal."],
+)
+def test_identity_document_words_without_a_number_hold_no_national_id(text: str) -> None:
+    """The words alone, or before a size, a rate or a year, are no national id."""
+    result = Guard.from_policy("default").check("q", [{"text": text}])
+    assert "national_id" not in result.decisions[0].labels
+
+
+def test_an_iban_printed_with_its_account_in_one_group_is_an_account() -> None:
+    """``GB82 WEST 12345698765432`` and ``GB 82 WEST ...`` are IBANs (the mod-97 check keeps
+    other groupings out)."""
+    guard = Guard.from_policy("default")
+    for iban in ("GB82 WEST 12345698765432", "GB 82 WEST 1234 5698 7654 32"):
+        text = f"Jane Roe, IBAN: {iban}, jane.roe@example.com"
+        result = guard.check("q", [{"text": text}])
+        assert "default_account_holder_contact" in {v.rule for v in result.violations}

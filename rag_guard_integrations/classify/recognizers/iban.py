@@ -14,9 +14,10 @@ IBAN = Recognizer(
     name="iban",
     label="financial",
     regex=(
-        r"\b[a-z]{2}\d{2}(?:"
+        r"\b[a-z]{2} ?\d{2}(?:"  # GB82 or GB 82
         r"[a-z0-9]{11,30}"  # compact: DE89370400440532013000
         rf"| [a-z0-9]{{4}}(?: {_GROUP}){{1,6}}(?: {_LAST})?"  # printed: DE89 3704 0044 0532 ...
+        rf"| [a-z0-9]{{4}}(?: {_GROUP}){{0,5}} [a-z0-9]{{5,26}}"  # GB82 WEST 12345698765432
         rf"|\n[a-z0-9]{{4}}(?:\n{_GROUP}){{1,6}}(?:\n{_LAST})?"  # a group on each line
         rf"|-[a-z0-9]{{4}}(?:-{_GROUP}){{1,6}}(?:-{_LAST})?"  # DE89-3704-0044-0532-...
         rf"|\.[a-z0-9]{{4}}(?:\.{_GROUP}){{1,6}}(?:\.{_LAST})?"  # DE89.3704.0044.0532...
