@@ -95,3 +95,20 @@ def test_an_iban_printed_with_its_account_in_one_group_is_an_account() -> None:
         text = f"Jane Roe, IBAN: {iban}, jane.roe@example.com"
         result = guard.check("q", [{"text": text}])
         assert "default_account_holder_contact" in {v.rule for v in result.violations}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Patient Maria Kowalski: Diagnosis - Type 2 Diabetes Mellitus",
+        "Maria Kowalski, dx: breast cancer",
+        "Maria Kowalski was diagnosed w/ asthma",
+        "Maria Kowalski is HIV positive.",
+        "Maria Kowalski is on chemotherapy for lymphoma.",
+    ],
+)
+def test_a_diagnosis_written_as_a_record_field_beside_a_person_is_withheld(text: str) -> None:
+    """Clinical shorthand (a ``Diagnosis:`` or ``dx`` field, ``w/``), a status and a treatment
+    name a health condition as prose does."""
+    result = Guard.from_policy("default").check("What do we know?", [{"text": text}])
+    assert "default_health_person" in {v.rule for v in result.violations}
