@@ -52,6 +52,8 @@ _ABBREVIATED_FIRM = (" inc", " llc", " ltd", " co", " corp")
 _NEVER_FAMILY = (
     words.ORGANIZATION_NOUNS | words.LEGAL_FORMS | words.STREET_WORDS | words.PLACE_WORDS
 )
+# Words after a family name that make it a firm's (``Okonkwo Brothers``), not a person's.
+_FIRM_RELATIONS = frozenset({"brothers", "bros", "sons", "sisters", "daughters", "partners"})
 _NOT_BEFORE_A_NAME = (
     words.DETERMINERS | words.PLACE_PREPOSITIONS | {"of", "on", "for", "by", "or", "as"}
 )
@@ -192,11 +194,27 @@ def _full_name(context: Context, tokens: list[Token]) -> bool:
         return False
     if any(t[3] in words.PARTICLES for t in middle) and not last[4] & COMMON:
         return True  # a given name, a particle, a capitalised word: Ludwig van Beethoven
-    if not _family(context, last):
+    if not (_family(context, last) or _given_and_worded_family(first, last, middle)):
         return False
     return all(
         t[3] in words.PARTICLES or (not t[4] & COMMON and (t[4] & NAME or proper(context, t[3])))
         for t in middle
+    )
+
+
+def _given_and_worded_family(first: Token, last: Token, middle: list[Token]) -> bool:
+    """A given name that is no common word or place, then a family name that is also an
+    English word, capitalised as a name is (``John Brown``, ``Sarah King``): many family
+    names are words, and a given name before one makes it a name (``Georgia Power`` and
+    ``Will Power`` open with a place and a word)."""
+    word, key, flags = last[2], last[3], last[4]
+    return (
+        not middle
+        and first[4] & (GIVEN | COMMON | PLACE) == GIVEN
+        and bool(flags & FAMILY)
+        and word[1:].islower()
+        and key not in _NEVER_FAMILY
+        and key not in _FIRM_RELATIONS
     )
 
 

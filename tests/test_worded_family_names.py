@@ -1,0 +1,54 @@
+"""Family names that are also English words (Brown, King, Green) after a given name: a
+person's name, so the rules that pair a person with a card, an id or a diagnosis fire."""
+
+from __future__ import annotations
+
+import pytest
+
+from rag_guard_integrations import Guard
+from rag_guard_integrations.classify.recognizers.proper_names import find_names
+
+
+def persons(text: str) -> list[str]:
+    """The persons the names recogniser finds in ``text``."""
+    return [text[s:e] for s, e in find_names(text).persons]
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("Cardholder: John Brown", "John Brown"),
+        ("Employee: Sarah King", "Sarah King"),
+        ("I spoke with Michael White today.", "Michael White"),
+        ("Emma Young called back.", "Emma Young"),
+        ("From: Peter Green <peter.green@example.com>", "Peter Green"),
+    ],
+)
+def test_a_given_name_before_a_worded_family_name_is_a_person(text: str, name: str) -> None:
+    """A given name that is no word or place makes the word after it a family name."""
+    assert persons(text) == [name]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Will Power is a film.",
+        "Georgia Power raised its rates.",
+        "Grace Hill Road is closed.",
+        "Victoria Station was busy.",
+        "I ordered spare parts from Okonkwo Brothers last month.",
+        "Mark Down the price.",
+    ],
+)
+def test_words_places_and_firm_relations_make_no_person(text: str) -> None:
+    """A first word that is itself a word or a place, a street or station word, and a
+    family firm's relation (Brothers, Sons) keep the run from being a person."""
+    assert persons(text) == []
+
+
+def test_a_card_beside_a_worded_family_name_is_withheld() -> None:
+    """The cardholder rule fires on ``John Brown`` as it does on ``John Roe``."""
+    text = "Cardholder: John Brown\nCard: 4111 1111 1111 1111"
+    result = Guard.from_policy("default").check("Summarise the account.", [{"text": text}])
+    assert "default_cardholder" in {v.rule for v in result.violations}
+    assert result.allowed == []
