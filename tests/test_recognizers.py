@@ -12,6 +12,7 @@ from rag_guard_integrations.classify.recognizers.validators import (
     ip_address,
     ipv4,
     luhn,
+    national_insurance_number,
     phone_number,
     us_ssn,
 )
@@ -35,6 +36,9 @@ def test_builtin_names_and_default_labels() -> None:
         "credit_card": "financial",
         "iban": "financial",
         "us_ssn": "pii",
+        "us_itin": "pii",
+        "national_insurance_number": "pii",
+        "passport_number": "pii",
         "ip_address": "pii",
         "money": "financial",
         "date_of_birth": "pii",
@@ -185,6 +189,10 @@ def test_values_do_not_run_across_lines(text: str) -> None:
         (card_number, "371449635398431", True),
         (card_number, "180000000000002", True),  # 15 digits may start with 1 (UATP, JCB)
         (card_number, "1234567812345670", False),  # passes Luhn, but no 16-digit network uses 1
+        (national_insurance_number, "AB 12 34 56 C", True),
+        (national_insurance_number, "QQ123456A", False),  # Q is no prefix letter
+        (national_insurance_number, "GB123456A", False),  # a refused prefix
+        (national_insurance_number, "AB123456E", False),  # the suffix is A to D
         (card_number, "356938035643809", False),  # an IMEI: Luhn, 15 digits, no 15-digit network
         (card_number, "352099001761481", False),  # an IMEI
         (card_number, "4111111111111111111111", False),

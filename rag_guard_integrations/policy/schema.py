@@ -305,7 +305,8 @@ ValidatorName = Literal["luhn", "iban", "us_ssn", "ipv4"]
 
 
 BUILTIN_RECOGNIZER_NAMES = (
-    "email", "phone", "credit_card", "iban", "us_ssn", "ip_address", "money",
+    "email", "phone", "credit_card", "iban", "us_ssn", "us_itin", "national_insurance_number",
+    "passport_number", "ip_address", "money",
     "financial_figure", "date_of_birth", "icd10", "diagnosis", "medical_record_number",
     "account_number", "person", "organization", "company_number",
 )  # fmt: skip

@@ -25,7 +25,9 @@ from rag_guard_integrations.classify.recognizers.medical_record_number import (
     MEDICAL_RECORD_NUMBER,
 )
 from rag_guard_integrations.classify.recognizers.money import MONEY
+from rag_guard_integrations.classify.recognizers.national_insurance import NATIONAL_INSURANCE
 from rag_guard_integrations.classify.recognizers.organization import ORGANIZATION
+from rag_guard_integrations.classify.recognizers.passport_number import PASSPORT_NUMBER
 from rag_guard_integrations.classify.recognizers.person import PERSON
 from rag_guard_integrations.classify.recognizers.phone import PHONE
 from rag_guard_integrations.classify.recognizers.recognizer import (
@@ -33,6 +35,7 @@ from rag_guard_integrations.classify.recognizers.recognizer import (
     Recognizer,
     Validator,
 )
+from rag_guard_integrations.classify.recognizers.us_itin import US_ITIN
 from rag_guard_integrations.classify.recognizers.us_ssn import US_SSN
 from rag_guard_integrations.classify.recognizers.validators import VALIDATORS
 
@@ -47,6 +50,9 @@ BUILTIN_RECOGNIZERS: dict[str, AnyRecognizer] = {
         CREDIT_CARD,
         IBAN,
         US_SSN,
+        US_ITIN,
+        NATIONAL_INSURANCE,
+        PASSPORT_NUMBER,
         IP_ADDRESS,
         MONEY,
         FINANCIAL_FIGURE,

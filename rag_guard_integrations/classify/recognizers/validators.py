@@ -81,6 +81,24 @@ def card_number(text: str) -> bool:
     return number.startswith(prefixes) and _luhn_digits(number)
 
 
+_NI_REFUSED_PREFIXES = frozenset({"BG", "GB", "KN", "NK", "NT", "TN", "ZZ"})
+
+
+def national_insurance_number(text: str) -> bool:
+    """A UK National Insurance number: two prefix letters (neither D, F, I, Q, U or V, the
+    second not O, and not BG, GB, KN, NK, NT, TN or ZZ), six digits and a suffix A to D."""
+    code = "".join(text.split()).upper()
+    if len(code) != 9 or not (code[:2].isalpha() and code[2:8].isdigit() and code[8] in "ABCD"):
+        return False
+    first, second = code[0], code[1]
+    return (
+        first not in "DFIQUV"
+        and second not in "DFIOQUV"
+        and code[:2] not in _NI_REFUSED_PREFIXES
+        and code.isascii()
+    )
+
+
 def iban(text: str) -> bool:
     """An IBAN (ISO 13616): country letters, check digits, and the mod-97 remainder 1."""
     code = "".join(char for char in text if char.isalnum()).upper()
