@@ -309,3 +309,35 @@ def test_spacing_tolerance_keeps_the_checks(text: str, accent: str) -> None:
     """Squeezed spacing still needs a valid checksum and keeps values on one line."""
     result = CLASSIFIER.classify(accent + text)
     assert {f.recognizer for f in result.findings} & {"credit_card", "us_ssn"} == set()
+
+
+@pytest.mark.parametrize(
+    ("text", "amount"),
+    [
+        ("Budget: SEK 45 000 for the year", "SEK 45 000"),
+        ("Budget: 45 000 kr for the year", "45 000 kr"),
+        ("Umsatz 1,2 Mio. EUR im Jahr", "1,2 Mio. EUR"),
+        ("They owe us one million dollars", "one million dollars"),
+        ("a grant of two hundred thousand euros", "two hundred thousand euros"),
+        ("PLN 300 per month", "PLN 300"),
+    ],
+)
+def test_money_in_nordic_german_and_written_forms(text: str, amount: str) -> None:
+    """More currency codes, local abbreviations, German scales and amounts in words."""
+    found = [text[f.start : f.end] for f in CLASSIFIER.classify(text).findings]
+    assert amount in found
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["Try 3 times", "5 pounds of flour", "a million thanks", "Room 12 is free"],
+)
+def test_words_that_look_like_currencies_are_no_money(text: str) -> None:
+    """Currency codes that are English words are left out; pounds alone is a weight."""
+    assert "money" not in {f.recognizer for f in CLASSIFIER.classify(text).findings}
+
+
+def test_a_percentage_in_words_beside_a_metric_is_a_financial_figure() -> None:
+    """``revenue grew eighteen percent`` is a result as ``18%`` is."""
+    found = CLASSIFIER.classify("Revenue grew eighteen percent this year.").findings
+    assert "financial_figure" in {f.recognizer for f in found}

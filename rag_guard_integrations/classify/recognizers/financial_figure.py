@@ -8,7 +8,14 @@ from rag_guard_integrations.classify.recognizers.recognizer import Recognizer
 FINANCIAL_FIGURE = Recognizer(
     name="financial_figure",
     label="financial",
-    regex=r"[-+]?\b\d+(?:[.,]\d+)? ?(?:%|percent\b|per cent\b|bps\b|basis points\b)",
+    # Digits or, as prose writes small ones, words: "eighteen percent".
+    regex=(
+        r"[-+]?\b\d+(?:[.,]\d+)? ?(?:%|percent\b|per cent\b|bps\b|basis points\b)"
+        r"|\b(?:(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)[- ])?"
+        r"(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|"
+        r"fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|"
+        r"eighty|ninety|a hundred|one hundred) (?:percent|per cent)\b"
+    ),
     context=(
         "revenue",
         "revenues",
