@@ -49,6 +49,16 @@ def _fold_char(char: str) -> str:
     return "".join(out).translate(_FOLDS)
 
 
+def confusable_fold(char: str) -> str:
+    """The character a homoglyph stands for, in lower case (UTS #39 confusables), or itself.
+
+    Example:
+        >>> confusable_fold("\u0430"), confusable_fold("\u03a1"), confusable_fold("\u0436")
+        ('a', 'p', '\u0436')
+    """
+    return char.translate(_FOLDS)
+
+
 def normalize(text: str) -> str:
     """Return ``text`` as every matcher sees it (cached: the same chunk often comes back).
 

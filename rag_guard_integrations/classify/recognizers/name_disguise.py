@@ -8,8 +8,10 @@ letters: NFKC of each character), blank characters (the Braille blank, Hangul fi
 space (and, in one more reading, as nothing), other spaces (no-break, thin) as a space, HTML
 character references as their characters. Combining marks are kept (a name's accents
 written decomposed), and another reading drops them, so that ``J`` + a dot above + ``ane``
-reads as ``Jane`` too. Plain text (ASCII, or letters that fold to themselves) has no other
-reading and costs one scan.
+reads as ``Jane`` too. A word that mixes Latin letters with look-alikes of other scripts
+(``Jаne`` with a Cyrillic ``а``) is read with the look-alikes as the Latin letters they show,
+in their case; a word wholly in another script (``Иван``) is left as it is. Plain text
+(ASCII, or letters that fold to themselves) has no other reading and costs one scan.
 
 Example:
     >>> [plain for plain, _ in plain_readings("J\\u200bane Roe")]
@@ -18,14 +20,18 @@ Example:
     'Jane Roe'
     >>> plain_readings("Björk Roe")
     []
+    >>> plain_readings("J\u0430ne Roe")[0][0]
+    'Jane Roe'
 """
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
+from rag_guard_integrations.core.normalize import confusable_fold
 from rag_guard_integrations.core.references import unescaped
 
 if TYPE_CHECKING:
@@ -34,6 +40,7 @@ if TYPE_CHECKING:
 _BLANKS = frozenset("\u2800\u115f\u1160\u3164\uffa0")
 _INVISIBLE_MARKS = frozenset("\u034f") | frozenset(map(chr, range(0xFE00, 0xFE10)))
 _MARKS = frozenset({"Mn", "Me"})
+_WORD = re.compile(r"[^\W\d_]+")
 Reading = tuple[str, list[int]]
 
 
@@ -56,7 +63,33 @@ def plain_readings(text: str) -> list[Reading]:
         readings.append(read(_closed, source, at))
     if not base.isascii() and any(unicodedata.category(c) in _MARKS for c in set(base)):
         readings.append(read(_bare, base, base_at))
+    if not base.isascii() and (latin := _latin_words(base)) != base:
+        readings.append((latin, base_at if base_at is not None else list(range(len(base)))))
     return readings
+
+
+def _latin_words(text: str) -> str:
+    """``text`` with the look-alike letters of each word that mixes them with Latin ones read
+    as those Latin letters, keeping their case; one character for one, so offsets hold."""
+
+    def latin(word: re.Match[str]) -> str:
+        letters = word.group()
+        if letters.isascii() or not any(c.isascii() for c in letters):
+            return letters
+        return "".join(_latin(c) for c in letters)
+
+    return _WORD.sub(latin, text)
+
+
+@lru_cache(maxsize=4096)
+def _latin(char: str) -> str:
+    """The Latin letter a look-alike shows (in its case), else the character itself."""
+    if char.isascii():
+        return char
+    folded = confusable_fold(char)
+    if len(folded) != 1 or not (folded.isascii() and folded.isalpha()):
+        return char
+    return folded.upper() if char.isupper() else folded
 
 
 def _each(text: str, mapped: Callable[[str], str]) -> Reading:
