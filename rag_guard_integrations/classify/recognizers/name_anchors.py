@@ -84,7 +84,13 @@ _ADDRESS = (
 
 def _alternatives() -> list[str]:
     phrases = sorted(
-        {*words.PERSON_BEFORE, *words.ORGANIZATION_BEFORE, *words.ORGANIZATION_ROLES},
+        {
+            *words.PERSON_BEFORE,
+            *words.ORGANIZATION_BEFORE,
+            *words.ORGANIZATION_ROLES,
+            *words.ORGANIZATION_NEAR,
+            *words.ORGANIZATION_SENDS,
+        },
         key=len,
         reverse=True,
     )
@@ -98,6 +104,7 @@ def _alternatives() -> list[str]:
             *words.PERSON_AFTER,
             *words.ORGANIZATION_POSSESSIVE,
             *words.ORGANIZATION_FOLLOWED,
+            *words.ORGANIZATION_BESIDE,
             *words.ORGANIZATION_DEEDS,
         )
     )

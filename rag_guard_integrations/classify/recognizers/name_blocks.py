@@ -7,6 +7,7 @@ an anchor or a person's line are read."""
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from rag_guard_integrations.classify.recognizers import name_words as words
@@ -51,6 +52,7 @@ _GREETED = re.compile(
     r"([^\W\d_]+)(?![^\W_])"
 )
 _DIGIT = re.compile(r"\d")
+_TITLED = frozenset({"became", "renamed", "renamed to", "formerly", "now called"})
 # A firm named after its partners: "Barnett, Hale & Ortiz", "Pryce, Lowe and Shaw".
 _FIRM = re.compile(r"[^\W\d_][\w'’-]*(?:, [^\W\d_][\w'’-]*)+,? (?:and|&) [^\W\d_][\w'’-]*")
 _CONTACT = re.compile(r"@|www\.|\+?\d[\d ()./-]{6,}\d|" + words.CONTACT_LINE.pattern, re.I)
@@ -278,6 +280,26 @@ def caseless_names(text: str) -> tuple[Span, ...]:
             out.append((start, end))
         position += len(raw) + 1
     return tuple(sorted(out))
+
+
+@lru_cache(maxsize=1)
+def _caseless_cue() -> re.Pattern[str]:
+    """A phrase that names an organisation whatever its words (``works at``), then a word."""
+    phrases = sorted(
+        {*words.ORGANIZATION_BEFORE} - words.ORGANIZATION_ROLES - _TITLED, key=len, reverse=True
+    )
+    cues = "|".join(re.escape(p) for p in phrases)
+    return re.compile(rf"(?<![\w-])(?:{cues}) ([a-z][a-z\d&-]{{3,}})(?:['’]s)?(?![\w'’-])")
+
+
+def caseless_firms(text: str) -> tuple[Span, ...]:
+    """Organisations in a text written all in lower case: a word the names table does not
+    know (no common word, name or place) right after a phrase that names an organisation
+    (``i work at zillow``; ``i work at home`` names none)."""
+    table = word_flags()
+    return tuple(
+        match.span(1) for match in _caseless_cue().finditer(text) if match.group(1) not in table
+    )
 
 
 def caseless_organizations(text: str, persons: tuple[Span, ...]) -> tuple[Span, ...]:

@@ -50,6 +50,7 @@ _DETERMINERS = tuple(words.DETERMINERS)
 _INTRODUCERS = (":", "such as", "includ", "like", "namely")
 _BEFORE = tuple(sorted({*words.ORGANIZATION_BEFORE} - words.ORGANIZATION_ROLES))
 _ROLES = tuple(sorted(words.ORGANIZATION_ROLES))
+_SENDS = words.ORGANIZATION_SENDS
 # "a paralegal at X", "eight years at X", "our team at X": a person's work, then "at".
 _AT_WORK = re.compile(
     r"\b(?:" + "|".join(sorted(words.WORK_WORDS)) + r")s?\b(?: [\w'’-]+){0,3} (?:at|with)$"
@@ -59,6 +60,19 @@ _ADDRESS_AFTER = re.compile(
     r"[\w'’-]+(?:" + words.STREET_ENDINGS + r") \d|rue |via |calle |ul\. )"
 )
 _TITLES = words.JOB_TITLES | {"volunteer"}
+_NO_BRAND = (
+    _TITLES
+    | words.ROLE_TERMS
+    | words.LEGAL_FORMS
+    | words.ORGANIZATION_NOUNS
+    | words.CALENDAR
+    | words.NATIONALITIES
+    | words.DETERMINERS
+    | words.GREETINGS
+    | words.HONORIFICS
+    | _CONNECTIVES
+)
+_TITLED_BY = ("became", "become", "becomes", "formerly", "renamed", "renamed to")
 _RELATING = re.compile(r" (?:of|for|at|with|in|on|to|from|by|and|or) ")
 _YEAR = re.compile(r"\b(?:19|20)\d\d\b")
 _DIGIT = re.compile(r"\d")
@@ -226,14 +240,33 @@ def nameable(context: Context, tokens: Sequence[Token], tail: str, strong: bool)
     Software``)."""
     if all(t[2].isupper() and len(t[2]) > 1 for t in tokens):
         return False  # an acronym or a ticker, not a name a phrase can vouch for
+    if len(tokens) == 1 and tokens[0][3] in _NO_BRAND:
+        return False  # a title or a role: "became Chairman"
     if any(proper(context, t[3]) and (strong or not t[4] & PLACE) for t in tokens):
         return True  # a place's name needs a strong phrase: "the Rotterdam branch" is none
+    if strong and len(tokens) == 1 and _brand(context, tokens[0], tail):
+        return True
     return (
         strong
         and len(tokens) > 1
         and not any(t[2].isupper() for t in tokens)
         and not any(t[3] in words.ROLE_TERMS or t[3] in words.LEGAL_FORMS for t in tokens)
         and not ends_with(tail, _DETERMINERS)
+    )
+
+
+def _brand(context: Context, token: Token, tail: str) -> bool:
+    """Whether one common word, capitalised inside a sentence right after a phrase that names
+    an organisation, is a brand (``works at Target``, ``bank with Chase``): no title, role,
+    day or other word capitalised for what it is (``became President``), and a description
+    after it (``this Agreement, the Company``) is not enough."""
+    start, word, key = token[0], token[2], token[3]
+    return (
+        word[1:].islower()
+        and key not in _NO_BRAND
+        and ends_with(tail, _BEFORE)
+        and not tail.endswith(_TITLED_BY)
+        and not at_sentence_start(context.text, start)
     )
 
 
@@ -266,10 +299,24 @@ def organization_context(context: Context, start: int, end: int, tail: str, head
         return 2 if _YEAR.search(tail) or _YEAR.search(head) else 1  # "Analyst, X (2016-19)"
     return int(
         _role_or_address(tail, head)
+        or (tail.endswith(" from") and _after_a_person(context, start))
         or _called_its(context.text, end, tail)
         or words.ORGANIZATION_DEALS.search(tail) is not None
-        or (starts_with(head, words.ORGANIZATION_DEEDS) and not _one_name(context, start, end))
+        or (
+            (starts_with(head, words.ORGANIZATION_DEEDS) or ends_with(tail, _SENDS))
+            and not _one_name(context, start, end)
+        )
     )
+
+
+def _after_a_person(context: Context, start: int) -> bool:
+    """Whether the run follows a person's name and ``from`` (``Greta Lindholm from Polaris``,
+    ``I'm Tom, from Socrata``): someone introduced by where they work."""
+    text = context.text
+    if text[max(0, start - 6) : start] != " from ":
+        return False
+    position = start - 6 - (text[start - 7 : start - 6] == ",")
+    return any(found[1] == position for found in context.persons[-2:])
 
 
 def _one_name(context: Context, start: int, end: int) -> bool:
@@ -284,6 +331,8 @@ def _role_or_address(tail: str, head: str) -> bool:
     if (
         ends_with(tail, _ROLES)
         or starts_with(head, words.ORGANIZATION_FOLLOWED)
+        or starts_with(head, words.ORGANIZATION_BESIDE)
+        or ends_with(tail, words.ORGANIZATION_NEAR)
         or (head.startswith(("'s", "’s")) and starts_with(head[2:], words.ORGANIZATION_FOLLOWED))
     ):
         return True

@@ -25,10 +25,15 @@ PARTICLES = _words(
 LEGAL_FORMS = _words(
     "inc incorporated llc llp lp plc ltd limited corp corporation co company gmbh ag kg ohg "
     "ug sa sas sarl sl spa srl bv nv ab oy oyj asa aps pty pte kk bhd sdn sp holdings group "
-    "partners associates"
+    "partners associates bros"
 )
 """Words that end an organisation's name: legal forms across jurisdictions and the plain
 ``Company``, ``Group``, ``Holdings``, ``Partners``."""
+
+REGISTERED_FORMS = _words(
+    "inc incorporated llc llp plc ltd limited corp corporation gmbh pty pte bhd oyj aps"
+)
+"""The forms only a registered company's name ends in, whatever words come before it."""
 
 CAPITAL_FORMS = _words("AS SA AG AB NV BV KK UG KG SE OY")
 """Legal forms that are English words in lower case (``as``), counted only in capitals."""
@@ -66,10 +71,21 @@ ORGANIZATION_NOUNS = _words(
     "print press pictures films supplies philharmonic choir ensemble theatre "
     "theater hospice savings broadband mobile audit research packaging plastics glass timber "
     "furniture apparel cosmetics beverages dairy farms bakery interiors utilities alliance "
-    "partnership guild syndicate collective"
+    "partnership guild syndicate collective union fc bureau department police biotech "
+    "financial finance investments lending mortgages travel tours marketing management "
+    "recruitment staffing accountants solicitors advisors advisers plumbing electric "
+    "entertainment productions innovations dynamics wellness fitness cinemas"
 )
 """Nouns that end an organisation's name after a proper word: ``Streetcred Software``,
 ``Deutsche Bank``; after common words only (``Licensed Software``) they do not count."""
+
+INSTITUTIONS = _words(
+    "ministry department bureau university college academy institute society association "
+    "federation council commission agency authority bank foundation"
+)
+"""Public bodies and institutions whose name is the noun, ``of`` and what they deal with,
+common words as they may be: ``Ministry of Health``, ``Academy of Sciences`` (a building,
+``the Museum of Modern Art``, is a place)."""
 
 NATIONALITIES = _words(
     "european american african asian british english scottish welsh irish french german dutch "
@@ -237,19 +253,53 @@ ORGANIZATION_FOLLOWED = (
     " board", " is hiring", " are hiring", " said it", " says it", " announced", " reported",
     " posted", " recalled", " unveiled", " launched", " has appointed", " appointed",
     " outage", " depot", " warehouse", " store", " stores", " subscription",
+    " customer support", " customer care", " helpline", " help desk", " helpdesk", " hotline",
+    " call centre", " call center", " hq", " shop", " shops", " outlet",
+    " outlets", " factory", " chief executive", " shareholders", " investors", " earnings",
+    " share price", " stock price", " ipo",
 )  # fmt: skip
 """Words right after a name that make it an organisation's (``the Delta Nile office``,
 ``Gorjan support``, ``Dunmore said it would``), unless it is a person's name."""
+
+ORGANIZATION_BESIDE = (
+    " representative", " representatives", " employee", " products", " customers",
+    " shoppers", " subscribers", " customer",
+)  # fmt: skip
+"""Words right after a name, but for a possessive, that make it an organisation's (``a
+Tarvo representative``, ``Ovanta products``): ``Nowak's representative`` is a person's."""
+
+ORGANIZATION_NEAR = (
+    "employee of", "representative of", "representative from", "representatives from",
+    "someone from", "somebody from", "rep from", "interview with", "interview at",
+    "interviewed at", "applied to", "applying to", "invested in", "investing in",
+    "investment in", "donated to", "donate to", "donating to", "switched to", "switching to",
+    "member of", "members of", "subscribed to", "we at", "here at", "sued", "suing",
+    "customer at", "customers at", "shopper at", "calling from", "charged by", "billed by",
+    "flying with", "flew with", "fly with", "booked with", "insured with", "insurance with",
+    "policy with", "mortgage with", "loan from", "loan with",
+)  # fmt: skip
+"""Phrases just before a name that make it an organisation's when it holds a proper word
+that is no place (``someone from Ovanta``, not ``someone from Boston``)."""
 
 ORGANIZATION_DEEDS = (
     " was founded", " founded in", " is headquartered", " headquartered in",
     " was incorporated", " is incorporated", " filed for bankruptcy", " went bankrupt",
     " went public", " was acquired", " acquired", " hired", " is listed on", " was fined",
-    " shut down", " laid off", " employs", " manufactures",
+    " shut down", " laid off", " employs", " manufactures", " said in a statement",
+    " issued a statement", " opened a new", " plans to open", " is opening a", " will open a",
+    " has filed for", " filed for", " is recalling",
 )  # fmt: skip
 """What a firm does, right after a run (``Talvexa is headquartered in``, ``Dravik acquired``):
 it needs a proper word, and a single word of the names table stays a person's (``Maria
 hired a lawyer``)."""
+
+ORGANIZATION_SENDS = (
+    "email from", "e-mail from", "letter from", "message from", "text from", "call from",
+    "notification from", "bill from", "statement from", "offer from", "quote from",
+    "newsletter from", "reminder from", "alert from",
+)  # fmt: skip
+"""What a firm sends, right before a run (``an email from Verizon``): it needs a proper word,
+and a single word of the names table stays a person's (``a letter from Nowak``)."""
 
 ORGANIZATION_DEALS = re.compile(
     r"\b(?:bought|buy|buying|purchased|ordered|rented|leased)\b(?: [\w'’-]+){0,3} from$"

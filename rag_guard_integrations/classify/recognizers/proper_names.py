@@ -32,6 +32,7 @@ from rag_guard_integrations.classify.recognizers import name_words as words
 from rag_guard_integrations.classify.recognizers.name_anchors import anchors
 from rag_guard_integrations.classify.recognizers.name_blocks import (
     block_names,
+    caseless_firms,
     caseless_names,
     caseless_organizations,
 )
@@ -115,9 +116,11 @@ def _find(text: str) -> Names:
     data = text.encode()
     spans = anchors(data)
     if not spans or text.islower():
-        persons = caseless_names(text) if text.islower() else ()
+        if not text.islower():
+            return Names(text, (), ())
+        persons = caseless_names(text)
         organizations = caseless_organizations(text, persons) if persons else ()
-        return Names(text, persons, organizations)
+        return Names(text, persons, tuple(union_spans({*organizations, *caseless_firms(text)})))
     if len(data) != len(text):
         spans = char_spans(spans, data)
     context = Context(text)
