@@ -285,3 +285,119 @@ def test_a_text_in_lower_case_names_an_unknown_word_after_a_firms_phrase() -> No
     assert names("i work at zillow and love it")[1] == ["zillow"]
     assert names("my sister works for netflix's marketing team")[1] == ["netflix"]
     assert names("i work at home most days") == ([], [])
+
+
+@pytest.mark.parametrize(
+    ("text", "organization"),
+    [
+        ("Shares of Morgan Stanley fell 3% on Monday.", "Morgan Stanley"),
+        ("I called Charles Schwab customer service twice.", "Charles Schwab"),
+        ("Eli Lilly shares rose after the trial.", "Eli Lilly"),
+        ("Thank you for choosing Morgan Stanley.", "Morgan Stanley"),
+    ],
+)
+def test_words_only_a_firm_has_make_a_personal_name_a_firms(text: str, organization: str) -> None:
+    """Shares of it, its customer service: a given and a family name there is a firm's."""
+    assert names(text) == ([], [organization])
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "She works for Maria Lopez as a nanny.",
+        "A spokesperson for Maria Lopez declined to comment.",
+        "Jane Smith is hiring a nanny.",
+    ],
+)
+def test_work_speech_and_hiring_keep_a_personal_name_a_persons(text: str) -> None:
+    """A person employs, hires and has a spokesperson as a firm does."""
+    persons, organizations = names(text)
+    assert organizations == []
+    assert len(persons) == 1
+
+
+@pytest.mark.parametrize(
+    ("text", "organization"),
+    [
+        ("I work at Google now.", "Google"),
+        ("I called PayPal customer service.", "PayPal"),
+        ("I bank with Barclays.", "Barclays"),
+    ],
+)
+def test_a_brand_that_the_table_calls_a_common_word_is_named_by_its_context(
+    text: str, organization: str
+) -> None:
+    """A common word capitalised inside a sentence after ``work at``, or in camel case before
+    a firm's customer service, is a brand."""
+    assert names(text)[1] == [organization]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Officials announced the plan on Monday.",
+        "She works at the Hospital on Elm Street.",
+        "The Sales team meets on Friday.",
+        "He became Mayor in 2010.",
+        "Call the Rotterdam branch before noon.",
+        "I love Twitter.",
+    ],
+)
+def test_a_capitalised_common_word_without_a_firms_phrase_is_no_brand(text: str) -> None:
+    """A sentence's first word, a word after an article, a team, a title, a place's branch,
+    and a common word with no firm's phrase next to it name no organisation."""
+    assert names(text)[1] == []
+
+
+@pytest.mark.parametrize(
+    ("text", "organization"),
+    [
+        ("Tech giant Quillon reported record profits.", "Quillon"),
+        ("The carmaker Vantor recalled 10,000 vehicles.", "Vantor"),
+        ("Our rival Brontix cut prices again.", "Brontix"),
+        ("My employer is Quillon.", "Quillon"),
+    ],
+)
+def test_a_news_appositive_or_a_stated_employer_names_a_firm(text: str, organization: str) -> None:
+    """``tech giant X``, ``the carmaker X``, ``our rival X``, ``my employer is X``."""
+    assert names(text)[1] == [organization]
+
+
+@pytest.mark.parametrize("text", ["The rival Jane said no.", "Tech giant London?"])
+def test_a_given_name_or_a_place_after_a_news_appositive_is_no_firm(text: str) -> None:
+    """A given name or a place after ``rival`` or ``giant`` stays no organisation."""
+    assert names(text)[1] == []
+
+
+@pytest.mark.parametrize(
+    ("text", "organization"),
+    [
+        ("My Quillon bill went up again.", "Quillon"),
+        ("Where is my Brontix order?", "Brontix"),
+        ("Our Bellamy flight was delayed.", "Bellamy"),
+        ("Google acquired Fitbit last year.", "Fitbit"),
+        ("Brontix has announced a new plan.", "Brontix"),
+        ("Brontix is located at 12 Main Street.", "Brontix"),
+    ],
+)
+def test_bills_orders_flights_acquisitions_and_premises_name_a_firm(
+    text: str, organization: str
+) -> None:
+    """What a customer has from a firm, what it acquires, announces and where it is."""
+    assert organization in names(text)[1]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The Smith order was cancelled.",
+        "My Christmas card arrived.",
+        "Jane's order arrived.",
+        "He acquired Spanish citizenship.",
+        "Maria has announced her retirement.",
+    ],
+)
+def test_a_family_name_a_holiday_a_people_or_a_given_name_there_is_no_firm(text: str) -> None:
+    """The same words after a family name, a holiday, a possessive, a nationality or a given
+    name name no organisation."""
+    assert names(text)[1] == []

@@ -233,18 +233,20 @@ def proper(context: Context, word: str) -> bool:
     )
 
 
-def nameable(context: Context, tokens: Sequence[Token], tail: str, strong: bool) -> bool:
+def nameable(
+    context: Context, tokens: Sequence[Token], tail: str, strong: bool, head: str = ""
+) -> bool:
     """Whether a run a context phrase points at can be a name: not all in capitals, and a proper
-    word in it, or (after a ``strong`` phrase such as ``works at``) several capitalised words
-    that are no defined role and follow no article (``Credit Karma``, not ``the Licensed
-    Software``)."""
+    word in it, a brand (see :func:`_brand`), or (after a ``strong`` phrase such as ``works
+    at``) several capitalised words that are no defined role and follow no article (``Credit
+    Karma``, not ``the Licensed Software``)."""
     if all(t[2].isupper() and len(t[2]) > 1 for t in tokens):
         return False  # an acronym or a ticker, not a name a phrase can vouch for
     if len(tokens) == 1 and tokens[0][3] in _NO_BRAND:
         return False  # a title or a role: "became Chairman"
     if any(proper(context, t[3]) and (strong or not t[4] & PLACE) for t in tokens):
         return True  # a place's name needs a strong phrase: "the Rotterdam branch" is none
-    if strong and len(tokens) == 1 and _brand(context, tokens[0], tail):
+    if len(tokens) == 1 and _brand(context, tokens[0], tail, head, strong):
         return True
     return (
         strong
@@ -255,19 +257,38 @@ def nameable(context: Context, tokens: Sequence[Token], tail: str, strong: bool)
     )
 
 
-def _brand(context: Context, token: Token, tail: str) -> bool:
-    """Whether one common word, capitalised inside a sentence right after a phrase that names
-    an organisation, is a brand (``works at Target``, ``bank with Chase``): no title, role,
-    day or other word capitalised for what it is (``became President``), and a description
-    after it (``this Agreement, the Company``) is not enough."""
-    start, word, key = token[0], token[2], token[3]
-    return (
-        word[1:].islower()
-        and key not in _NO_BRAND
-        and ends_with(tail, _BEFORE)
-        and not tail.endswith(_TITLED_BY)
-        and not at_sentence_start(context.text, start)
-    )
+def _brand(context: Context, token: Token, tail: str, head: str, strong: bool) -> bool:
+    """Whether one common word next to a context phrase is a brand: written in camel case
+    (``PayPal customer service``), or capitalised inside a sentence right after a phrase that
+    names an organisation (``works at Google``, ``bank with Chase``) or before words only a
+    firm has (``called Google customer service``; ``the Rotterdam branch`` is a place's). No
+    title, role, day, plural or other word capitalised for what it is (``became President``,
+    ``Board of Directors``), and a description after it (``this Agreement, the Company``) is
+    not enough."""
+    word, key = token[2], token[3]
+    if key in _NO_BRAND or not word.isalpha():
+        return False
+    if camel_case(word):
+        return True
+    if key.endswith("s") and context.flags.get(key[:-1], 0) & COMMON:
+        return False  # a plural: "the Board of Directors"
+    if not word[1:].islower() or at_sentence_start(context.text, token[0]):
+        return False
+    if strong and ends_with(tail, _BEFORE):
+        return not tail.endswith(_TITLED_BY)
+    return not token[4] & PLACE and starts_with(head, words.FIRM_ONLY_AFTER)
+
+
+def camel_case(word: str) -> bool:
+    """Whether a word of letters has a capital after its first letter and a small letter
+    (``PayPal``, ``YouTube``; not ``IBM``)."""
+    return not word[1:].islower() and not word.isupper() and len(word) > 3
+
+
+def firm_only(tail: str, head: str) -> bool:
+    """Whether the words around a run are ones only a firm has (``shares of X``, ``X customer
+    service``): a given and a family name there is a firm's name."""
+    return ends_with(tail, words.FIRM_ONLY_BEFORE) or starts_with(head, words.FIRM_ONLY_AFTER)
 
 
 def described(head: str) -> bool:

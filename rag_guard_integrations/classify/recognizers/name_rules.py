@@ -14,6 +14,7 @@ from rag_guard_integrations.classify.recognizers.name_context import (
     Token,
     at_sentence_start,
     described,
+    firm_only,
     nameable,
     organization_context,
     person_context,
@@ -73,6 +74,7 @@ def judge(context: Context, tokens: list[Token]) -> None:
         and _full_name(context, core)
         and not described(head)
         and _legal_form_after(head) is None
+        and not firm_only(context.tail(start), head)
     ):
         tail = context.tail(core[0][0])
         if not (tail[-1:].isdigit() or tail.endswith(" in")):  # a street, a place
@@ -136,7 +138,7 @@ def _named(context: Context, tokens: list[Token], tail: str, head: str, org: int
         and not starts_with(head, words.ORGANIZATION_FOLLOWED)
     ):
         return False
-    if not nameable(context, named, tail, strong=org == 2):
+    if not nameable(context, named, tail, strong=org == 2, head=head):
         return False
     legal = _legal_form_after(head)
     context.organization((named[0][0], tokens[-1][1] + (legal.end() if legal else 0)))

@@ -204,7 +204,8 @@ ORGANIZATION_ROLES = _words(
     "employer company firm vendor supplier contractor counterparty organisation organization "
     "licensor licensee landlord distributor manufacturer insurer lender school university "
     "bank studio club charity startup retailer brand label carrier airline publisher broker "
-    "agency"
+    "agency giant carmaker automaker chipmaker drugmaker supermarket grocer telco "
+    "conglomerate fintech nonprofit non-profit regulator watchdog rival competitor"
 )
 """Nouns before a name (``our supplier, X``, ``Employer: X``) that make it an organisation's
 when it holds a proper word: a contract's ``Licensee Confidential Information`` names none."""
@@ -261,9 +262,29 @@ ORGANIZATION_FOLLOWED = (
 """Words right after a name that make it an organisation's (``the Delta Nile office``,
 ``Gorjan support``, ``Dunmore said it would``), unless it is a person's name."""
 
+FIRM_ONLY_AFTER = (
+    " customer service", " customer support", " customer care", " helpline", " hotline",
+    " call centre", " call center", " shares", " share price", " stock price",
+    " shareholders", " headquarters", " hq", " branch", " branches", " stores", " outlets",
+    " ipo",
+)  # fmt: skip
+"""Words right after a name that only a firm has, so that even a given and a family name
+before them is a firm's (``Charles Schwab customer service``, ``Eli Lilly shares``)."""
+
+FIRM_ONLY_BEFORE = (
+    "shares of", "stock of", "shares in", "stock in", "subsidiary of", "division of",
+    "unit of", "ceo of", "cfo of", "cto of", "employees of", "shareholders of", "investors in",
+    "thank you for choosing", "thanks for choosing", "insured by", "underwritten by",
+    "bank with", "banks with", "banking with", "merger of",
+)  # fmt: skip
+"""Phrases just before a name that only a firm follows (``shares of Morgan Stanley``); a
+person works for, speaks for and is contacted as often as a firm."""
+
 ORGANIZATION_BESIDE = (
     " representative", " representatives", " employee", " products", " customers",
-    " shoppers", " subscribers", " customer",
+    " shoppers", " subscribers", " customer", " workers", " founder", " co-founder",
+    " brand", " credit card", " debit card", " gift card", " card", " bill", " order",
+    " delivery", " parcel", " invoice", " membership", " flight", " flights",
 )  # fmt: skip
 """Words right after a name, but for a possessive, that make it an organisation's (``a
 Tarvo representative``, ``Ovanta products``): ``Nowak's representative`` is a person's."""
@@ -275,6 +296,7 @@ ORGANIZATION_NEAR = (
     "investment in", "donated to", "donate to", "donating to", "switched to", "switching to",
     "member of", "members of", "subscribed to", "we at", "here at", "sued", "suing",
     "customer at", "customers at", "shopper at", "calling from", "charged by", "billed by",
+    "acquired", "takeover of", "employer is", "my bank is", "insurer is",
     "flying with", "flew with", "fly with", "booked with", "insured with", "insurance with",
     "policy with", "mortgage with", "loan from", "loan with",
 )  # fmt: skip
@@ -287,7 +309,8 @@ ORGANIZATION_DEEDS = (
     " went public", " was acquired", " acquired", " hired", " is listed on", " was fined",
     " shut down", " laid off", " employs", " manufactures", " said in a statement",
     " issued a statement", " opened a new", " plans to open", " is opening a", " will open a",
-    " has filed for", " filed for", " is recalling",
+    " has filed for", " filed for", " is recalling", " has announced", " has launched",
+    " has unveiled", " has reported", " is located at",
 )  # fmt: skip
 """What a firm does, right after a run (``Talvexa is headquartered in``, ``Dravik acquired``):
 it needs a proper word, and a single word of the names table stays a person's (``Maria

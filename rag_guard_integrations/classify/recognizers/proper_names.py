@@ -42,6 +42,7 @@ from rag_guard_integrations.classify.recognizers.name_context import (
     Span,
     Token,
     at_sentence_start,
+    camel_case,
     overlaps,
 )
 from rag_guard_integrations.classify.recognizers.name_disguise import plain_readings
@@ -276,13 +277,24 @@ def _pieces(context: Context, start: int, value: str) -> list[list[Token]]:
         else:
             piece.append((begin, begin + len(word), word, key, _flag(flags, key)))
     pieces.append(piece)
-    return [p for p in pieces if p and not (len(p) == 1 and _alone(p[0]))]
+    return [p for p in pieces if p and not (len(p) == 1 and _alone(context.text, p[0]))]
 
 
-def _alone(token: Token) -> bool:
-    """A single word that names nobody alone: a role, a legal form, a day, a common word."""
+def _alone(text: str, token: Token) -> bool:
+    """A single word that names nobody alone: a role, a legal form, a day, a common word but
+    one a brand could be (written in camel case, or capitalised inside a sentence: ``works at
+    Google``)."""
     key, flags = token[3], token[4]
-    return key in _NEVER_ALONE or bool(flags & COMMON and not flags & NAME)
+    if key in _NEVER_ALONE:
+        return True
+    if not flags & COMMON or flags & NAME:
+        return False
+    word = token[2]
+    if not word.isalpha() or len(word) < 3:
+        return True
+    if camel_case(word):
+        return False
+    return not word[1:].islower() or at_sentence_start(text, token[0])
 
 
 def _flag(flags: dict[str, int], key: str) -> int:
