@@ -401,3 +401,50 @@ def test_a_family_name_a_holiday_a_people_or_a_given_name_there_is_no_firm(text:
     """The same words after a family name, a holiday, a possessive, a nationality or a given
     name name no organisation."""
     assert names(text)[1] == []
+
+
+@pytest.mark.parametrize(
+    ("text", "organization"),
+    [
+        ("I've been working as a nurse for Brontix since 2019.", "Brontix"),
+        ("She is the director of Quillon Europe.", "Quillon Europe"),
+        ("Is Brontix open on Sunday?", "Brontix"),
+        ("What are Brontix's opening hours?", "Brontix"),
+        ("Where is the nearest Tesco?", "Tesco"),
+    ],
+)
+def test_work_for_a_title_of_opening_hours_and_the_nearest_branch_name_a_firm(
+    text: str, organization: str
+) -> None:
+    """Working as something for it, a title of it, its opening hours, its nearest shop; a
+    question's opening word is no part of the name."""
+    assert names(text)[1] == [organization]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I have a job for Jane if she wants it.",
+        "He is the director of Sales.",
+        "Where is the nearest London bus stop?",
+    ],
+)
+def test_a_given_name_a_department_or_a_place_there_is_no_firm(text: str) -> None:
+    """A given name after ``a job for``, a department after a title, a place after
+    ``nearest``."""
+    assert names(text)[1] == []
+
+
+def test_a_proper_word_in_brackets_after_a_person_is_their_firm() -> None:
+    """``Jane Roe (Brontix)``: a firm; ``(London)`` a place, and ``Maria at Heathrow`` is
+    where she is."""
+    assert names("Attendees: Jane Roe (Brontix) and others.") == (["Jane Roe"], ["Brontix"])
+    assert names("Jane Roe (London) joined the call.")[1] == []
+    assert names("I met Maria at Heathrow on Monday.")[1] == []
+
+
+def test_a_text_in_lower_case_names_an_unknown_word_before_a_firms_words() -> None:
+    """``zillow customer service``, ``someone from quillon``; ``the sales team`` is none."""
+    assert names("i called zillow customer service twice")[1] == ["zillow"]
+    assert names("someone from quillon called me")[1] == ["quillon"]
+    assert names("the sales team called") == ([], [])

@@ -284,22 +284,35 @@ def caseless_names(text: str) -> tuple[Span, ...]:
 
 @lru_cache(maxsize=1)
 def _caseless_cue() -> re.Pattern[str]:
-    """A phrase that names an organisation whatever its words (``works at``), then a word."""
-    phrases = sorted(
-        {*words.ORGANIZATION_BEFORE} - words.ORGANIZATION_ROLES - _TITLED, key=len, reverse=True
+    """A phrase before a word that names it an organisation's (``works at``, ``someone
+    from``), or a word and a phrase after it that does (``customer service``): the word is
+    group 1 or group 2."""
+    before = {
+        *words.ORGANIZATION_BEFORE,
+        *words.ORGANIZATION_NEAR,
+        *words.ORGANIZATION_SENDS,
+    } - _TITLED
+    after = {*words.ORGANIZATION_FOLLOWED, *words.ORGANIZATION_BESIDE}
+    cues = "|".join(re.escape(p) for p in sorted(before, key=len, reverse=True))
+    follows = "|".join(re.escape(p) for p in sorted(after, key=len, reverse=True))
+    word = r"[a-z][a-z\d&-]{3,}"
+    return re.compile(
+        rf"(?<![\w-])(?:(?:{cues}) ({word})(?:['’]s)?(?![\w'’-])|({word})(?:['’]s)?(?:{follows})\b)"
     )
-    cues = "|".join(re.escape(p) for p in phrases)
-    return re.compile(rf"(?<![\w-])(?:{cues}) ([a-z][a-z\d&-]{{3,}})(?:['’]s)?(?![\w'’-])")
 
 
 def caseless_firms(text: str) -> tuple[Span, ...]:
     """Organisations in a text written all in lower case: a word the names table does not
-    know (no common word, name or place) right after a phrase that names an organisation
-    (``i work at zillow``; ``i work at home`` names none)."""
+    know (no common word, name or place) right after a phrase that names an organisation or
+    right before one (``i work at zillow``, ``zillow customer service``; ``i work at home``
+    names none)."""
     table = word_flags()
-    return tuple(
-        match.span(1) for match in _caseless_cue().finditer(text) if match.group(1) not in table
-    )
+    found = []
+    for match in _caseless_cue().finditer(text):
+        group = 1 if match.start(1) >= 0 else 2
+        if match.group(group) not in table:
+            found.append(match.span(group))
+    return tuple(found)
 
 
 def caseless_organizations(text: str, persons: tuple[Span, ...]) -> tuple[Span, ...]:

@@ -55,6 +55,10 @@ _SENDS = words.ORGANIZATION_SENDS
 _AT_WORK = re.compile(
     r"\b(?:" + "|".join(sorted(words.WORK_WORDS)) + r")s?\b(?: [\w'’-]+){0,3} (?:at|with)$"
 )
+# "working as a nurse for X": a person's work, then "for" (a person can be worked for too).
+_FOR_WORK = re.compile(
+    r"\b(?:" + "|".join(sorted(words.WORK_WORDS)) + r")s?\b(?: [\w'’-]+){0,3} for$"
+)
 _ADDRESS_AFTER = re.compile(
     r", (?:\d{1,5}[a-z]?,? [\w'’.-]|(?:unit|suite|flat|floor|building|po box) \d|"
     r"[\w'’-]+(?:" + words.STREET_ENDINGS + r") \d|rue |via |calle |ul\. )"
@@ -72,6 +76,7 @@ _NO_BRAND = (
     | words.HONORIFICS
     | _CONNECTIVES
 )
+_TITLES_OF = _TITLES - {"partner", "associate", "owner", "head", "chair", "lead", "student"}
 _TITLED_BY = ("became", "become", "becomes", "formerly", "renamed", "renamed to")
 _RELATING = re.compile(r" (?:of|for|at|with|in|on|to|from|by|and|or) ")
 _YEAR = re.compile(r"\b(?:19|20)\d\d\b")
@@ -320,7 +325,9 @@ def organization_context(context: Context, start: int, end: int, tail: str, head
         return 2 if _YEAR.search(tail) or _YEAR.search(head) else 1  # "Analyst, X (2016-19)"
     return int(
         _role_or_address(tail, head)
-        or (tail.endswith(" from") and _after_a_person(context, start))
+        or _after_a_person(context, start)
+        or (tail.endswith(" for") and _FOR_WORK.search(tail) is not None)
+        or (tail.endswith(" of") and tail[:-3].rpartition(" ")[2] in _TITLES_OF)
         or _called_its(context.text, end, tail)
         or words.ORGANIZATION_DEALS.search(tail) is not None
         or (
@@ -331,13 +338,27 @@ def organization_context(context: Context, start: int, end: int, tail: str, head
 
 
 def _after_a_person(context: Context, start: int) -> bool:
-    """Whether the run follows a person's name and ``from`` (``Greta Lindholm from Polaris``,
-    ``I'm Tom, from Socrata``): someone introduced by where they work."""
-    text = context.text
-    if text[max(0, start - 6) : start] != " from ":
+    """Whether the run follows a person's name and ``from``, or is in brackets after one
+    (``Greta Lindholm from Polaris``, ``I'm Tom, from Socrata``, ``Jane Roe (Brontix)``):
+    someone introduced by where they work (``Maria at Heathrow`` is where she is)."""
+    if not context.persons:
         return False
-    position = start - 6 - (text[start - 7 : start - 6] == ",")
+    text = context.text
+    before = text[max(0, start - 6) : start]
+    if before.endswith(" from "):
+        position = start - 6
+    elif before.endswith(" (") and text.startswith(")", _word_end(text, start)):
+        position = start - 2
+    else:
+        return False
+    position -= text[position - 1 : position] == ","
     return any(found[1] == position for found in context.persons[-2:])
+
+
+def _word_end(text: str, start: int) -> int:
+    """Where the run of capitalised words at ``start`` ends, up to its closing bracket."""
+    close = text.find(")", start, start + WINDOW)
+    return close if close > 0 else start
 
 
 def _one_name(context: Context, start: int, end: int) -> bool:

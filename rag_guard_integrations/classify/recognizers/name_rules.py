@@ -57,6 +57,7 @@ _NOT_BEFORE_A_NAME = (
     words.DETERMINERS | words.PLACE_PREPOSITIONS | {"of", "on", "for", "by", "or", "as"}
 )
 _YEAR = re.compile(r"(?:19|20)\d\d")
+_OPENING_WORDS = words.DETERMINERS | words.QUESTION_WORDS
 _NOT_A_FIRM = words.ROLE_TERMS | words.LEGAL_FORMS | words.HONORIFICS | words.PARTICLES
 _SENTENCE_WORDS = re.compile(r"(?<![^\W\d_])[a-z]+(?![^\W\d_])")
 
@@ -128,7 +129,7 @@ def _named(context: Context, tokens: list[Token], tail: str, head: str, org: int
     given name alone needs a strong phrase or a word of a firm's after it (``Gorjan
     support``): ``supplier Jane`` or ``Jane said its fine`` (for "it's") names a person as
     often as a firm."""
-    named = tokens[1:] if len(tokens) > 1 and tokens[0][3] in words.DETERMINERS else tokens
+    named = _without_opening(tokens)
     flags = named[0][4]
     if (
         org == 1
@@ -143,6 +144,15 @@ def _named(context: Context, tokens: list[Token], tail: str, head: str, org: int
     legal = _legal_form_after(head)
     context.organization((named[0][0], tokens[-1][1] + (legal.end() if legal else 0)))
     return True
+
+
+def _without_opening(tokens: list[Token]) -> list[Token]:
+    """The run without the article or question word that opens it (``The``, ``Is``), keeping
+    its last word."""
+    index = 0
+    while index < len(tokens) - 1 and tokens[index][3] in _OPENING_WORDS:
+        index += 1
+    return tokens[index:]
 
 
 def _unnamed(

@@ -144,6 +144,12 @@ PLACE_PREFIXES = _words(
 )
 """First words of place names (``San Francisco``, ``Port Louis``): no given name there."""
 
+QUESTION_WORDS = _words(
+    "is are was were do does did can could will would should has have had how what when "
+    "where which who why"
+)
+"""Words that open a question before a name (``Is Brontix open on Sunday?``)."""
+
 DETERMINERS = _words("the a an this that these those our your his her their its my")
 PLACE_PREPOSITIONS = _words("in into near via at to from")
 
@@ -257,7 +263,7 @@ ORGANIZATION_FOLLOWED = (
     " customer support", " customer care", " helpline", " help desk", " helpdesk", " hotline",
     " call centre", " call center", " hq", " shop", " shops", " outlet",
     " outlets", " factory", " chief executive", " shareholders", " investors", " earnings",
-    " share price", " stock price", " ipo",
+    " share price", " stock price", " ipo", " opening hours", " opening times",
 )  # fmt: skip
 """Words right after a name that make it an organisation's (``the Delta Nile office``,
 ``Gorjan support``, ``Dunmore said it would``), unless it is a person's name."""
@@ -284,7 +290,9 @@ ORGANIZATION_BESIDE = (
     " representative", " representatives", " employee", " products", " customers",
     " shoppers", " subscribers", " customer", " workers", " founder", " co-founder",
     " brand", " credit card", " debit card", " gift card", " card", " bill", " order",
-    " delivery", " parcel", " invoice", " membership", " flight", " flights",
+    " delivery", " parcel", " invoice", " membership", " flight", " flights", " open today",
+    " open on", " open tomorrow", " open now", " policy number", " customer number",
+    " membership number", " member number", " loyalty card", " rewards",
 )  # fmt: skip
 """Words right after a name, but for a possessive, that make it an organisation's (``a
 Tarvo representative``, ``Ovanta products``): ``Nowak's representative`` is a person's."""
@@ -296,7 +304,8 @@ ORGANIZATION_NEAR = (
     "investment in", "donated to", "donate to", "donating to", "switched to", "switching to",
     "member of", "members of", "subscribed to", "we at", "here at", "sued", "suing",
     "customer at", "customers at", "shopper at", "calling from", "charged by", "billed by",
-    "acquired", "takeover of", "employer is", "my bank is", "insurer is",
+    "acquired", "takeover of", "employer is", "my bank is", "insurer is", "nearest", "closest",
+    "my local", "our local",
     "flying with", "flew with", "fly with", "booked with", "insured with", "insurance with",
     "policy with", "mortgage with", "loan from", "loan with",
 )  # fmt: skip
