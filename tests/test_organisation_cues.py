@@ -448,3 +448,33 @@ def test_a_text_in_lower_case_names_an_unknown_word_before_a_firms_words() -> No
     assert names("i called zillow customer service twice")[1] == ["zillow"]
     assert names("someone from quillon called me")[1] == ["quillon"]
     assert names("the sales team called") == ([], [])
+
+
+@pytest.mark.parametrize(
+    ("text", "organization"),
+    [
+        ("At Brontix, we value your privacy.", "Brontix"),
+        ("Welcome to Brontix! Your account is ready.", "Brontix"),
+        ("© 2024 Brontix. All rights reserved.", "Brontix"),
+        ("Brontix agreed to pay a fine of $2 million.", "Brontix"),
+        ("Brontix has been fined by the regulator.", "Brontix"),
+        ("Brontix is an equal opportunity employer.", "Brontix"),
+    ],
+)
+def test_a_firms_own_voice_copyright_and_fines_name_it(text: str, organization: str) -> None:
+    """``At X, we``, ``Welcome to X``, a copyright line, what a firm agrees to pay."""
+    assert names(text)[1] == [organization]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "At Christmas, we visit family.",
+        "At Oxford, we studied law.",
+        "Copyright Jane.",
+        "Welcome to London, everyone.",
+    ],
+)
+def test_a_holiday_a_place_or_a_given_name_in_those_phrases_is_no_firm(text: str) -> None:
+    """A holiday, a place or a given name there names no organisation."""
+    assert names(text)[1] == []

@@ -323,9 +323,12 @@ def organization_context(context: Context, start: int, end: int, tail: str, head
         return 2
     if tail.rpartition(" ")[2] in _TITLES and context.text.startswith(", ", start - 2):
         return 2 if _YEAR.search(tail) or _YEAR.search(head) else 1  # "Analyst, X (2016-19)"
+    if ("©" in tail or "copyright" in tail or "(c)" in tail) and words.COPYRIGHT.search(tail):
+        return 2
     return int(
         _role_or_address(tail, head)
         or _after_a_person(context, start)
+        or (head.startswith((", we ", ", our ")) and _at_opening(context.text, start, tail))
         or (tail.endswith(" for") and _FOR_WORK.search(tail) is not None)
         or (tail.endswith(" of") and tail[:-3].rpartition(" ")[2] in _TITLES_OF)
         or _called_its(context.text, end, tail)
@@ -335,6 +338,11 @@ def organization_context(context: Context, start: int, end: int, tail: str, head
             and not _one_name(context, start, end)
         )
     )
+
+
+def _at_opening(text: str, start: int, tail: str) -> bool:
+    """Whether ``at`` comes right before the run, or opens it (``At Brontix, we value``)."""
+    return tail.endswith(" at") or tail == "at" or text.startswith("At ", start)
 
 
 def _after_a_person(context: Context, start: int) -> bool:

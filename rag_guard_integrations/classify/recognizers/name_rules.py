@@ -57,7 +57,7 @@ _NOT_BEFORE_A_NAME = (
     words.DETERMINERS | words.PLACE_PREPOSITIONS | {"of", "on", "for", "by", "or", "as"}
 )
 _YEAR = re.compile(r"(?:19|20)\d\d")
-_OPENING_WORDS = words.DETERMINERS | words.QUESTION_WORDS
+_OPENING_WORDS = words.DETERMINERS | words.QUESTION_WORDS | {"at"}
 _NOT_A_FIRM = words.ROLE_TERMS | words.LEGAL_FORMS | words.HONORIFICS | words.PARTICLES
 _SENTENCE_WORDS = re.compile(r"(?<![^\W\d_])[a-z]+(?![^\W\d_])")
 
@@ -147,8 +147,8 @@ def _named(context: Context, tokens: list[Token], tail: str, head: str, org: int
 
 
 def _without_opening(tokens: list[Token]) -> list[Token]:
-    """The run without the article or question word that opens it (``The``, ``Is``), keeping
-    its last word."""
+    """The run without the article, question word or ``At`` that opens it (``The``, ``Is``),
+    keeping its last word."""
     index = 0
     while index < len(tokens) - 1 and tokens[index][3] in _OPENING_WORDS:
         index += 1

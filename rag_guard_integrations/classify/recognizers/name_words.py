@@ -305,7 +305,7 @@ ORGANIZATION_NEAR = (
     "member of", "members of", "subscribed to", "we at", "here at", "sued", "suing",
     "customer at", "customers at", "shopper at", "calling from", "charged by", "billed by",
     "acquired", "takeover of", "employer is", "my bank is", "insurer is", "nearest", "closest",
-    "my local", "our local",
+    "my local", "our local", "welcome to",
     "flying with", "flew with", "fly with", "booked with", "insured with", "insurance with",
     "policy with", "mortgage with", "loan from", "loan with",
 )  # fmt: skip
@@ -319,7 +319,8 @@ ORGANIZATION_DEEDS = (
     " shut down", " laid off", " employs", " manufactures", " said in a statement",
     " issued a statement", " opened a new", " plans to open", " is opening a", " will open a",
     " has filed for", " filed for", " is recalling", " has announced", " has launched",
-    " has unveiled", " has reported", " is located at",
+    " has unveiled", " has reported", " is located at", " agreed to pay", " agreed to buy",
+    " agreed to acquire", " has been fined", " is an equal opportunity employer",
 )  # fmt: skip
 """What a firm does, right after a run (``Talvexa is headquartered in``, ``Dravik acquired``):
 it needs a proper word, and a single word of the names table stays a person's (``Maria
@@ -332,6 +333,9 @@ ORGANIZATION_SENDS = (
 )  # fmt: skip
 """What a firm sends, right before a run (``an email from Verizon``): it needs a proper word,
 and a single word of the names table stays a person's (``a letter from Nowak``)."""
+
+COPYRIGHT = re.compile(r"(?:©|\(c\)|copyright)(?: (?:19|20)\d\d(?:[-–](?:19|20)?\d\d)?)?,?$")
+"""A copyright line before its owner (``© 2024 Brontix``), the lower-case text before it."""
 
 ORGANIZATION_DEALS = re.compile(
     r"\b(?:bought|buy|buying|purchased|ordered|rented|leased)\b(?: [\w'’-]+){0,3} from$"
