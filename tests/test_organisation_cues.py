@@ -478,3 +478,31 @@ def test_a_firms_own_voice_copyright_and_fines_name_it(text: str, organization: 
 def test_a_holiday_a_place_or_a_given_name_in_those_phrases_is_no_firm(text: str) -> None:
     """A holiday, a place or a given name there names no organisation."""
     assert names(text)[1] == []
+
+
+@pytest.mark.parametrize(
+    ("text", "organization"),
+    [
+        ("I work at Edward Jones as an advisor.", "Edward Jones"),
+        ("I have an account with Wells Fargo.", "Wells Fargo"),
+        ("Our team at Raymond James is growing.", "Raymond James"),
+    ],
+)
+def test_working_at_or_banking_with_a_personal_name_names_a_firm(
+    text: str, organization: str
+) -> None:
+    """One works at, and has an account with, a firm: a personal name there is a firm's."""
+    assert names(text) == ([], [organization])
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "She works at Maria Lopez's salon.",
+        "She works for Maria Lopez as a nanny.",
+        "I met Maria Lopez at the station.",
+    ],
+)
+def test_working_for_a_person_or_at_their_salon_keeps_the_person(text: str) -> None:
+    """Working for someone, or at someone's premises, names the person."""
+    assert names(text) == (["Maria Lopez"], [])

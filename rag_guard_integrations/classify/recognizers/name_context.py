@@ -291,9 +291,16 @@ def camel_case(word: str) -> bool:
 
 
 def firm_only(tail: str, head: str) -> bool:
-    """Whether the words around a run are ones only a firm has (``shares of X``, ``X customer
-    service``): a given and a family name there is a firm's name."""
-    return ends_with(tail, words.FIRM_ONLY_BEFORE) or starts_with(head, words.FIRM_ONLY_AFTER)
+    """Whether the words around a run are ones only a firm has (``shares of X``, ``works at
+    X``, ``X customer service``): a given and a family name there is a firm's name, but for
+    a possessive (``works at Maria Lopez's salon``)."""
+    if starts_with(head, words.FIRM_ONLY_AFTER):
+        return True
+    if head.startswith(("'s", "’s", "'", "’")):
+        return False
+    return ends_with(tail, words.FIRM_ONLY_BEFORE) or (
+        tail.endswith(" at") and _AT_WORK.search(tail) is not None
+    )
 
 
 def described(head: str) -> bool:

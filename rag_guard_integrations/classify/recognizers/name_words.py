@@ -281,10 +281,13 @@ FIRM_ONLY_BEFORE = (
     "shares of", "stock of", "shares in", "stock in", "subsidiary of", "division of",
     "unit of", "ceo of", "cfo of", "cto of", "employees of", "shareholders of", "investors in",
     "thank you for choosing", "thanks for choosing", "insured by", "underwritten by",
-    "bank with", "banks with", "banking with", "merger of",
+    "bank with", "banks with", "banking with", "merger of", "work at", "works at",
+    "worked at", "working at", "employed at", "job at", "position at", "role at",
+    "internship at", "intern at", "career at", "account with", "account at", "studied at",
+    "graduated from", "degree from", "student at", "customer of", "customers of",
 )  # fmt: skip
-"""Phrases just before a name that only a firm follows (``shares of Morgan Stanley``); a
-person works for, speaks for and is contacted as often as a firm."""
+"""Phrases just before a name that only a firm follows (``shares of Morgan Stanley``, ``works
+at Edward Jones``); a person is worked for, spoken for and contacted as often as a firm."""
 
 ORGANIZATION_BESIDE = (
     " representative", " representatives", " employee", " products", " customers",
