@@ -506,3 +506,18 @@ def test_working_at_or_banking_with_a_personal_name_names_a_firm(
 def test_working_for_a_person_or_at_their_salon_keeps_the_person(text: str) -> None:
     """Working for someone, or at someone's premises, names the person."""
     assert names(text) == (["Maria Lopez"], [])
+
+
+@pytest.mark.parametrize(
+    "text", ["I reported it to the police.", "I announced it on Monday.", "I posted the letter."]
+)
+def test_the_pronoun_before_a_firms_verb_is_no_firm(text: str) -> None:
+    """``I announced``: a one-letter word names no organisation."""
+    assert names(text)[1] == []
+
+
+def test_an_institution_may_be_followed_by_its_city() -> None:
+    """``Trinity College Dublin`` is one name; a street's bank and branch stay none."""
+    text = "He studied medicine at Trinity College Dublin."
+    assert names(text)[1] == ["Trinity College Dublin"]
+    assert names("The Oxford Street Bank Leeds branch.")[1] == []

@@ -247,8 +247,8 @@ def nameable(
     Karma``, not ``the Licensed Software``)."""
     if all(t[2].isupper() and len(t[2]) > 1 for t in tokens):
         return False  # an acronym or a ticker, not a name a phrase can vouch for
-    if len(tokens) == 1 and tokens[0][3] in _NO_BRAND:
-        return False  # a title or a role: "became Chairman"
+    if len(tokens) == 1 and (tokens[0][3] in _NO_BRAND or len(tokens[0][3]) < 2):
+        return False  # a title, a role, the pronoun: "became Chairman", "I announced"
     if any(proper(context, t[3]) and (strong or not t[4] & PLACE) for t in tokens):
         return True  # a place's name needs a strong phrase: "the Rotterdam branch" is none
     if len(tokens) == 1 and _brand(context, tokens[0], tail, head, strong):

@@ -305,9 +305,12 @@ def _speaks_or_is_told(context: Context, token: Token, opening: bool) -> bool:
 
 def _organization(context: Context, tokens: list[Token], head: str) -> bool:
     """Record the run as an organisation when it ends in a legal form (``Healthpocket Inc``),
-    in an organisation noun after a proper word (``Streetcred Software``), or joins two
-    capitalised words with ``&`` (``Vellum & Pike``) one of them proper."""
+    in an organisation noun after a proper word (``Streetcred Software``), maybe followed
+    by its city (``Trinity College Dublin``), or joins two capitalised words with ``&``
+    (``Vellum & Pike``) one of them proper."""
     last, end = tokens[-1], tokens[-1][1]
+    if len(tokens) > 2 and last[4] & PLACE and tokens[-2][3] in words.INSTITUTIONS:
+        last = tokens[-2]  # the city after an institution's noun, "University College London"
     legal = _legal_form_after(head)
     if legal:
         end += legal.end()
