@@ -7,11 +7,15 @@ an anchor or a person's line are read."""
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from rag_guard_integrations.classify.recognizers import name_words as words
-from rag_guard_integrations.classify.recognizers.name_context import proper
+from rag_guard_integrations.classify.recognizers.name_context import (
+    WINDOW,
+    ends_with,
+    proper,
+    starts_with,
+)
 from rag_guard_integrations.classify.recognizers.names_table import (
     COMMON,
     FAMILY,
@@ -282,36 +286,30 @@ def caseless_names(text: str) -> tuple[Span, ...]:
     return tuple(sorted(out))
 
 
-@lru_cache(maxsize=1)
-def _caseless_cue() -> re.Pattern[str]:
-    """A phrase before a word that names it an organisation's (``works at``, ``someone
-    from``), or a word and a phrase after it that does (``customer service``): the word is
-    group 1 or group 2."""
-    before = {
-        *words.ORGANIZATION_BEFORE,
-        *words.ORGANIZATION_NEAR,
-        *words.ORGANIZATION_SENDS,
-    } - _TITLED
-    after = {*words.ORGANIZATION_FOLLOWED, *words.ORGANIZATION_BESIDE}
-    cues = "|".join(re.escape(p) for p in sorted(before, key=len, reverse=True))
-    follows = "|".join(re.escape(p) for p in sorted(after, key=len, reverse=True))
-    word = r"[a-z][a-z\d&-]{3,}"
-    return re.compile(
-        rf"(?<![\w-])(?:(?:{cues}) ({word})(?:['’]s)?(?![\w'’-])|({word})(?:['’]s)?(?:{follows})\b)"
-    )
+_CASELESS_WORD = re.compile(r"(?<![\w'’-])[a-z][a-z\d&-]{3,}(?![\w-])")
+_CASELESS_BEFORE = tuple(
+    {*words.ORGANIZATION_BEFORE, *words.ORGANIZATION_NEAR, *words.ORGANIZATION_SENDS} - _TITLED
+)
+_CASELESS_AFTER = (*words.ORGANIZATION_FOLLOWED, *words.ORGANIZATION_BESIDE)
 
 
 def caseless_firms(text: str) -> tuple[Span, ...]:
     """Organisations in a text written all in lower case: a word the names table does not
     know (no common word, name or place) right after a phrase that names an organisation or
-    right before one (``i work at zillow``, ``zillow customer service``; ``i work at home``
-    names none)."""
-    table = word_flags()
-    found = []
-    for match in _caseless_cue().finditer(text):
-        group = 1 if match.start(1) >= 0 else 2
-        if match.group(group) not in table:
-            found.append(match.span(group))
+    right before one, a possessive between (``i work at zillow``, ``zillow customer
+    service``; ``i work at home`` names none). Only the few unknown words are looked at."""
+    table, found = word_flags(), []
+    for match in _CASELESS_WORD.finditer(text):
+        if match.group() in table:
+            continue
+        start, end = match.span()
+        after = text[end : end + WINDOW]
+        after = after[2:] if after.startswith(("'s", "’s")) else after
+        before = text[max(0, start - WINDOW) : start - 1]
+        if (start and text[start - 1] == " " and ends_with(before, _CASELESS_BEFORE)) or (
+            starts_with(after, _CASELESS_AFTER)
+        ):
+            found.append((start, end))
     return tuple(found)
 
 

@@ -51,6 +51,7 @@ _INTRODUCERS = (":", "such as", "includ", "like", "namely")
 _BEFORE = tuple(sorted({*words.ORGANIZATION_BEFORE} - words.ORGANIZATION_ROLES))
 _ROLES = tuple(sorted(words.ORGANIZATION_ROLES))
 _SENDS = words.ORGANIZATION_SENDS
+_FROM = (" from", " from\n")  # where ORGANIZATION_DEALS can match at all ("$" before "\n")
 # "a paralegal at X", "eight years at X", "our team at X": a person's work, then "at".
 _AT_WORK = re.compile(
     r"\b(?:" + "|".join(sorted(words.WORK_WORDS)) + r")s?\b(?: [\w'’-]+){0,3} (?:at|with)$"
@@ -99,6 +100,7 @@ class Context:
 
     __slots__ = (
         "_ends",
+        "_introduced",
         "_org_spans",
         "_spans",
         "flags",
@@ -117,6 +119,7 @@ class Context:
         self._spans: list[Span] = []
         self._org_spans: list[Span] = []
         self._ends: set[int] = set()
+        self._introduced: bool | None = None
 
     def flag(self, word: str) -> int:
         """The names-table flags of ``word`` (case and a trailing period ignored); a hyphened
@@ -170,6 +173,11 @@ class Context:
 
     def listed_group(self, start: int) -> bool:
         """Whether a plural noun for organisations introduces a list right before ``start``."""
+        if self._introduced is None:  # once a text: most hold no word that introduces a list
+            lower = self.text.lower()
+            self._introduced = any(i in lower for i in _INTRODUCERS)
+        if not self._introduced:
+            return False
         window = self.text[max(0, start - _GROUP_WINDOW) : start].lower()
         if not any(i in window for i in _INTRODUCERS):
             return False  # the regex below only where a list can be introduced at all
@@ -339,7 +347,7 @@ def organization_context(context: Context, start: int, end: int, tail: str, head
         or (tail.endswith(" for") and _FOR_WORK.search(tail) is not None)
         or (tail.endswith(" of") and tail[:-3].rpartition(" ")[2] in _TITLES_OF)
         or _called_its(context.text, end, tail)
-        or words.ORGANIZATION_DEALS.search(tail) is not None
+        or (tail.endswith(_FROM) and words.ORGANIZATION_DEALS.search(tail) is not None)
         or (
             (starts_with(head, words.ORGANIZATION_DEEDS) or ends_with(tail, _SENDS))
             and not _one_name(context, start, end)

@@ -68,20 +68,19 @@ def judge(context: Context, tokens: list[Token]) -> None:
     the text goes on to describe it as one (``Kimberly Clark is an American company``)."""
     honorific, core = _strip_opening(tokens)
     start, end = tokens[0][0], tokens[-1][1]
-    head = context.head(end)
+    head, tail = context.head(end), context.tail(start)
     if (
         not honorific
         and len(core) > 1
         and _full_name(context, core)
         and not described(head)
         and _legal_form_after(head) is None
-        and not firm_only(context.tail(start), head)
+        and not firm_only(tail, head)
     ):
-        tail = context.tail(core[0][0])
-        if not (tail[-1:].isdigit() or tail.endswith(" in")):  # a street, a place
+        before = tail if core[0][0] == start else context.tail(core[0][0])
+        if not (before[-1:].isdigit() or before.endswith(" in")):  # a street, a place
             context.person(core)
         return
-    tail = context.tail(start)
     # An honorific names a person whatever the words around say ("Mrs. Nowak hired").
     org = 0 if honorific else organization_context(context, start, end, tail, head)
     written = [t[2] for t in tokens]

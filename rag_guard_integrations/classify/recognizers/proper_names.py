@@ -78,7 +78,8 @@ _ASCII_RUN = _run_pattern("A-Z", "[a-zA-Z]")
 _RUN = _run_pattern(UPPER, r"[^\W\d_]")
 _ABBREVIATIONS = words.HONORIFICS | words.LEGAL_FORMS | {"jr", "st"}
 _DOMAIN_AFTER = re.compile(r"(?<=\.)[a-z0-9-]{2,}\b(?!\.[A-Z])")
-_STREET = re.compile(rf"..(?:{words.STREET_ENDINGS})$")
+# The endings of one-word street names ("Strandgata"), as plain suffixes: one C call a word.
+_STREET_ENDS = tuple(e for e in words.STREET_ENDINGS.split("|") if e.isalpha())
 _ORG_ENDS = words.ORGANIZATION_NOUNS | words.LEGAL_FORMS
 _NEVER_ALONE = words.ROLE_TERMS | words.LEGAL_FORMS | words.ORGANIZATION_NOUNS | words.CALENDAR
 
@@ -250,7 +251,7 @@ def _pieces(context: Context, start: int, value: str) -> list[list[Token]]:
         if "." in key and key.replace(".", "") in words.LEGAL_FORMS:
             key = key.replace(".", "")  # "S.p.A." is the legal form "spa"
         following = parts[index + 1].rstrip(".").lower() if index + 1 < len(parts) else ""
-        if (key in words.STREET_WORDS and not (key == "st" and following)) or _STREET.search(key):
+        if (key in words.STREET_WORDS and not (key == "st" and following)) or _street(key):
             pieces.append(piece)
             piece = []
         elif key == "and" and piece and piece[-1][3] in _ORG_ENDS:
@@ -278,6 +279,14 @@ def _pieces(context: Context, start: int, value: str) -> list[list[Token]]:
             piece.append((begin, begin + len(word), word, key, _flag(flags, key)))
     pieces.append(piece)
     return [p for p in pieces if p and not (len(p) == 1 and _alone(context.text, p[0]))]
+
+
+def _street(key: str) -> bool:
+    """Whether a word is a street's name written as one word, two letters or more before its
+    ending (``strandgata``)."""
+    return key.endswith(_STREET_ENDS) and any(
+        key.endswith(e) and len(key) >= len(e) + 2 for e in _STREET_ENDS
+    )
 
 
 def _alone(text: str, token: Token) -> bool:
