@@ -521,3 +521,11 @@ def test_an_institution_may_be_followed_by_its_city() -> None:
     text = "He studied medicine at Trinity College Dublin."
     assert names(text)[1] == ["Trinity College Dublin"]
     assert names("The Oxford Street Bank Leeds branch.")[1] == []
+
+
+def test_switching_a_service_to_a_proper_word_names_the_provider() -> None:
+    """``switched my broadband to X``; a day, a place or a given name there is none."""
+    assert names("I switched my broadband to Fibrelink last week.")[1] == ["Fibrelink"]
+    assert names("I switched the meeting to Thursday.")[1] == []
+    assert names("She switched her flight to Berlin.")[1] == []
+    assert names("I switched seats to Jane.")[1] == []

@@ -131,6 +131,7 @@ def _alternatives() -> list[str]:
         rf"(?i:\b(?:{work})s?\b(?: [\w'’-]+){{0,3}} (?:at|with|for)) \p{{Lu}}",
         rf"(?i:{words.ORGANIZATION_DEALS.pattern[:-1]}) \p{{Lu}}",
         rf"(?i:{words.COPYRIGHT.pattern[:-1]}) \p{{Lu}}",
+        rf"(?i:{words.ORGANIZATION_SWITCH.pattern[:-1]}) \p{{Lu}}",
         r"\bAt \p{Lu}[\p{L}\p{M}'’.&-]*, (?:we|our) ",
         rf"(?i:\b(?:{groups})\b[^.;!?\n]{{0,120}}?(?:{introducers})) ?\p{{Lu}}",
         rf"(?i:\b(?:{titles})s?(?:,| of)) \p{{Lu}}",

@@ -348,6 +348,7 @@ def organization_context(context: Context, start: int, end: int, tail: str, head
         or (tail.endswith(" of") and tail[:-3].rpartition(" ")[2] in _TITLES_OF)
         or _called_its(context.text, end, tail)
         or (tail.endswith(_FROM) and words.ORGANIZATION_DEALS.search(tail) is not None)
+        or (tail.endswith(" to") and words.ORGANIZATION_SWITCH.search(tail) is not None)
         or (
             (starts_with(head, words.ORGANIZATION_DEEDS) or ends_with(tail, _SENDS))
             and not _one_name(context, start, end)

@@ -337,6 +337,10 @@ ORGANIZATION_SENDS = (
 """What a firm sends, right before a run (``an email from Verizon``): it needs a proper word,
 and a single word of the names table stays a person's (``a letter from Nowak``)."""
 
+ORGANIZATION_SWITCH = re.compile(r"\b(?:switch|switched|switching)\b(?: [\w'’-]+){0,3} to$")
+"""A change of provider to the run: ``switched my broadband to X`` (the lower-case text
+before it)."""
+
 COPYRIGHT = re.compile(r"(?:©|\(c\)|copyright)(?: (?:19|20)\d\d(?:[-–](?:19|20)?\d\d)?)?,?$")
 """A copyright line before its owner (``© 2024 Brontix``), the lower-case text before it."""
 
