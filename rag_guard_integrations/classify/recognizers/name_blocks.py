@@ -51,6 +51,21 @@ ADDRESS = re.compile(
 )
 """A line of a postal address: a house number and a street, a street name and its number, a
 post box, a flat or unit, a postcode and town."""
+# Every kind of address line but a street word first ("rue de Rivoli") holds a digit.
+_DIGITLESS = ("ul.", "rue ", "via ", "calle ", "avenida ", "rua ", "viale ", "piazza ", "carrer ")
+
+
+def address_line(text: str, start: int = 0, end: int | None = None) -> bool:
+    """Whether ``text[start:end]`` opens with a line of a postal address (:data:`ADDRESS`); a
+    line without a digit is matched only when it opens with a street word."""
+    end = len(text) if end is None else end
+    if _DIGIT.search(text, start, end) is None and not (
+        text[start : start + 9].lower().startswith(_DIGITLESS)
+    ):
+        return False
+    return ADDRESS.match(text, start, end) is not None
+
+
 _GREETED = re.compile(
     r"(?<![^\W_])(?:hi|hey|hello|thanks|thank you|thx|dear|ask|tell|cc|bye|cheers)[ ,]+"
     r"([^\W\d_]+)(?![^\W_])"
@@ -104,7 +119,7 @@ def block_names(context: Context, anchors: list[Span]) -> None:
             name = _next(text, line, skip_blank=True)
             if name and _signature_name(context, text[name[0] : name[1]]):
                 context.person_span(name)
-        elif ADDRESS.match(content):
+        elif address_line(content):
             above = _previous(text, line)
             if above and not context.taken(above):
                 _addressee(context, above)
@@ -164,7 +179,7 @@ def _signature_block(context: Context, person: Span) -> None:
             break
         line = following
         content = text[line[0] : line[1]]
-        if _CONTACT.search(content) or ADDRESS.match(content):
+        if _CONTACT.search(content) or address_line(content):
             break
         if context.organized(line):
             return  # the block's organisation is found
@@ -185,7 +200,7 @@ def _signature_block(context: Context, person: Span) -> None:
 
 def _address_below(text: str, line: Span) -> bool:
     following = _next(text, line)
-    return following is not None and ADDRESS.match(text, following[0], following[1]) is not None
+    return following is not None and address_line(text, following[0], following[1])
 
 
 def _addressed(text: str, line: Span) -> bool:
