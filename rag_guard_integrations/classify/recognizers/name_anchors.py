@@ -84,7 +84,13 @@ _ADDRESS = (
 
 def _alternatives() -> list[str]:
     phrases = sorted(
-        {*words.PERSON_BEFORE, *words.ORGANIZATION_BEFORE, *words.ORGANIZATION_ROLES},
+        {
+            *words.PERSON_BEFORE,
+            *words.ORGANIZATION_BEFORE,
+            *words.ORGANIZATION_ROLES,
+            *words.ORGANIZATION_NEAR,
+            *words.ORGANIZATION_SENDS,
+        },
         key=len,
         reverse=True,
     )
@@ -98,6 +104,7 @@ def _alternatives() -> list[str]:
             *words.PERSON_AFTER,
             *words.ORGANIZATION_POSSESSIVE,
             *words.ORGANIZATION_FOLLOWED,
+            *words.ORGANIZATION_BESIDE,
             *words.ORGANIZATION_DEEDS,
         )
     )
@@ -121,10 +128,13 @@ def _alternatives() -> list[str]:
         r"\p{Lu}\p{Ll}+-\p{Lu}\p{Ll}",
         # A context phrase before or after a capitalised word; work "at" or "with" one.
         rf"(?i:\b(?:{before}))[ \t]*[:,?\"“(]?[ \t]*\p{{Lu}}",
-        rf"(?i:\b(?:{work})s?\b(?: [\w'’-]+){{0,3}} (?:at|with)) \p{{Lu}}",
+        rf"(?i:\b(?:{work})s?\b(?: [\w'’-]+){{0,3}} (?:at|with|for)) \p{{Lu}}",
         rf"(?i:{words.ORGANIZATION_DEALS.pattern[:-1]}) \p{{Lu}}",
+        rf"(?i:{words.COPYRIGHT.pattern[:-1]}) \p{{Lu}}",
+        rf"(?i:{words.ORGANIZATION_SWITCH.pattern[:-1]}) \p{{Lu}}",
+        r"\bAt \p{Lu}[\p{L}\p{M}'’.&-]*, (?:we|our) ",
         rf"(?i:\b(?:{groups})\b[^.;!?\n]{{0,120}}?(?:{introducers})) ?\p{{Lu}}",
-        rf"(?i:\b(?:{titles})s?), \p{{Lu}}",
+        rf"(?i:\b(?:{titles})s?(?:,| of)) \p{{Lu}}",
         rf"\p{{Lu}}{_LETTER}*(?:['’]s)?(?:{after})",
         # "its" referring back to an organisation; a literal, so the DFA stays small (the
         # names before it are read back from it, see proper_names).

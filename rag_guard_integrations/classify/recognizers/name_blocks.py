@@ -10,7 +10,12 @@ import re
 from typing import TYPE_CHECKING
 
 from rag_guard_integrations.classify.recognizers import name_words as words
-from rag_guard_integrations.classify.recognizers.name_context import proper
+from rag_guard_integrations.classify.recognizers.name_context import (
+    WINDOW,
+    ends_with,
+    proper,
+    starts_with,
+)
 from rag_guard_integrations.classify.recognizers.names_table import (
     COMMON,
     FAMILY,
@@ -46,11 +51,27 @@ ADDRESS = re.compile(
 )
 """A line of a postal address: a house number and a street, a street name and its number, a
 post box, a flat or unit, a postcode and town."""
+# Every kind of address line but a street word first ("rue de Rivoli") holds a digit.
+_DIGITLESS = ("ul.", "rue ", "via ", "calle ", "avenida ", "rua ", "viale ", "piazza ", "carrer ")
+
+
+def address_line(text: str, start: int = 0, end: int | None = None) -> bool:
+    """Whether ``text[start:end]`` opens with a line of a postal address (:data:`ADDRESS`); a
+    line without a digit is matched only when it opens with a street word."""
+    end = len(text) if end is None else end
+    if _DIGIT.search(text, start, end) is None and not (
+        text[start : start + 9].lower().startswith(_DIGITLESS)
+    ):
+        return False
+    return ADDRESS.match(text, start, end) is not None
+
+
 _GREETED = re.compile(
     r"(?<![^\W_])(?:hi|hey|hello|thanks|thank you|thx|dear|ask|tell|cc|bye|cheers)[ ,]+"
     r"([^\W\d_]+)(?![^\W_])"
 )
 _DIGIT = re.compile(r"\d")
+_TITLED = frozenset({"became", "renamed", "renamed to", "formerly", "now called"})
 # A firm named after its partners: "Barnett, Hale & Ortiz", "Pryce, Lowe and Shaw".
 _FIRM = re.compile(r"[^\W\d_][\w'’-]*(?:, [^\W\d_][\w'’-]*)+,? (?:and|&) [^\W\d_][\w'’-]*")
 _CONTACT = re.compile(r"@|www\.|\+?\d[\d ()./-]{6,}\d|" + words.CONTACT_LINE.pattern, re.I)
@@ -98,7 +119,7 @@ def block_names(context: Context, anchors: list[Span]) -> None:
             name = _next(text, line, skip_blank=True)
             if name and _signature_name(context, text[name[0] : name[1]]):
                 context.person_span(name)
-        elif ADDRESS.match(content):
+        elif address_line(content):
             above = _previous(text, line)
             if above and not context.taken(above):
                 _addressee(context, above)
@@ -158,7 +179,7 @@ def _signature_block(context: Context, person: Span) -> None:
             break
         line = following
         content = text[line[0] : line[1]]
-        if _CONTACT.search(content) or ADDRESS.match(content):
+        if _CONTACT.search(content) or address_line(content):
             break
         if context.organized(line):
             return  # the block's organisation is found
@@ -179,7 +200,7 @@ def _signature_block(context: Context, person: Span) -> None:
 
 def _address_below(text: str, line: Span) -> bool:
     following = _next(text, line)
-    return following is not None and ADDRESS.match(text, following[0], following[1]) is not None
+    return following is not None and address_line(text, following[0], following[1])
 
 
 def _addressed(text: str, line: Span) -> bool:
@@ -278,6 +299,33 @@ def caseless_names(text: str) -> tuple[Span, ...]:
             out.append((start, end))
         position += len(raw) + 1
     return tuple(sorted(out))
+
+
+_CASELESS_WORD = re.compile(r"(?<![\w'’-])[a-z][a-z\d&-]{3,}(?![\w-])")
+_CASELESS_BEFORE = tuple(
+    {*words.ORGANIZATION_BEFORE, *words.ORGANIZATION_NEAR, *words.ORGANIZATION_SENDS} - _TITLED
+)
+_CASELESS_AFTER = (*words.ORGANIZATION_FOLLOWED, *words.ORGANIZATION_BESIDE)
+
+
+def caseless_firms(text: str) -> tuple[Span, ...]:
+    """Organisations in a text written all in lower case: a word the names table does not
+    know (no common word, name or place) right after a phrase that names an organisation or
+    right before one, a possessive between (``i work at zillow``, ``zillow customer
+    service``; ``i work at home`` names none). Only the few unknown words are looked at."""
+    table, found = word_flags(), []
+    for match in _CASELESS_WORD.finditer(text):
+        if match.group() in table:
+            continue
+        start, end = match.span()
+        after = text[end : end + WINDOW]
+        after = after[2:] if after.startswith(("'s", "’s")) else after
+        before = text[max(0, start - WINDOW) : start - 1]
+        if (start and text[start - 1] == " " and ends_with(before, _CASELESS_BEFORE)) or (
+            starts_with(after, _CASELESS_AFTER)
+        ):
+            found.append((start, end))
+    return tuple(found)
 
 
 def caseless_organizations(text: str, persons: tuple[Span, ...]) -> tuple[Span, ...]:

@@ -50,15 +50,35 @@ _DETERMINERS = tuple(words.DETERMINERS)
 _INTRODUCERS = (":", "such as", "includ", "like", "namely")
 _BEFORE = tuple(sorted({*words.ORGANIZATION_BEFORE} - words.ORGANIZATION_ROLES))
 _ROLES = tuple(sorted(words.ORGANIZATION_ROLES))
+_SENDS = words.ORGANIZATION_SENDS
+_FROM = (" from", " from\n")  # where ORGANIZATION_DEALS can match at all ("$" before "\n")
 # "a paralegal at X", "eight years at X", "our team at X": a person's work, then "at".
 _AT_WORK = re.compile(
     r"\b(?:" + "|".join(sorted(words.WORK_WORDS)) + r")s?\b(?: [\w'’-]+){0,3} (?:at|with)$"
+)
+# "working as a nurse for X": a person's work, then "for" (a person can be worked for too).
+_FOR_WORK = re.compile(
+    r"\b(?:" + "|".join(sorted(words.WORK_WORDS)) + r")s?\b(?: [\w'’-]+){0,3} for$"
 )
 _ADDRESS_AFTER = re.compile(
     r", (?:\d{1,5}[a-z]?,? [\w'’.-]|(?:unit|suite|flat|floor|building|po box) \d|"
     r"[\w'’-]+(?:" + words.STREET_ENDINGS + r") \d|rue |via |calle |ul\. )"
 )
 _TITLES = words.JOB_TITLES | {"volunteer"}
+_NO_BRAND = (
+    _TITLES
+    | words.ROLE_TERMS
+    | words.LEGAL_FORMS
+    | words.ORGANIZATION_NOUNS
+    | words.CALENDAR
+    | words.NATIONALITIES
+    | words.DETERMINERS
+    | words.GREETINGS
+    | words.HONORIFICS
+    | _CONNECTIVES
+)
+_TITLES_OF = _TITLES - {"partner", "associate", "owner", "head", "chair", "lead", "student"}
+_TITLED_BY = ("became", "become", "becomes", "formerly", "renamed", "renamed to")
 _RELATING = re.compile(r" (?:of|for|at|with|in|on|to|from|by|and|or) ")
 _YEAR = re.compile(r"\b(?:19|20)\d\d\b")
 _DIGIT = re.compile(r"\d")
@@ -80,6 +100,7 @@ class Context:
 
     __slots__ = (
         "_ends",
+        "_introduced",
         "_org_spans",
         "_spans",
         "flags",
@@ -98,6 +119,7 @@ class Context:
         self._spans: list[Span] = []
         self._org_spans: list[Span] = []
         self._ends: set[int] = set()
+        self._introduced: bool | None = None
 
     def flag(self, word: str) -> int:
         """The names-table flags of ``word`` (case and a trailing period ignored); a hyphened
@@ -151,6 +173,11 @@ class Context:
 
     def listed_group(self, start: int) -> bool:
         """Whether a plural noun for organisations introduces a list right before ``start``."""
+        if self._introduced is None:  # once a text: most hold no word that introduces a list
+            lower = self.text.lower()
+            self._introduced = any(i in lower for i in _INTRODUCERS)
+        if not self._introduced:
+            return False
         window = self.text[max(0, start - _GROUP_WINDOW) : start].lower()
         if not any(i in window for i in _INTRODUCERS):
             return False  # the regex below only where a list can be introduced at all
@@ -219,21 +246,68 @@ def proper(context: Context, word: str) -> bool:
     )
 
 
-def nameable(context: Context, tokens: Sequence[Token], tail: str, strong: bool) -> bool:
+def nameable(
+    context: Context, tokens: Sequence[Token], tail: str, strong: bool, head: str = ""
+) -> bool:
     """Whether a run a context phrase points at can be a name: not all in capitals, and a proper
-    word in it, or (after a ``strong`` phrase such as ``works at``) several capitalised words
-    that are no defined role and follow no article (``Credit Karma``, not ``the Licensed
-    Software``)."""
+    word in it, a brand (see :func:`_brand`), or (after a ``strong`` phrase such as ``works
+    at``) several capitalised words that are no defined role and follow no article (``Credit
+    Karma``, not ``the Licensed Software``)."""
     if all(t[2].isupper() and len(t[2]) > 1 for t in tokens):
         return False  # an acronym or a ticker, not a name a phrase can vouch for
+    if len(tokens) == 1 and (tokens[0][3] in _NO_BRAND or len(tokens[0][3]) < 2):
+        return False  # a title, a role, the pronoun: "became Chairman", "I announced"
     if any(proper(context, t[3]) and (strong or not t[4] & PLACE) for t in tokens):
         return True  # a place's name needs a strong phrase: "the Rotterdam branch" is none
+    if len(tokens) == 1 and _brand(context, tokens[0], tail, head, strong):
+        return True
     return (
         strong
         and len(tokens) > 1
         and not any(t[2].isupper() for t in tokens)
         and not any(t[3] in words.ROLE_TERMS or t[3] in words.LEGAL_FORMS for t in tokens)
         and not ends_with(tail, _DETERMINERS)
+    )
+
+
+def _brand(context: Context, token: Token, tail: str, head: str, strong: bool) -> bool:
+    """Whether one common word next to a context phrase is a brand: written in camel case
+    (``PayPal customer service``), or capitalised inside a sentence right after a phrase that
+    names an organisation (``works at Google``, ``bank with Chase``) or before words only a
+    firm has (``called Google customer service``; ``the Rotterdam branch`` is a place's). No
+    title, role, day, plural or other word capitalised for what it is (``became President``,
+    ``Board of Directors``), and a description after it (``this Agreement, the Company``) is
+    not enough."""
+    word, key = token[2], token[3]
+    if key in _NO_BRAND or not word.isalpha():
+        return False
+    if camel_case(word):
+        return True
+    if key.endswith("s") and context.flags.get(key[:-1], 0) & COMMON:
+        return False  # a plural: "the Board of Directors"
+    if not word[1:].islower() or at_sentence_start(context.text, token[0]):
+        return False
+    if strong and ends_with(tail, _BEFORE):
+        return not tail.endswith(_TITLED_BY)
+    return not token[4] & PLACE and starts_with(head, words.FIRM_ONLY_AFTER)
+
+
+def camel_case(word: str) -> bool:
+    """Whether a word of letters has a capital after its first letter and a small letter
+    (``PayPal``, ``YouTube``; not ``IBM``)."""
+    return not word[1:].islower() and not word.isupper() and len(word) > 3
+
+
+def firm_only(tail: str, head: str) -> bool:
+    """Whether the words around a run are ones only a firm has (``shares of X``, ``works at
+    X``, ``X customer service``): a given and a family name there is a firm's name, but for
+    a possessive (``works at Maria Lopez's salon``)."""
+    if starts_with(head, words.FIRM_ONLY_AFTER):
+        return True
+    if head.startswith(("'s", "’s", "'", "’")):
+        return False
+    return ends_with(tail, words.FIRM_ONLY_BEFORE) or (
+        tail.endswith(" at") and _AT_WORK.search(tail) is not None
     )
 
 
@@ -264,12 +338,51 @@ def organization_context(context: Context, start: int, end: int, tail: str, head
         return 2
     if tail.rpartition(" ")[2] in _TITLES and context.text.startswith(", ", start - 2):
         return 2 if _YEAR.search(tail) or _YEAR.search(head) else 1  # "Analyst, X (2016-19)"
+    if ("©" in tail or "copyright" in tail or "(c)" in tail) and words.COPYRIGHT.search(tail):
+        return 2
     return int(
         _role_or_address(tail, head)
+        or _after_a_person(context, start)
+        or (head.startswith((", we ", ", our ")) and _at_opening(context.text, start, tail))
+        or (tail.endswith(" for") and _FOR_WORK.search(tail) is not None)
+        or (tail.endswith(" of") and tail[:-3].rpartition(" ")[2] in _TITLES_OF)
         or _called_its(context.text, end, tail)
-        or words.ORGANIZATION_DEALS.search(tail) is not None
-        or (starts_with(head, words.ORGANIZATION_DEEDS) and not _one_name(context, start, end))
+        or (tail.endswith(_FROM) and words.ORGANIZATION_DEALS.search(tail) is not None)
+        or (tail.endswith(" to") and words.ORGANIZATION_SWITCH.search(tail) is not None)
+        or (
+            (starts_with(head, words.ORGANIZATION_DEEDS) or ends_with(tail, _SENDS))
+            and not _one_name(context, start, end)
+        )
     )
+
+
+def _at_opening(text: str, start: int, tail: str) -> bool:
+    """Whether ``at`` comes right before the run, or opens it (``At Brontix, we value``)."""
+    return tail.endswith(" at") or tail == "at" or text.startswith("At ", start)
+
+
+def _after_a_person(context: Context, start: int) -> bool:
+    """Whether the run follows a person's name and ``from``, or is in brackets after one
+    (``Greta Lindholm from Polaris``, ``I'm Tom, from Socrata``, ``Jane Roe (Brontix)``):
+    someone introduced by where they work (``Maria at Heathrow`` is where she is)."""
+    if not context.persons:
+        return False
+    text = context.text
+    before = text[max(0, start - 6) : start]
+    if before.endswith(" from "):
+        position = start - 6
+    elif before.endswith(" (") and text.startswith(")", _word_end(text, start)):
+        position = start - 2
+    else:
+        return False
+    position -= text[position - 1 : position] == ","
+    return any(found[1] == position for found in context.persons[-2:])
+
+
+def _word_end(text: str, start: int) -> int:
+    """Where the run of capitalised words at ``start`` ends, up to its closing bracket."""
+    close = text.find(")", start, start + WINDOW)
+    return close if close > 0 else start
 
 
 def _one_name(context: Context, start: int, end: int) -> bool:
@@ -284,6 +397,8 @@ def _role_or_address(tail: str, head: str) -> bool:
     if (
         ends_with(tail, _ROLES)
         or starts_with(head, words.ORGANIZATION_FOLLOWED)
+        or starts_with(head, words.ORGANIZATION_BESIDE)
+        or ends_with(tail, words.ORGANIZATION_NEAR)
         or (head.startswith(("'s", "’s")) and starts_with(head[2:], words.ORGANIZATION_FOLLOWED))
     ):
         return True

@@ -14,6 +14,7 @@ from rag_guard_integrations.classify.recognizers.name_context import (
     Token,
     at_sentence_start,
     described,
+    firm_only,
     nameable,
     organization_context,
     person_context,
@@ -57,6 +58,9 @@ _FIRM_RELATIONS = frozenset({"brothers", "bros", "sons", "sisters", "daughters",
 _NOT_BEFORE_A_NAME = (
     words.DETERMINERS | words.PLACE_PREPOSITIONS | {"of", "on", "for", "by", "or", "as"}
 )
+_YEAR = re.compile(r"(?:19|20)\d\d")
+_OPENING_WORDS = words.DETERMINERS | words.QUESTION_WORDS | {"at"}
+_NOT_A_FIRM = words.ROLE_TERMS | words.LEGAL_FORMS | words.HONORIFICS | words.PARTICLES
 _SENTENCE_WORDS = re.compile(r"(?<![^\W\d_])[a-z]+(?![^\W\d_])")
 
 
@@ -66,25 +70,47 @@ def judge(context: Context, tokens: list[Token]) -> None:
     the text goes on to describe it as one (``Kimberly Clark is an American company``)."""
     honorific, core = _strip_opening(tokens)
     start, end = tokens[0][0], tokens[-1][1]
-    head = context.head(end)
+    head, tail = context.head(end), context.tail(start)
     if (
         not honorific
         and len(core) > 1
         and _full_name(context, core)
         and not described(head)
         and _legal_form_after(head) is None
+        and not firm_only(tail, head)
     ):
-        tail = context.tail(core[0][0])
-        if not (tail[-1:].isdigit() or tail.endswith(" in")):  # a street, a place
+        before = tail if core[0][0] == start else context.tail(core[0][0])
+        if not (before[-1:].isdigit() or before.endswith(" in")):  # a street, a place
             context.person(core)
         return
-    tail = context.tail(start)
-    org = organization_context(context, start, end, tail, head)
+    # An honorific names a person whatever the words around say ("Mrs. Nowak hired").
+    org = 0 if honorific else organization_context(context, start, end, tail, head)
     written = [t[2] for t in tokens]
+    if org and "and" in written and _one_firm(context, tokens, head):
+        return
     if org and "and" in written:  # a list: "Globex and Initech"; "Compliance And Risks" is one
         _judge_parts(context, tokens, written.index("and"))
-    elif not (org and _named(context, tokens, tail, head, org)) and core:
+    elif org and _named(context, tokens, tail, head, org):
+        return
+    elif core:
         _unnamed(context, tokens, core, honorific, head)
+    elif not _registered(context, tokens, head):
+        _named_place(context, tokens)  # common words only: "Department of Education"
+
+
+def _one_firm(context: Context, tokens: list[Token], head: str) -> bool:
+    """Record partners' names joined by ``and`` that a singular verb describes as one
+    organisation (``Smith, Jones and Brown is a law firm``; ``Globex and Initech are rivals``
+    names two)."""
+    if not head.startswith((" is ", " was ")) or not described(head):
+        return False
+    if not any(proper(context, t[3]) for t in tokens) or any(
+        t[3] in words.ROLE_TERMS for t in tokens
+    ):
+        return False
+    start = _partners_before(context, tokens[0][0])
+    context.organization((start, tokens[-1][1]))
+    return True
 
 
 def _legal_form_after(head: str) -> re.Match[str] | None:
@@ -104,7 +130,7 @@ def _named(context: Context, tokens: list[Token], tail: str, head: str, org: int
     given name alone needs a strong phrase or a word of a firm's after it (``Gorjan
     support``): ``supplier Jane`` or ``Jane said its fine`` (for "it's") names a person as
     often as a firm."""
-    named = tokens[1:] if len(tokens) > 1 and tokens[0][2] == "The" else tokens
+    named = _without_opening(tokens)
     flags = named[0][4]
     if (
         org == 1
@@ -114,11 +140,20 @@ def _named(context: Context, tokens: list[Token], tail: str, head: str, org: int
         and not starts_with(head, words.ORGANIZATION_FOLLOWED)
     ):
         return False
-    if not nameable(context, named, tail, strong=org == 2):
+    if not nameable(context, named, tail, strong=org == 2, head=head):
         return False
     legal = _legal_form_after(head)
     context.organization((named[0][0], tokens[-1][1] + (legal.end() if legal else 0)))
     return True
+
+
+def _without_opening(tokens: list[Token]) -> list[Token]:
+    """The run without the article, question word or ``At`` that opens it (``The``, ``Is``),
+    keeping its last word."""
+    index = 0
+    while index < len(tokens) - 1 and tokens[index][3] in _OPENING_WORDS:
+        index += 1
+    return tokens[index:]
 
 
 def _unnamed(
@@ -126,7 +161,11 @@ def _unnamed(
 ) -> None:
     """A run no context phrase names: a legal form or organisation noun, an honorific, a
     person's context phrase or a single name word."""
-    if _organization(context, core, head) or _named_place(context, tokens):
+    if (
+        _registered(context, tokens, head)
+        or _organization(context, core, head)
+        or _named_place(context, tokens)
+    ):
         return
     tail = context.tail(core[0][0])
     if honorific or tail.endswith(_HONORIFICS_BEFORE):
@@ -283,9 +322,12 @@ def _speaks_or_is_told(context: Context, token: Token, opening: bool) -> bool:
 
 def _organization(context: Context, tokens: list[Token], head: str) -> bool:
     """Record the run as an organisation when it ends in a legal form (``Healthpocket Inc``),
-    in an organisation noun after a proper word (``Streetcred Software``), or joins two
-    capitalised words with ``&`` (``Vellum & Pike``) one of them proper."""
+    in an organisation noun after a proper word (``Streetcred Software``), maybe followed
+    by its city (``Trinity College Dublin``), or joins two capitalised words with ``&``
+    (``Vellum & Pike``) one of them proper."""
     last, end = tokens[-1], tokens[-1][1]
+    if len(tokens) > 2 and last[4] & PLACE and tokens[-2][3] in words.INSTITUTIONS:
+        last = tokens[-2]  # the city after an institution's noun, "University College London"
     legal = _legal_form_after(head)
     if legal:
         end += legal.end()
@@ -300,13 +342,47 @@ def _organization(context: Context, tokens: list[Token], head: str) -> bool:
     ):
         return False
     # Checked last: most runs end in no legal form or organisation noun at all.
-    if not any(proper(context, t[3]) for t in tokens):
+    if not any(proper(context, t[3]) for t in tokens) or _numbered(context, tokens):
         return False
-    start = tokens[0][0]
-    if any(t[3] == "&" for t in tokens[1:-1]):
-        start = _partners_before(context, start)
-    context.organization((start, end))
+    context.organization((_firm_start(context, tokens), end))
     return True
+
+
+def _registered(context: Context, tokens: list[Token], head: str) -> bool:
+    """Record the run as an organisation when it ends in a registered company's abbreviated
+    form after capitalised words, common ones too (``Golden Harvest Ltd``, ``Bright Horizons
+    Inc.``): only an opening article, greeting or cue word is left out."""
+    if tokens[-1][3] not in words.REGISTERED_FORMS or not tokens[-1][2][:1].isupper():
+        return False
+    index = 0
+    while index < len(tokens) - 1 and (
+        tokens[index][3] in _OPENERS or _CONTRACTION.fullmatch(tokens[index][3])
+    ):
+        index += 1
+    firm = tokens[index:]
+    if len(firm) < 2 or all(t[2].isupper() for t in firm) or firm[0][3] in _NOT_A_FIRM:
+        return False
+    end = firm[-1][1] + (context.text[firm[-1][1] : firm[-1][1] + 1] == ".")
+    context.organization((_firm_start(context, firm), end))
+    return True
+
+
+def _firm_start(context: Context, tokens: list[Token]) -> int:
+    """Where a firm's name starts: with the partners' names listed before one that joins two
+    with ``&`` or ``and`` (``Goldberg, Stein & Ortiz``, ``Johnson, Lee and Patel LLP``)."""
+    start = tokens[0][0]
+    if any(t[3] in ("&", "and") for t in tokens[1:-1]):
+        return _partners_before(context, start)
+    return start
+
+
+def _numbered(context: Context, tokens: list[Token]) -> bool:
+    """Whether a house number (no year) comes right before a run that ends in an organisation
+    noun: a street of that name (``149 Monika Union``), not a firm."""
+    if tokens[-1][3] not in words.ORGANIZATION_NOUNS:
+        return False
+    before = context.text[max(0, tokens[0][0] - 6) : tokens[0][0]].rstrip().rpartition(" ")[2]
+    return before.isdigit() and _YEAR.fullmatch(before) is None
 
 
 def _partners_before(context: Context, start: int) -> int:
@@ -324,10 +400,16 @@ def _partners_before(context: Context, start: int) -> int:
 
 def _named_place(context: Context, tokens: list[Token]) -> bool:
     """Record an organisation noun, ``of`` and a proper word or a place as an organisation
-    (``University of Leeds``, ``Bank of Valletta``)."""
+    (``University of Leeds``, ``The Bank of Valletta``); after a public body's noun the words
+    may be common ones (``Ministry of Health``, ``Department of Education``)."""
+    if len(tokens) > 3 and tokens[0][3] in words.DETERMINERS:
+        tokens = tokens[1:]
     if len(tokens) < 3 or tokens[1][3] != "of" or tokens[0][3] not in words.ORGANIZATION_NOUNS:
         return False
-    if not any(proper(context, t[3]) for t in tokens[2:]):
+    if tokens[0][3] in words.INSTITUTIONS:
+        if any(t[2].isupper() for t in tokens[2:]):
+            return False  # a heading: "Department of FINANCE"
+    elif not any(proper(context, t[3]) for t in tokens[2:]):
         return False
     context.organization((tokens[0][0], tokens[-1][1]))
     return True

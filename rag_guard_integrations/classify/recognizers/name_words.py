@@ -25,10 +25,15 @@ PARTICLES = _words(
 LEGAL_FORMS = _words(
     "inc incorporated llc llp lp plc ltd limited corp corporation co company gmbh ag kg ohg "
     "ug sa sas sarl sl spa srl bv nv ab oy oyj asa aps pty pte kk bhd sdn sp holdings group "
-    "partners associates"
+    "partners associates bros"
 )
 """Words that end an organisation's name: legal forms across jurisdictions and the plain
 ``Company``, ``Group``, ``Holdings``, ``Partners``."""
+
+REGISTERED_FORMS = _words(
+    "inc incorporated llc llp plc ltd limited corp corporation gmbh pty pte bhd oyj aps"
+)
+"""The forms only a registered company's name ends in, whatever words come before it."""
 
 CAPITAL_FORMS = _words("AS SA AG AB NV BV KK UG KG SE OY")
 """Legal forms that are English words in lower case (``as``), counted only in capitals."""
@@ -66,10 +71,21 @@ ORGANIZATION_NOUNS = _words(
     "print press pictures films supplies philharmonic choir ensemble theatre "
     "theater hospice savings broadband mobile audit research packaging plastics glass timber "
     "furniture apparel cosmetics beverages dairy farms bakery interiors utilities alliance "
-    "partnership guild syndicate collective"
+    "partnership guild syndicate collective union fc bureau department police biotech "
+    "financial finance investments lending mortgages travel tours marketing management "
+    "recruitment staffing accountants solicitors advisors advisers plumbing electric "
+    "entertainment productions innovations dynamics wellness fitness cinemas"
 )
 """Nouns that end an organisation's name after a proper word: ``Streetcred Software``,
 ``Deutsche Bank``; after common words only (``Licensed Software``) they do not count."""
+
+INSTITUTIONS = _words(
+    "ministry department bureau university college academy institute society association "
+    "federation council commission agency authority bank foundation"
+)
+"""Public bodies and institutions whose name is the noun, ``of`` and what they deal with,
+common words as they may be: ``Ministry of Health``, ``Academy of Sciences`` (a building,
+``the Museum of Modern Art``, is a place)."""
 
 NATIONALITIES = _words(
     "european american african asian british english scottish welsh irish french german dutch "
@@ -127,6 +143,12 @@ PLACE_PREFIXES = _words(
     "upper lower great little los las el la"
 )
 """First words of place names (``San Francisco``, ``Port Louis``): no given name there."""
+
+QUESTION_WORDS = _words(
+    "is are was were do does did can could will would should has have had how what when "
+    "where which who why"
+)
+"""Words that open a question before a name (``Is Brontix open on Sunday?``)."""
 
 DETERMINERS = _words("the a an this that these those our your his her their its my")
 PLACE_PREPOSITIONS = _words("in into near via at to from")
@@ -188,7 +210,8 @@ ORGANIZATION_ROLES = _words(
     "employer company firm vendor supplier contractor counterparty organisation organization "
     "licensor licensee landlord distributor manufacturer insurer lender school university "
     "bank studio club charity startup retailer brand label carrier airline publisher broker "
-    "agency"
+    "agency giant carmaker automaker chipmaker drugmaker supermarket grocer telco "
+    "conglomerate fintech nonprofit non-profit regulator watchdog rival competitor"
 )
 """Nouns before a name (``our supplier, X``, ``Employer: X``) that make it an organisation's
 when it holds a proper word: a contract's ``Licensee Confidential Information`` names none."""
@@ -237,19 +260,89 @@ ORGANIZATION_FOLLOWED = (
     " board", " is hiring", " are hiring", " said it", " says it", " announced", " reported",
     " posted", " recalled", " unveiled", " launched", " has appointed", " appointed",
     " outage", " depot", " warehouse", " store", " stores", " subscription",
+    " customer support", " customer care", " helpline", " help desk", " helpdesk", " hotline",
+    " call centre", " call center", " hq", " shop", " shops", " outlet",
+    " outlets", " factory", " chief executive", " shareholders", " investors", " earnings",
+    " share price", " stock price", " ipo", " opening hours", " opening times",
 )  # fmt: skip
 """Words right after a name that make it an organisation's (``the Delta Nile office``,
 ``Gorjan support``, ``Dunmore said it would``), unless it is a person's name."""
+
+FIRM_ONLY_AFTER = (
+    " customer service", " customer support", " customer care", " helpline", " hotline",
+    " call centre", " call center", " shares", " share price", " stock price",
+    " shareholders", " headquarters", " hq", " branch", " branches", " stores", " outlets",
+    " ipo",
+)  # fmt: skip
+"""Words right after a name that only a firm has, so that even a given and a family name
+before them is a firm's (``Charles Schwab customer service``, ``Eli Lilly shares``)."""
+
+FIRM_ONLY_BEFORE = (
+    "shares of", "stock of", "shares in", "stock in", "subsidiary of", "division of",
+    "unit of", "ceo of", "cfo of", "cto of", "employees of", "shareholders of", "investors in",
+    "thank you for choosing", "thanks for choosing", "insured by", "underwritten by",
+    "bank with", "banks with", "banking with", "merger of", "work at", "works at",
+    "worked at", "working at", "employed at", "job at", "position at", "role at",
+    "internship at", "intern at", "career at", "account with", "account at", "studied at",
+    "graduated from", "degree from", "student at", "customer of", "customers of",
+)  # fmt: skip
+"""Phrases just before a name that only a firm follows (``shares of Morgan Stanley``, ``works
+at Edward Jones``); a person is worked for, spoken for and contacted as often as a firm."""
+
+ORGANIZATION_BESIDE = (
+    " representative", " representatives", " employee", " products", " customers",
+    " shoppers", " subscribers", " customer", " workers", " founder", " co-founder",
+    " brand", " credit card", " debit card", " gift card", " card", " bill", " order",
+    " delivery", " parcel", " invoice", " membership", " flight", " flights", " open today",
+    " open on", " open tomorrow", " open now", " policy number", " customer number",
+    " membership number", " member number", " loyalty card", " rewards",
+)  # fmt: skip
+"""Words right after a name, but for a possessive, that make it an organisation's (``a
+Tarvo representative``, ``Ovanta products``): ``Nowak's representative`` is a person's."""
+
+ORGANIZATION_NEAR = (
+    "employee of", "representative of", "representative from", "representatives from",
+    "someone from", "somebody from", "rep from", "interview with", "interview at",
+    "interviewed at", "applied to", "applying to", "invested in", "investing in",
+    "investment in", "donated to", "donate to", "donating to", "switched to", "switching to",
+    "member of", "members of", "subscribed to", "we at", "here at", "sued", "suing",
+    "customer at", "customers at", "shopper at", "calling from", "charged by", "billed by",
+    "acquired", "takeover of", "employer is", "my bank is", "insurer is", "nearest", "closest",
+    "my local", "our local", "welcome to",
+    "flying with", "flew with", "fly with", "booked with", "insured with", "insurance with",
+    "policy with", "mortgage with", "loan from", "loan with",
+)  # fmt: skip
+"""Phrases just before a name that make it an organisation's when it holds a proper word
+that is no place (``someone from Ovanta``, not ``someone from Boston``)."""
 
 ORGANIZATION_DEEDS = (
     " was founded", " founded in", " is headquartered", " headquartered in",
     " was incorporated", " is incorporated", " filed for bankruptcy", " went bankrupt",
     " went public", " was acquired", " acquired", " hired", " is listed on", " was fined",
-    " shut down", " laid off", " employs", " manufactures",
+    " shut down", " laid off", " employs", " manufactures", " said in a statement",
+    " issued a statement", " opened a new", " plans to open", " is opening a", " will open a",
+    " has filed for", " filed for", " is recalling", " has announced", " has launched",
+    " has unveiled", " has reported", " is located at", " agreed to pay", " agreed to buy",
+    " agreed to acquire", " has been fined", " is an equal opportunity employer",
 )  # fmt: skip
 """What a firm does, right after a run (``Talvexa is headquartered in``, ``Dravik acquired``):
 it needs a proper word, and a single word of the names table stays a person's (``Maria
 hired a lawyer``)."""
+
+ORGANIZATION_SENDS = (
+    "email from", "e-mail from", "letter from", "message from", "text from", "call from",
+    "notification from", "bill from", "statement from", "offer from", "quote from",
+    "newsletter from", "reminder from", "alert from",
+)  # fmt: skip
+"""What a firm sends, right before a run (``an email from Verizon``): it needs a proper word,
+and a single word of the names table stays a person's (``a letter from Nowak``)."""
+
+ORGANIZATION_SWITCH = re.compile(r"\b(?:switch|switched|switching)\b(?: [\w'’-]+){0,3} to$")
+"""A change of provider to the run: ``switched my broadband to X`` (the lower-case text
+before it)."""
+
+COPYRIGHT = re.compile(r"(?:©|\(c\)|copyright)(?: (?:19|20)\d\d(?:[-–](?:19|20)?\d\d)?)?,?$")
+"""A copyright line before its owner (``© 2024 Brontix``), the lower-case text before it."""
 
 ORGANIZATION_DEALS = re.compile(
     r"\b(?:bought|buy|buying|purchased|ordered|rented|leased)\b(?: [\w'’-]+){0,3} from$"

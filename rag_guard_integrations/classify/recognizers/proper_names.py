@@ -32,6 +32,7 @@ from rag_guard_integrations.classify.recognizers import name_words as words
 from rag_guard_integrations.classify.recognizers.name_anchors import anchors
 from rag_guard_integrations.classify.recognizers.name_blocks import (
     block_names,
+    caseless_firms,
     caseless_names,
     caseless_organizations,
 )
@@ -41,6 +42,7 @@ from rag_guard_integrations.classify.recognizers.name_context import (
     Span,
     Token,
     at_sentence_start,
+    camel_case,
     overlaps,
 )
 from rag_guard_integrations.classify.recognizers.name_disguise import plain_readings
@@ -76,7 +78,8 @@ _ASCII_RUN = _run_pattern("A-Z", "[a-zA-Z]")
 _RUN = _run_pattern(UPPER, r"[^\W\d_]")
 _ABBREVIATIONS = words.HONORIFICS | words.LEGAL_FORMS | {"jr", "st"}
 _DOMAIN_AFTER = re.compile(r"(?<=\.)[a-z0-9-]{2,}\b(?!\.[A-Z])")
-_STREET = re.compile(rf"..(?:{words.STREET_ENDINGS})$")
+# The endings of one-word street names ("Strandgata"), as plain suffixes: one C call a word.
+_STREET_ENDS = tuple(e for e in words.STREET_ENDINGS.split("|") if e.isalpha())
 _ORG_ENDS = words.ORGANIZATION_NOUNS | words.LEGAL_FORMS
 _NEVER_ALONE = words.ROLE_TERMS | words.LEGAL_FORMS | words.ORGANIZATION_NOUNS | words.CALENDAR
 
@@ -115,9 +118,11 @@ def _find(text: str) -> Names:
     data = text.encode()
     spans = anchors(data)
     if not spans or text.islower():
-        persons = caseless_names(text) if text.islower() else ()
+        if not text.islower():
+            return Names(text, (), ())
+        persons = caseless_names(text)
         organizations = caseless_organizations(text, persons) if persons else ()
-        return Names(text, persons, organizations)
+        return Names(text, persons, tuple(union_spans({*organizations, *caseless_firms(text)})))
     if len(data) != len(text):
         spans = char_spans(spans, data)
     context = Context(text)
@@ -246,7 +251,7 @@ def _pieces(context: Context, start: int, value: str) -> list[list[Token]]:
         if "." in key and key.replace(".", "") in words.LEGAL_FORMS:
             key = key.replace(".", "")  # "S.p.A." is the legal form "spa"
         following = parts[index + 1].rstrip(".").lower() if index + 1 < len(parts) else ""
-        if (key in words.STREET_WORDS and not (key == "st" and following)) or _STREET.search(key):
+        if (key in words.STREET_WORDS and not (key == "st" and following)) or _street(key):
             pieces.append(piece)
             piece = []
         elif key == "and" and piece and piece[-1][3] in _ORG_ENDS:
@@ -273,13 +278,32 @@ def _pieces(context: Context, start: int, value: str) -> list[list[Token]]:
         else:
             piece.append((begin, begin + len(word), word, key, _flag(flags, key)))
     pieces.append(piece)
-    return [p for p in pieces if p and not (len(p) == 1 and _alone(p[0]))]
+    return [p for p in pieces if p and not (len(p) == 1 and _alone(context.text, p[0]))]
 
 
-def _alone(token: Token) -> bool:
-    """A single word that names nobody alone: a role, a legal form, a day, a common word."""
+def _street(key: str) -> bool:
+    """Whether a word is a street's name written as one word, two letters or more before its
+    ending (``strandgata``)."""
+    return key.endswith(_STREET_ENDS) and any(
+        key.endswith(e) and len(key) >= len(e) + 2 for e in _STREET_ENDS
+    )
+
+
+def _alone(text: str, token: Token) -> bool:
+    """A single word that names nobody alone: a role, a legal form, a day, a common word but
+    one a brand could be (written in camel case, or capitalised inside a sentence: ``works at
+    Google``)."""
     key, flags = token[3], token[4]
-    return key in _NEVER_ALONE or bool(flags & COMMON and not flags & NAME)
+    if key in _NEVER_ALONE:
+        return True
+    if not flags & COMMON or flags & NAME:
+        return False
+    word = token[2]
+    if not word.isalpha() or len(word) < 3:
+        return True
+    if camel_case(word):
+        return False
+    return not word[1:].islower() or at_sentence_start(text, token[0])
 
 
 def _flag(flags: dict[str, int], key: str) -> int:
