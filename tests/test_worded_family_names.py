@@ -1,5 +1,6 @@
-"""Family names that are also English words (Brown, King, Green) after a given name: a
-person's name, so the rules that pair a person with a card, an id or a diagnosis fire."""
+"""Names as records write them: family names that are also English words (Brown, King,
+Green) after a given name, and a name followed by the next field's name (``Jane Roe SSN``),
+so the rules that pair a person with a card, an id or a diagnosis fire."""
 
 from __future__ import annotations
 
@@ -52,3 +53,25 @@ def test_a_card_beside_a_worded_family_name_is_withheld() -> None:
     result = Guard.from_policy("default").check("Summarise the account.", [{"text": text}])
     assert "default_cardholder" in {v.rule for v in result.violations}
     assert result.allowed == []
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("Jane Roe SSN 078-05-1120", "Jane Roe"),
+        ("Cardholder: Jane Roe VISA 4111 1111 1111 1111", "Jane Roe"),
+        ("Jane Roe Card 4111 1111 1111 1111", "Jane Roe"),
+        ("Jane Roe Diagnosed with diabetes", "Jane Roe"),
+    ],
+)
+def test_a_field_name_after_a_name_leaves_the_name(text: str, name: str) -> None:
+    """An acronym or a capitalised common word that opens the next field of a record ends
+    the name before it."""
+    assert persons(text) == [name]
+
+
+def test_a_firm_word_after_a_name_keeps_the_firm() -> None:
+    """``Foundation`` after a name is the firm's own word, not a field."""
+    text = "Grants from the Jane Roe Foundation rose."
+    assert persons(text) == []
+    assert [text[s:e] for s, e in find_names(text).organizations] == ["Jane Roe Foundation"]

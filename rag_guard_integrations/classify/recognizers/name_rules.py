@@ -69,6 +69,10 @@ def judge(context: Context, tokens: list[Token]) -> None:
     name is a person's even where a company could stand (``works for Maria Lopez``), unless
     the text goes on to describe it as one (``Kimberly Clark is an American company``)."""
     honorific, core = _strip_opening(tokens)
+    trailing = _field_words_after(context, core)
+    if trailing:  # "Jane Roe SSN ...", "Jane Roe Card ...": the name, then a field's name
+        judge(context, tokens[:-trailing])
+        return
     start, end = tokens[0][0], tokens[-1][1]
     head, tail = context.head(end), context.tail(start)
     if (
@@ -96,6 +100,28 @@ def judge(context: Context, tokens: list[Token]) -> None:
         _unnamed(context, tokens, core, honorific, head)
     elif not _registered(context, tokens, head):
         _named_place(context, tokens)  # common words only: "Department of Education"
+
+
+def _field_words_after(context: Context, core: list[Token]) -> int:
+    """How many words end the run as a record's field names after a name (``Jane Roe SSN``,
+    ``Jane Roe Card``, ``Wayne Enterprises EBITDA``): acronyms, or common words that are no
+    name, after at least two words; common words only after a full personal name. None of
+    them may be a firm's, a street's or a place's word (``Jane Roe Foundation``)."""
+    count, acronyms = 0, True
+    for token in reversed(core):
+        word, key, flags = token[2], token[3], token[4]
+        if key in _NEVER_FAMILY:
+            break
+        if word.isupper() and len(key) > 1 and key.isalpha():
+            count += 1
+        elif flags & COMMON and not flags & NAME and word[1:].islower():
+            count, acronyms = count + 1, False
+        else:
+            break
+    rest = core[: len(core) - count]
+    if not count or len(rest) < 2:
+        return 0
+    return count if acronyms or _full_name(context, rest) else 0
 
 
 def _one_firm(context: Context, tokens: list[Token], head: str) -> bool:
