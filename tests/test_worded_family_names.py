@@ -75,3 +75,28 @@ def test_a_firm_word_after_a_name_keeps_the_firm() -> None:
     text = "Grants from the Jane Roe Foundation rose."
     assert persons(text) == []
     assert [text[s:e] for s, e in find_names(text).organizations] == ["Jane Roe Foundation"]
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("Name on card: JANE ROE\nNumber: 4111 1111 1111 1111", "JANE ROE"),
+        ("4111111111111111|04/27|123|JANE ROE", "JANE ROE"),
+        ("cust_name=Jane_Roe card_no=4111111111111111", "Jane_Roe"),
+        ("pan=4111111111111111&name=Jane+Roe", "Jane+Roe"),
+    ],
+)
+def test_a_name_in_capitals_or_joined_into_a_field_is_a_person(text: str, name: str) -> None:
+    """Cards and forms print names in capitals; fields join them with ``_`` or ``+``."""
+    assert persons(text) == [name]
+    result = Guard.from_policy("default").check("Summarise the account.", [{"text": text}])
+    assert "default_cardholder" in {v.rule for v in result.violations}
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["TERMS AND CONDITIONS APPLY", "PSC 1234, BOX 5678, APO AP 96201", "IBM SSN RESET"],
+)
+def test_headings_codes_and_acronyms_in_capitals_name_nobody(text: str) -> None:
+    """Capitals alone are no name: two name words of three letters or more must stand there."""
+    assert persons(text) == []

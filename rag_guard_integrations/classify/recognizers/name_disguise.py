@@ -31,6 +31,7 @@ import unicodedata
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
+from rag_guard_integrations.classify.recognizers.names_table import COMMON, NAME, word_flags
 from rag_guard_integrations.core.normalize import confusable_fold
 from rag_guard_integrations.core.references import unescaped
 
@@ -41,6 +42,9 @@ _BLANKS = frozenset("\u2800\u115f\u1160\u3164\uffa0")
 _INVISIBLE_MARKS = frozenset("\u034f") | frozenset(map(chr, range(0xFE00, 0xFE10)))
 _MARKS = frozenset({"Mn", "Me"})
 _WORD = re.compile(r"[^\W\d_]+")
+# Two or more words in capitals, and a field's join between two words (Jane_Roe, Jane+Roe).
+_CAPITALS = re.compile(r"\b[A-Z][A-Z'’-]+(?: [A-Z][A-Z'’-]+)+\b")
+_JOIN = re.compile(r"(?<=[a-z])[_+](?=[A-Z][a-z])")
 Reading = tuple[str, list[int]]
 
 
@@ -128,3 +132,34 @@ def _bare(char: str) -> str:
         return ""
     decomposed = unicodedata.normalize("NFD", char)
     return "".join(c for c in decomposed if unicodedata.category(c) not in _MARKS) or char
+
+
+def record_form(text: str) -> str | None:
+    """``text`` as a reader sees a name that a record writes in capitals (``JANE ROE``, on a
+    card or a form) or joined into a field's value (``cust_name=Jane_Roe``, ``name=Jane+Roe``):
+    the name words title-cased, the joins as spaces, one character for one; None when the
+    text has neither.
+
+    Example:
+        >>> record_form("Name on card: JANE ROE"), record_form("TERMS AND CONDITIONS")
+        ('Name on card: Jane Roe', None)
+        >>> record_form("cust_name=Jane_Roe")
+        'cust_name=Jane Roe'
+    """
+    read = _JOIN.sub(" ", text) if "_" in text or "+" in text else text
+    if _CAPITALS.search(read):
+        read = _CAPITALS.sub(_titled_names, read)
+    return None if read == text else read
+
+
+def _titled_names(run: re.Match[str]) -> str:
+    """A run of capitalised words with its name words title-cased, when two or more of them
+    are names of three letters or more and no common word (``JANE ROE``; not ``IBM SSN``, a
+    heading or a postal code such as ``APO AP``)."""
+    table = word_flags()
+    written = run.group().split(" ")
+    flags = [table.get(w.lower(), 0) if len(w) > 2 else 0 for w in written]
+    names = [bool(f & NAME and not f & COMMON) for f in flags]
+    if sum(names) < 2:
+        return run.group()
+    return " ".join(w.title() if name else w for w, name in zip(written, names, strict=True))

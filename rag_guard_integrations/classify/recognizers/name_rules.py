@@ -106,11 +106,12 @@ def _field_words_after(context: Context, core: list[Token]) -> int:
     """How many words end the run as a record's field names after a name (``Jane Roe SSN``,
     ``Jane Roe Card``, ``Wayne Enterprises EBITDA``): acronyms, or common words that are no
     name, after at least two words; common words only after a full personal name. None of
-    them may be a firm's, a street's or a place's word (``Jane Roe Foundation``)."""
+    them may be a firm's, a street's or a place's word (``Jane Roe Foundation``), nor a legal
+    form in capitals (``Halvorsen Shipping AS``)."""
     count, acronyms = 0, True
     for token in reversed(core):
         word, key, flags = token[2], token[3], token[4]
-        if key in _NEVER_FAMILY:
+        if key in _NEVER_FAMILY or word in words.CAPITAL_FORMS:
             break
         if word.isupper() and len(key) > 1 and key.isalpha():
             count += 1

@@ -45,7 +45,10 @@ from rag_guard_integrations.classify.recognizers.name_context import (
     camel_case,
     overlaps,
 )
-from rag_guard_integrations.classify.recognizers.name_disguise import plain_readings
+from rag_guard_integrations.classify.recognizers.name_disguise import (
+    plain_readings,
+    record_form,
+)
 from rag_guard_integrations.classify.recognizers.name_rules import judge
 from rag_guard_integrations.classify.recognizers.names_table import COMMON, NAME
 from rag_guard_integrations.core.patterns import char_spans, union_spans
@@ -97,10 +100,15 @@ def find_names(text: str) -> Names:
     """Every personal and organisation name of ``text`` (see the module docstring). Invisible
     characters, restyled letters, combining marks and HTML character references do not hide a
     name: each :func:`~.name_disguise.plain_readings` of the text is read too, and the spans
-    still index ``text``."""
-    if text.isascii() and "&" not in text:
+    still index ``text``. So is its :func:`~.name_disguise.record_form` (a name in capitals or
+    joined into a field's value), beside the text as written."""
+    form = record_form(text)
+    if text.isascii() and "&" not in text and form is None:
         return _find(text)
     readings = plain_readings(text)
+    if form is not None:
+        same = list(range(len(text)))
+        readings = [(text, same), (form, same), *readings]
     if not readings:
         return _find(text)
     persons: set[Span] = set()
