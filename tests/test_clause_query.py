@@ -50,7 +50,13 @@ def test_a_question_about_one_contract_type_is_answered_from_it_only() -> None:
 
 
 @pytest.mark.parametrize(
-    "query", ["And for the SOW?", "What is the governing law of the statement of work?"]
+    "query",
+    [
+        "And for the SOW?",
+        "What is the governing law of the statement of work?",
+        "What is the governing law of the statement-of-work?",
+        "What is the governing law under the S.O.W.?",
+    ],
 )
 def test_naming_a_contract_type_the_caller_may_not_see_is_refused_with_the_reason(
     query: str,
@@ -154,3 +160,16 @@ def test_the_model_summarising_the_msa_is_given_only_msa_clauses() -> None:
 def test_the_model_is_not_asked_when_the_question_names_an_unseen_contract() -> None:
     """ "And for the SOW?" from an MSA caller is answered with the refusal and its reason."""
     assert chain_answer("And for the SOW?", "MSA") == UNSEEN_SOW
+
+
+def test_a_data_protection_addendum_is_named_as_the_dpa() -> None:
+    """An MSA caller asking about the "Data Protection Addendum" is refused, not answered from
+    the MSA."""
+    result = GUARD.check(
+        "What is the governing law of the Data Protection Addendum?",
+        CORPUS,
+        access={"contract_type": ["MSA"]},
+    )
+    assert result.allowed == []
+    assert result.refusal is not None
+    assert "DPA" in result.refusal

@@ -205,6 +205,7 @@ TERMINATION_NOTICE_CONVENTIONS = [
 ]  # fmt: skip
 
 NOT_TERMINATION_NOTICE = [
+    "The restriction does not apply to an employee who has resigned and served at least three months' notice.",  # noqa: E501
     "The insurance policies shall not be cancelled without thirty (30) days' prior written notice to the Company.",  # noqa: E501
     "Any notice shall be deemed received two (2) business days after it is posted.",
     "The Supplier shall bring any defect to an end within 5 days of being notified of it.",
@@ -227,3 +228,29 @@ def test_notice_periods_that_end_nothing_are_no_termination_notice(text: str) ->
     """A cancelled insurance policy, deemed receipt, a remedied defect or a payment period is
     not a notice to end the agreement."""
     assert not matches("TERMINATION_NOTICE", text)
+
+
+# Other clauses that mention law, a cap or a cited heading, and are no such clause.
+NOT_OTHER_CLAUSES = [
+    ("GOVERNING_LAW", "If any provision is held invalid, the rest shall be enforced to the fullest extent permitted by law."),  # noqa: E501
+    ("GOVERNING_LAW", "Each party shall, subject to applicable law, comply with all anti-bribery rules."),  # noqa: E501
+    ("GOVERNING_LAW", "The Customer shall comply with the export control laws of the United States applicable to it."),  # noqa: E501
+    ("GOVERNING_LAW", "Without prejudice to Clause 25 (Governing Law), any dispute shall first be referred to the steering committee."),  # noqa: E501
+    ("LIMITATION_OF_LIABILITY", "Interest on late payments shall not exceed eighteen percent (18%) per annum."),  # noqa: E501
+    ("LIMITATION_OF_LIABILITY", "Travel expenses in any month shall not exceed ten percent (10%) of the Fees."),  # noqa: E501
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("clause_id", "text"), NOT_OTHER_CLAUSES)
+def test_boilerplate_that_mentions_law_caps_or_cited_headings_is_not_the_clause(
+    clause_id: str, text: str
+) -> None:
+    """Severability, compliance, export control, a cross-reference to the clause's heading, an
+    interest cap and an expenses cap do not match the governing-law or liability fingerprint."""
+    assert not matches(clause_id, text)
+
+
+def test_a_clause_that_names_its_own_heading_keeps_it() -> None:
+    """ "This Section 8 (Confidentiality) shall survive ..." still reads its own heading."""
+    text = "The provisions of this Section 8 (Confidentiality) shall survive for five (5) years."
+    assert "confidentiality" in clause_text(text)

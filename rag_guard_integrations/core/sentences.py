@@ -1,4 +1,5 @@
-"""Sentence windows for clause fingerprints: periods that do not end a sentence are masked.
+"""Sentence windows for clause fingerprints: periods that do not end a sentence are masked, and
+the headings of the clauses a text cites are blanked.
 
 Fingerprints keep their parts inside one sentence with windows such as ``[^.;]{0,150}``. Contract
 text is full of periods that end nothing: section numbers ("Section 8.3"), decimals ("2.5%"),
@@ -17,6 +18,18 @@ from rag_guard_integrations.core.patterns import compile_pattern
 INNER_PERIOD = "\u00b7"
 """What a period that ends no sentence becomes (a middle dot: not ``.``, not a word character)."""
 
+# A cross-reference that defers to another clause by number and heading ("Subject to Clause 13
+# (Limitation of Liability)", "without prejudice to Section 9.2 ("Governing Law")"): that
+# heading names the clause cited, not this one, so a fingerprint must not match it. A clause
+# that names itself ("This Section 8 (Confidentiality) shall survive") keeps its heading.
+_CITED_HEADING = compile_pattern(
+    r"\b(?:subject to|without prejudice to|notwithstanding|(?:save|except) as (?:expressly )?"
+    r"(?:provided|set out|stated) in|in accordance with|pursuant to|as (?:set out|provided|"
+    r"described|defined|specified) in|referred to in|other than under|excluding)"
+    r"(?: the (?:provisions|terms) of)? (?:the )?"
+    r"(?:clauses?|sections?|articles?|paragraphs?|schedules?|annex(?:es)?|exhibits?|§)"
+    r" ?[0-9][0-9a-z·()]{0,12} ?\(([\"“”'‘’]?[a-z][a-z ,'’&/-]{2,60}[\"“”'‘’]?)\)"
+)
 # Abbreviations that contracts put in the middle of sentences: company forms, references
 # ("No.", "Sec.", "Art."), Latin ("e.g.", "i.e.", "etc.", "viz."), titles and units. A single
 # letter followed by a period ("U.S.", "J. Smith", "(a.") is an initial or a dotted
@@ -36,11 +49,14 @@ _INNER = compile_pattern(
 
 
 def clause_text(text: str) -> str:
-    """``text`` normalised, with every period that ends no sentence masked (cached).
+    """``text`` normalised, with every period that ends no sentence masked and the heading of
+    every clause it cites by number blanked (cached; the length of the normalised text).
 
     Example:
         >>> clause_text("Per Section 8.3, Acme Inc. may not assign.")
         'per section 8·3, acme inc· may not assign.'
+        >>> clause_text("Subject to Clause 13 (Limitation of Liability), it pays.")
+        'subject to clause 13 (                       ), it pays.'
     """
     return _masked_cached(text) if len(text) <= CACHED_CHARS else _masked(text)
 
@@ -52,10 +68,22 @@ def _masked_cached(text: str) -> str:
 
 def _masked(text: str) -> str:
     normalized = normalize(text)
-    if "." not in normalized:
-        return normalized
-    masked: str = _INNER.sub(_mask, normalized)
+    masked: str = _INNER.sub(_mask, normalized) if "." in normalized else normalized
+    if "(" in masked:
+        masked = _CITED_HEADING.sub(_blank_heading, masked)
     return masked
+
+
+def _blank_heading(match: Any) -> str:
+    """The cross-reference with its heading's letters as spaces (the length kept: passages
+    are cut from the text by these offsets)."""
+    found: str = match.group()
+    start: int
+    end: int
+    start, end = match.span(1)
+    offset: int = match.start()
+    blanked: str = found[: start - offset] + " " * (end - start) + found[end - offset :]
+    return blanked
 
 
 def _mask(match: Any) -> str:
