@@ -100,3 +100,18 @@ def test_a_name_in_capitals_or_joined_into_a_field_is_a_person(text: str, name: 
 def test_headings_codes_and_acronyms_in_capitals_name_nobody(text: str) -> None:
     """Capitals alone are no name: two name words of three letters or more must stand there."""
     assert persons(text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        ("jane roe card 4111 1111 1111 1111", ["jane roe"]),
+        ("i met maria garcia yesterday", ["maria garcia"]),
+        ("will smith was on tv", []),  # "will" is a word
+        ("we stayed at the paris hilton", []),  # "paris" is a place
+    ],
+)
+def test_a_full_name_in_lower_case_text_is_a_person(text: str, found: list[str]) -> None:
+    """Chat and logs write names in lower case: a given and a family name that are no common
+    word or place are still a person's."""
+    assert persons(text) == found

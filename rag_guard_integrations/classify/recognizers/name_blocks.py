@@ -284,21 +284,40 @@ def name_line(content: str, table: dict[str, int], caseless: bool) -> bool:
 
 
 def caseless_names(text: str) -> tuple[Span, ...]:
-    """Persons in a text written all in lower case (chat): a given and a family name alone on
-    a line of a block of three lines or more, or a given name that is no common word or place
-    after a greeting or a thanks (``thanks dimitri``)."""
+    """Persons in a text written all in lower case (chat, logs): a given and a family name
+    alone on a line of a block of three lines or more, a given name that is no common word or
+    place after a greeting or a thanks (``thanks dimitri``), or such a given name right before
+    a family name that is no common word or place either (``jane roe card ...``)."""
     table, lines, out, position = word_flags(), text.split("\n"), [], 0
     for match in _GREETED.finditer(text):
         flags = table.get(match.group(1), 0)
         if flags & GIVEN and not flags & (COMMON | PLACE):
             out.append(match.span(1))
+    out.extend(_caseless_full_names(text, table))
     for raw in lines:
         start = position + _MARKER.match(raw).end()  # type: ignore[union-attr]  # matches ""
         end = max(start, position + len(raw.rstrip()))
         if len(lines) >= 3 and name_line(text[start:end], table, caseless=True):
             out.append((start, end))
         position += len(raw) + 1
-    return tuple(sorted(out))
+    return tuple(sorted(set(out)))
+
+
+_LOWER_WORD = re.compile(r"(?<![\w'’-])[a-z][a-z'’-]{2,}(?![\w-])")
+
+
+def _caseless_full_names(text: str, table: dict[str, int]) -> list[Span]:
+    """Adjacent words of lower-case text, one space apart and of three letters or more, that
+    are a given name and a family name, neither of them a common word or a place."""
+    found: list[Span] = []
+    previous: re.Match[str] | None = None
+    for word in _LOWER_WORD.finditer(text):
+        if previous is not None and previous.end() + 1 == word.start():
+            given, family = table.get(previous.group(), 0), table.get(word.group(), 0)
+            if given & GIVEN and family & FAMILY and not (given | family) & (COMMON | PLACE):
+                found.append((previous.start(), word.end()))
+        previous = word
+    return found
 
 
 _CASELESS_WORD = re.compile(r"(?<![\w'’-])[a-z][a-z\d&-]{3,}(?![\w-])")
