@@ -119,10 +119,12 @@ def test_a_family_name_alone_counts_where_the_full_name_appears() -> None:
     assert persons == ["Agnieszka Nowak", "Nowak"]
 
 
-def test_a_text_in_lower_case_names_a_person_only_on_a_line_of_their_own() -> None:
-    """Without capitals, a given and a family name alone on a line of a block count."""
+def test_a_text_in_lower_case_names_a_person_by_the_names_table_alone() -> None:
+    """Without capitals, a given and a family name count alone on a line of a block, or side
+    by side when neither is a common word or a place; a common word never does."""
     assert names("maria lopez\nnurse\nphone: 555 0100")[0] == ["maria lopez"]
-    assert names("we met maria lopez at noon") == ([], [])
+    assert names("we met maria lopez at noon") == (["maria lopez"], [])
+    assert names("we will mark the rose garden at noon") == ([], [])
 
 
 def test_findings_carry_offsets_into_the_original_text() -> None:
