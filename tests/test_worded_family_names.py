@@ -115,3 +115,18 @@ def test_a_full_name_in_lower_case_text_is_a_person(text: str, found: list[str])
     """Chat and logs write names in lower case: a given and a family name that are no common
     word or place are still a person's."""
     assert persons(text) == found
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        ("ROE, Jane - card 4111 1111 1111 1111", ["ROE, Jane"]),
+        ("Employee: Roe, Jane", ["Roe, Jane"]),
+        ("Thanks, Maria", ["Maria"]),  # a word before the comma: the given name alone
+    ],
+)
+def test_a_family_name_then_a_comma_then_a_given_name_is_one_person(
+    text: str, found: list[str]
+) -> None:
+    """Directories and forms write the family name first: ``ROE, Jane`` is one name."""
+    assert persons(text) == found

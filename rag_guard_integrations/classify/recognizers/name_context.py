@@ -155,6 +155,13 @@ class Context:
         insort(self._spans, span)
         insort(self._org_spans, span)
 
+    def widen_person(self, span: Span) -> None:
+        """Record ``span`` as one person's name instead of the persons found inside it."""
+        for found in [p for p in self.persons if span[0] <= p[0] and p[1] <= span[1]]:
+            self.persons.remove(found)
+            self._spans.remove(found)
+        self.person_span(span)
+
     def reassign(self, span: Span) -> None:
         """Record ``span`` as an organisation's name instead of the persons found in it."""
         inside = [p for p in self.persons if span[0] <= p[0] and p[1] <= span[1]]

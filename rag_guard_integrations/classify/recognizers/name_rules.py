@@ -61,6 +61,8 @@ _NOT_BEFORE_A_NAME = (
 _YEAR = re.compile(r"(?:19|20)\d\d")
 _OPENING_WORDS = words.DETERMINERS | words.QUESTION_WORDS | {"at"}
 _NOT_A_FIRM = words.ROLE_TERMS | words.LEGAL_FORMS | words.HONORIFICS | words.PARTICLES
+# A family name then a comma right before a given name: "ROE, Jane", "Roe, Jane".
+_FAMILY_COMMA = re.compile(rf"(?<![\w'’-])([{UPPER}][^\W\d_]*(?:['’-][^\W\d_]+)*), $")
 _SENTENCE_WORDS = re.compile(r"(?<![^\W\d_])[a-z]+(?![^\W\d_])")
 
 
@@ -307,6 +309,8 @@ def _single(context: Context, token: Token, previous: str, head: str) -> None:
     start, end, word, _, flags = token
     if previous not in words.PLACE_PREPOSITIONS and _coordinated(context, token, head):
         return
+    if flags & GIVEN and not flags & (COMMON | PLACE) and _inverted(context, start, end):
+        return
     opening = at_sentence_start(context.text, start)
     if (opening and flags & NAME and head.startswith(_VOCATIVE)) or (
         flags & GIVEN and word[1:].islower() and _speaks_or_is_told(context, token, opening)
@@ -316,6 +320,23 @@ def _single(context: Context, token: Token, previous: str, head: str) -> None:
     parts = word.split("-")
     if len(parts) == 2 and not opening and all(context.flag(p) == FAMILY for p in parts):
         context.organization((start, end))
+
+
+def _inverted(context: Context, start: int, end: int) -> bool:
+    """Record ``ROE, Jane`` or ``Roe, Jane`` (a directory's or a form's order: the family name,
+    a comma, the given name) as one person, when the word before the comma is a family name
+    and no common word or place, nor a given name unless written in capitals; the caller has
+    checked that the word after is a given name."""
+    before = _FAMILY_COMMA.search(context.text, max(0, start - 40), start)
+    if before is None:
+        return False
+    written, family = before.group(1), context.flag(before.group(1))
+    if not family & FAMILY or family & (COMMON | PLACE):
+        return False
+    if family & GIVEN and not written.isupper():
+        return False  # two given names in a list: "Sheila, Donna"
+    context.widen_person((before.start(1), end))  # the family name may be found alone already
+    return True
 
 
 def _coordinated(context: Context, token: Token, head: str) -> bool:
