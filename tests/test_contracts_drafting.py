@@ -254,3 +254,23 @@ def test_a_clause_that_names_its_own_heading_keeps_it() -> None:
     """ "This Section 8 (Confidentiality) shall survive ..." still reads its own heading."""
     text = "The provisions of this Section 8 (Confidentiality) shall survive for five (5) years."
     assert "confidentiality" in clause_text(text)
+
+
+# A confidentiality term written without the word "confidential" (id: the convention).
+CONFIDENTIALITY_TERM_CONVENTIONS = [
+    ("duty-of-confidence", "The duty of confidence owed by the Recipient shall subsist for seven years from disclosure."),  # noqa: E501
+    ("non-disclosure", "The non-disclosure obligations remain in force for three (3) years after termination."),  # noqa: E501
+    ("secrecy", "The obligation of secrecy shall continue to apply for a period of five years."),
+    ("nda", "The obligations of this NDA shall survive for twenty-four (24) months."),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "text",
+    [text for _, text in CONFIDENTIALITY_TERM_CONVENTIONS],
+    ids=[convention for convention, _ in CONFIDENTIALITY_TERM_CONVENTIONS],
+)
+def test_confidentiality_term_conventions_match(text: str) -> None:
+    """A duty of confidence, non-disclosure, secrecy or an NDA that lasts a period is the
+    confidentiality term, whether or not the word "confidential" is there."""
+    assert matches("CONFIDENTIALITY_TERM", text)
