@@ -341,3 +341,20 @@ def test_a_percentage_in_words_beside_a_metric_is_a_financial_figure() -> None:
     """``revenue grew eighteen percent`` is a result as ``18%`` is."""
     found = CLASSIFIER.classify("Revenue grew eighteen percent this year.").findings
     assert "financial_figure" in {f.recognizer for f in found}
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        ("Jane Roe has epilepsy.", True),
+        ("Jane Roe (DOB 1980-01-02) - history of schizophrenia", True),
+        ("She is on sick leave because of her depression.", True),
+        ("The company has a cancer drug pipeline.", False),
+        ("A trial in patients with diabetes starts in May.", False),
+        ("The Great Depression shaped the law.", False),
+    ],
+)
+def test_a_known_condition_said_of_someone_is_a_diagnosis(text: str, found: bool) -> None:
+    """A condition that is someone's (``her``), had (``has`` with no article) or in their
+    history names a health condition; a drug's, a trial's or history's does not."""
+    assert ("diagnosis" in {f.recognizer for f in CLASSIFIER.classify(text).findings}) is found
