@@ -7,17 +7,7 @@ words, and the same cues next to capitalised words that are no organisation."""
 from __future__ import annotations
 
 import pytest
-
-from rag_guard_integrations.classify.recognizers.proper_names import find_names
-
-
-def names(text: str) -> tuple[list[str], list[str]]:
-    """The persons and organisations of ``text``, as the text they cover."""
-    found = find_names(text)
-    return (
-        [text[s:e] for s, e in found.persons],
-        [text[s:e] for s, e in found.organizations],
-    )
+from names_support import names
 
 
 @pytest.mark.parametrize(

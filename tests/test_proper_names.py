@@ -7,6 +7,7 @@ from __future__ import annotations
 import gzip
 
 import pytest
+from names_support import names
 
 from rag_guard_integrations.classify import PatternClassifier
 from rag_guard_integrations.classify.recognizers import NAME_RECOGNIZERS
@@ -19,15 +20,6 @@ from rag_guard_integrations.classify.recognizers.names_table import (
 from rag_guard_integrations.classify.recognizers.proper_names import find_names
 
 CLASSIFIER = PatternClassifier(sorted(NAME_RECOGNIZERS), cache_size=0)
-
-
-def names(text: str) -> tuple[list[str], list[str]]:
-    """The persons and organisations of ``text``, as the text they cover."""
-    found = find_names(text)
-    return (
-        [text[s:e] for s, e in found.persons],
-        [text[s:e] for s, e in found.organizations],
-    )
 
 
 @pytest.mark.parametrize(

@@ -5,14 +5,10 @@ so the rules that pair a person with a card, an id or a diagnosis fire."""
 from __future__ import annotations
 
 import pytest
+from names_support import persons
 
 from rag_guard_integrations import Guard
 from rag_guard_integrations.classify.recognizers.proper_names import find_names
-
-
-def persons(text: str) -> list[str]:
-    """The persons the names recogniser finds in ``text``."""
-    return [text[s:e] for s, e in find_names(text).persons]
 
 
 @pytest.mark.parametrize(
