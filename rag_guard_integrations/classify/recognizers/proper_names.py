@@ -50,6 +50,7 @@ from rag_guard_integrations.classify.recognizers.name_disguise import (
     record_form,
 )
 from rag_guard_integrations.classify.recognizers.name_rules import judge
+from rag_guard_integrations.classify.recognizers.name_scripts import labelled_names
 from rag_guard_integrations.classify.recognizers.names_table import COMMON, NAME
 from rag_guard_integrations.core.patterns import char_spans, union_spans
 from rag_guard_integrations.core.references import span_end
@@ -101,7 +102,18 @@ def find_names(text: str) -> Names:
     characters, restyled letters, combining marks and HTML character references do not hide a
     name: each :func:`~.name_disguise.plain_readings` of the text is read too, and the spans
     still index ``text``. So is its :func:`~.name_disguise.record_form` (a name in capitals or
-    joined into a field's value), beside the text as written."""
+    joined into a field's value), beside the text as written. A name in a script without
+    capitals counts after a label that names a person (:mod:`.name_scripts`)."""
+    found = _find_names(text)
+    labelled = labelled_names(text)
+    if not labelled:
+        return found
+    persons = tuple(union_spans({*found.persons, *labelled}))
+    return Names(text, persons, found.organizations)
+
+
+def _find_names(text: str) -> Names:
+    """The names the capitalised runs, the readings and the record forms give."""
     form = record_form(text)
     if text.isascii() and "&" not in text and form is None:
         return _find(text)
