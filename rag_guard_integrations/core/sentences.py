@@ -78,12 +78,10 @@ def _blank_heading(match: Any) -> str:
     """The cross-reference with its heading's letters as spaces (the length kept: passages
     are cut from the text by these offsets)."""
     found: str = match.group()
-    start: int
-    end: int
-    start, end = match.span(1)
-    offset: int = match.start()
-    blanked: str = found[: start - offset] + " " * (end - start) + found[end - offset :]
-    return blanked
+    low: int
+    high: int
+    low, high = (at - match.start() for at in match.span(1))
+    return found[:low] + " " * (high - low) + found[high:]
 
 
 def _mask(match: Any) -> str:

@@ -157,18 +157,18 @@ class Context:
 
     def widen_person(self, span: Span) -> None:
         """Record ``span`` as one person's name instead of the persons found inside it."""
-        for found in [p for p in self.persons if span[0] <= p[0] and p[1] <= span[1]]:
-            self.persons.remove(found)
-            self._spans.remove(found)
+        self._drop_persons_in(span)
         self.person_span(span)
 
     def reassign(self, span: Span) -> None:
         """Record ``span`` as an organisation's name instead of the persons found in it."""
-        inside = [p for p in self.persons if span[0] <= p[0] and p[1] <= span[1]]
-        for found in inside:
+        self._drop_persons_in(span)
+        self.organization(span)
+
+    def _drop_persons_in(self, span: Span) -> None:
+        for found in [p for p in self.persons if span[0] <= p[0] and p[1] <= span[1]]:
             self.persons.remove(found)
             self._spans.remove(found)
-        self.organization(span)
 
     def taken(self, span: Span) -> bool:
         """Whether a name found so far overlaps ``span``."""
