@@ -42,6 +42,7 @@ SECRETS = [
     "The admin password for db1.internal is Tr0ub4dor&3",
     "ssh root@10.0.0.5 password Tr0ub4dor&3",
     "Passwort: Tr0ub4dor&3x",
+    "password -> Settings2024!",
 ]
 PROSE = [
     "Secretary: Jennifer-Anne Brown",
@@ -58,6 +59,10 @@ PROSE = [
     "bypass=enabled_for_all_users",
     "max_tokens: 16000",
     "The password reset link expires after one hour.",
+    "secret_name: prod/db/credentials",
+    "SECRET_ARN=arn:aws:secretsmanager:eu-west-1:123456789012:secret:db",
+    "password_file: /run/secrets/db_password",
+    "Open Account -> Password -> Settings to change it.",
 ]
 
 

@@ -299,7 +299,7 @@ class LinkingSpec(_Strict):
     )
 
 
-ValidatorName = Literal["luhn", "iban", "us_ssn", "ipv4"]
+ValidatorName = Literal["luhn", "iban", "us_ssn", "ipv4", "secret_value"]
 """The validators a pattern recogniser can name (implemented under the same names in
 ``classify.recognizers.validators``)."""
 
@@ -321,7 +321,9 @@ class PatternSpec(_Strict):
     label: str = Field(description="the label a match gives the chunk")
     regex: Pattern = Field(description="RE2 pattern, matched on the normalised text")
     validator: ValidatorName | None = Field(
-        None, description="a checksum a match must pass (luhn, iban, us_ssn, ipv4)"
+        None,
+        description="a check a match must pass (luhn, iban, us_ssn, ipv4; secret_value: a key's "
+        "value that is no reference to a secret kept elsewhere)",
     )
     context: list[str] = Field(default_factory=list, description="counts only near these words")
 

@@ -7,6 +7,7 @@ returns True when it is a plausible value. ``VALIDATORS`` holds the ones a polic
 from __future__ import annotations
 
 import ipaddress
+import re
 from string import ascii_uppercase
 from typing import TYPE_CHECKING, get_args
 
@@ -147,6 +148,26 @@ def phone_number(text: str) -> bool:
     number = text[: extension[0]] if extension else text
     low, high = PHONE_DIGITS
     return low <= len(digits(number)) <= high and _not_phone(number.strip()) is None
+
+
+def secret_value(text: str) -> bool:
+    """A key and the value assigned to it (``db_password: ...``) that hold a secret: not the
+    name, id or path of a secret kept elsewhere (``secret_name: prod/db/credentials``), and not
+    a menu path (``password -> settings``: after an arrow, only a value with a digit or a
+    symbol counts)."""
+    assignment = _assignment(text)
+    if assignment is None:
+        return True
+    last_part, separator = assignment.groups()
+    if last_part in _REFERENCE_KEYS:
+        return False
+    return not (separator == "->" and text[assignment.end() :].strip("'\"").isalpha())
+
+
+# The last part of a key that names where a secret is kept, not the secret itself.
+_REFERENCE_KEYS = frozenset({"name", "names", "id", "ids", "arn", "path", "file", "ref", "uri"})
+# The key's last part after a _, . or - (if any), and the separator before the value.
+_assignment = re.compile(r"(?:[_.-]([a-z]+))?[\"']?\s*(=>|->|[:=])\s*").search
 
 
 # The schema lists the names a policy may use; each is the name of a function above.
