@@ -105,6 +105,7 @@ def test_an_iban_printed_with_its_account_in_one_group_is_an_account() -> None:
         "Maria Kowalski was diagnosed w/ asthma",
         "Maria Kowalski is HIV positive.",
         "Maria Kowalski is on chemotherapy for lymphoma.",
+        "Patient: Maria Kowalski\nAssessment: major depressive disorder",
     ],
 )
 def test_a_diagnosis_written_as_a_record_field_beside_a_person_is_withheld(text: str) -> None:

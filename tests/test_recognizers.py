@@ -358,3 +358,20 @@ def test_a_known_condition_said_of_someone_is_a_diagnosis(text: str, found: bool
     """A condition that is someone's (``her``), had (``has`` with no article) or in their
     history names a health condition; a drug's, a trial's or history's does not."""
     assert ("diagnosis" in {f.recognizer for f in CLASSIFIER.classify(text).findings}) is found
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        ("Assessment: major depressive disorder", True),
+        ("PMH: hypertension, COPD", True),
+        ("Problem list: type 2 diabetes", True),
+        ("Chief complaint: asthma", True),
+        ("Assessment: quarterly review of the cancer fund", False),
+        ("Medical history: none", False),
+    ],
+)
+def test_a_known_condition_in_a_clinical_field_is_a_diagnosis(text: str, found: bool) -> None:
+    """A record's field that lists a patient's conditions (``Assessment:``, ``PMH:``) names a
+    health condition when a known condition follows it, and nothing when none does."""
+    assert ("diagnosis" in {f.recognizer for f in CLASSIFIER.classify(text).findings}) is found

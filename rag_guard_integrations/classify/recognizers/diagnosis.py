@@ -1,7 +1,8 @@
 """A diagnosis or treatment named in prose or in a record: the condition after ``diagnosed
 with``, ``treated for``, ``suffers from``, ``tested positive for``, ``Diagnosis:`` or ``dx -``
 (``Jane Roe was diagnosed with diabetes``), ``HIV positive``, and a known condition said of
-someone (``her depression``, ``has epilepsy``, ``history of schizophrenia``)."""
+someone (``her depression``, ``has epilepsy``, ``history of schizophrenia``) or listed in a
+clinical record's field (``Assessment: major depressive disorder``, ``PMH: hypertension``)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,12 @@ from rag_guard_integrations.classify.recognizers.recognizer import Recognizer
 _OF_A_PERSON = (
     r"(?:his|her|their|my|your|patient'?s|history of|hx of|living with|"
     r"(?:struggl|battl|cop)(?:es|ed|ing) with|recovering from)"
+)
+# A clinical record's field that lists conditions ("Assessment: ...", "PMH: ..."): a known
+# condition after it is the patient's, a phrase that is none ("Assessment: quarterly") is not.
+_CLINICAL_FIELD = (
+    r"(?:assessment|impression|problem list|pmh|(?:past )?medical history|comorbidit(?:y|ies)|"
+    r"(?:chief|presenting) complaint)\s*:\s*"
 )
 # Conditions whose names mean nothing else (not "depression" alone, "cold" or "stroke").
 _CONDITIONS = (
@@ -41,7 +48,7 @@ DIAGNOSIS = Recognizer(
         r"|(?:diagnosis|diagnoses|dx)\s*[:\x{2013}-]\s*)(?:an? |the )?"
         r"[a-z][a-z-]{2,}(?: [a-z][a-z-]+){0,3}"
         r"|\bhiv[- ]?(?:positive|\+)"
-        rf"|\b(?:{_OF_A_PERSON}\s+(?:an?\s+)?|(?:has|had|have|having)\s+)"
+        rf"|\b(?:{_OF_A_PERSON}\s+(?:an?\s+)?|(?:has|had|have|having)\s+|{_CLINICAL_FIELD})"
         rf"(?:(?:severe|mild|chronic|acute|early|late|type [12]|stage [1-4iv]+)\s+){{0,2}}"
         rf"{_CONDITIONS}\b"
     ),
