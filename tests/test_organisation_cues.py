@@ -519,3 +519,47 @@ def test_switching_a_service_to_a_proper_word_names_the_provider() -> None:
     assert names("I switched the meeting to Thursday.")[1] == []
     assert names("She switched her flight to Berlin.")[1] == []
     assert names("I switched seats to Jane.")[1] == []
+
+
+@pytest.mark.parametrize(
+    ("text", "organization"),
+    [
+        ("Profits at Dravenko fell by a third.", "Dravenko"),
+        ("The data breach at Omnivek exposed card numbers.", "Omnivek"),
+        ("Talks between Corbelle and the union broke down.", "Corbelle"),
+        ("The software from Quintrel stopped syncing.", "Quintrel"),
+        ("We migrated our mail from Postaro to another host.", "Postaro"),
+        ("The founders of Lumbrix sold their stake.", "Lumbrix"),
+        ("My boxes were shipped by Cargonet last week.", "Cargonet"),
+        ("He left Veltrano after a year to join Ospreya.", "Veltrano"),
+        ("He left Veltrano after a year to join Ospreya.", "Ospreya"),
+        ("She trained at Nokia and later at Dunmark.", "Dunmark"),
+        ("Questions go to Pellaro's legal department.", "Pellaro"),
+        ("Zentrik declined to comment on the report.", "Zentrik"),
+    ],
+)
+def test_what_a_firm_has_does_and_deals_in_names_a_proper_word(
+    text: str, organization: str
+) -> None:
+    """Revenue or a breach at it, a deal between it and another, goods from it, a move away
+    from it, its founders, what it shipped, leaving or joining it, its departments, its
+    silence."""
+    assert organization in names(text)[1]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "She left Paris in June.",
+        "He left Maria a voicemail.",
+        "Come and join Anna for lunch.",
+        "The deal between Maria and Tom fell apart.",
+        "Prices at Easter went up.",
+        "The agreement between Licensor and Licensee ends in 2025.",
+        "The update from Monday broke the build.",
+        "Maria declined to comment.",
+    ],
+)
+def test_those_cues_before_a_place_a_given_name_or_a_term_name_no_firm(text: str) -> None:
+    """A place, a given name, a holiday, a defined term or a day after the same cues."""
+    assert names(text)[1] == []

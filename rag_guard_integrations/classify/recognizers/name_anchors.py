@@ -129,7 +129,16 @@ def _alternatives() -> list[str]:
         # A context phrase before or after a capitalised word; work "at" or "with" one.
         rf"(?i:\b(?:{before}))[ \t]*[:,?\"“(]?[ \t]*\p{{Lu}}",
         rf"(?i:\b(?:{work})s?\b(?: [\w'’-]+){{0,3}} (?:at|with|for)) \p{{Lu}}",
-        rf"(?i:{words.ORGANIZATION_DEALS.pattern[:-1]}) \p{{Lu}}",
+        *(
+            rf"(?i:{found.pattern[:-1]}) \p{{Lu}}"
+            for found in (
+                words.ORGANIZATION_DEALS,
+                words.ORGANIZATION_GOODS,
+                words.ORGANIZATION_LEFT,
+                words.ORGANIZATION_AT,
+                words.ORGANIZATION_BETWEEN,
+            )
+        ),
         rf"(?i:{words.COPYRIGHT.pattern[:-1]}) \p{{Lu}}",
         rf"(?i:{words.ORGANIZATION_SWITCH.pattern[:-1]}) \p{{Lu}}",
         r"\bAt \p{Lu}[\p{L}\p{M}'’.&-]*, (?:we|our) ",

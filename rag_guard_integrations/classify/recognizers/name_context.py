@@ -354,7 +354,16 @@ def organization_context(context: Context, start: int, end: int, tail: str, head
         or (tail.endswith(" for") and _FOR_WORK.search(tail) is not None)
         or (tail.endswith(" of") and tail[:-3].rpartition(" ")[2] in _TITLES_OF)
         or _called_its(context.text, end, tail)
-        or (tail.endswith(_FROM) and words.ORGANIZATION_DEALS.search(tail) is not None)
+        or (
+            tail.endswith(_FROM)
+            and (
+                words.ORGANIZATION_DEALS.search(tail) is not None
+                or words.ORGANIZATION_GOODS.search(tail) is not None
+                or words.ORGANIZATION_LEFT.search(tail) is not None
+            )
+        )
+        or (tail.endswith(" at") and words.ORGANIZATION_AT.search(tail) is not None)
+        or (tail.endswith(" between") and words.ORGANIZATION_BETWEEN.search(tail) is not None)
         or (tail.endswith(" to") and words.ORGANIZATION_SWITCH.search(tail) is not None)
         or (
             (starts_with(head, words.ORGANIZATION_DEEDS) or ends_with(tail, _SENDS))

@@ -263,7 +263,10 @@ ORGANIZATION_FOLLOWED = (
     " customer support", " customer care", " helpline", " help desk", " helpdesk", " hotline",
     " call centre", " call center", " hq", " shop", " shops", " outlet",
     " outlets", " factory", " chief executive", " shareholders", " investors", " earnings",
-    " share price", " stock price", " ipo", " opening hours", " opening times",
+    " share price", " stock price", " ipo", " opening hours", " opening times", " billing",
+    " billing department", " customer relations", " legal department", " sales team",
+    " privacy policy", " refund policy", " returns policy", " annual report", " data centre",
+    " data center",
 )  # fmt: skip
 """Words right after a name that make it an organisation's (``the Delta Nile office``,
 ``Gorjan support``, ``Dunmore said it would``), unless it is a person's name."""
@@ -310,7 +313,13 @@ ORGANIZATION_NEAR = (
     "acquired", "takeover of", "employer is", "my bank is", "insurer is", "nearest", "closest",
     "my local", "our local", "welcome to",
     "flying with", "flew with", "fly with", "booked with", "insured with", "insurance with",
-    "policy with", "mortgage with", "loan from", "loan with",
+    "policy with", "mortgage with", "loan from", "loan with", "to join", "left", "leaving",
+    "later at", "then at", "now at", "loan through", "mortgage through", "insurance through",
+    "policy through", "booked through", "ordered through", "bought through", "account through",
+    "founders of", "co-founders of", "owners of", "makers of", "maker of", "creators of",
+    "users of", "executives at", "executives of", "sued by", "filed by", "delivered by",
+    "shipped by", "supplied by", "provided by", "hosted by", "powered by", "produced by",
+    "distributed by", "sold by",
 )  # fmt: skip
 """Phrases just before a name that make it an organisation's when it holds a proper word
 that is no place (``someone from Ovanta``, not ``someone from Boston``)."""
@@ -324,6 +333,10 @@ ORGANIZATION_DEEDS = (
     " has filed for", " filed for", " is recalling", " has announced", " has launched",
     " has unveiled", " has reported", " is located at", " agreed to pay", " agreed to buy",
     " agreed to acquire", " has been fined", " is an equal opportunity employer",
+    " declined to comment", " did not respond to a request", " shipped", " refunded",
+    " overcharged", " charged me", " billed me", " still hiring", " is still hiring",
+    " to report earnings", " to report results", " to report higher", " to report lower",
+    " to report record",
 )  # fmt: skip
 """What a firm does, right after a run (``Talvexa is headquartered in``, ``Dravik acquired``):
 it needs a proper word, and a single word of the names table stays a person's (``Maria
@@ -341,6 +354,11 @@ ORGANIZATION_SWITCH = re.compile(r"\b(?:switch|switched|switching)\b(?: [\w'’-
 """A change of provider to the run: ``switched my broadband to X`` (the lower-case text
 before it)."""
 
+ORGANIZATION_LEFT = re.compile(
+    r"\b(?:switch|switched|switching|migrate|migrated|migrating)\b(?: [\w'’-]+){0,3} from$"
+)
+"""The provider left for another: ``switched from X to Y`` (the lower-case text before it)."""
+
 COPYRIGHT = re.compile(r"(?:©|\(c\)|copyright)(?: (?:19|20)\d\d(?:[-–](?:19|20)?\d\d)?)?,?$")
 """A copyright line before its owner (``© 2024 Brontix``), the lower-case text before it."""
 
@@ -348,6 +366,26 @@ ORGANIZATION_DEALS = re.compile(
     r"\b(?:bought|buy|buying|purchased|ordered|rented|leased)\b(?: [\w'’-]+){0,3} from$"
 )
 """A purchase from the run: ``ordered a sofa from X`` (the lower-case text before it)."""
+
+ORGANIZATION_AT = re.compile(
+    r"\b(?:revenues?|profits?|sales|earnings|prices|layoffs|job cuts|strikes?|breach|hack|"
+    r"outages?|delays|delivery times|waiting times|shortages|executives|managers|engineers|"
+    r"bosses|turmoil|restructuring) at$"
+)
+"""What a firm has, then ``at`` and the run: ``revenue at X``, ``the data breach at X`` (the
+lower-case text before it)."""
+
+ORGANIZATION_BETWEEN = re.compile(
+    r"\b(?:merger|partnership|deal|dispute|talks|agreement|contract|joint venture|alliance|"
+    r"collaboration|tie-up) between$"
+)
+"""A deal between the run and another party: ``the merger between X and Y``."""
+
+ORGANIZATION_GOODS = re.compile(
+    r"\b(?:app|apps|software|update|updates|service|services|products?|devices?|equipment|"
+    r"router|laptop|subscription|plan|package|tariff)\b from$"
+)
+"""Goods or a service from the run: ``the app from X`` (the lower-case text before it)."""
 
 EMPLOYED_AS = (" as a ", " as an ", " as the ")
 """``at X as the assistant``: the place someone works, after ``at``."""
