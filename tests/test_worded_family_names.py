@@ -126,3 +126,45 @@ def test_a_family_name_then_a_comma_then_a_given_name_is_one_person(
 ) -> None:
     """Directories and forms write the family name first: ``ROE, Jane`` is one name."""
     assert persons(text) == found
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        ("Smith, John was admitted on 3 May.", ["Smith, John"]),
+        ("Attendees: Smith, John; Patel, Priya.", ["Smith, John", "Patel, Priya"]),
+        ("Name: Garcia, Maria Elena (DOB 1980)", ["Garcia, Maria Elena"]),
+        ("Nguyen, Thi Lan", ["Nguyen, Thi Lan"]),
+        ("Sheila, Donna and Mary came.", ["Sheila", "Donna", "Mary"]),  # a list goes on
+        ("Riku Andou, Jeremy Hartmann and Impi Nummelin", ["Riku Andou", "Jeremy Hartmann"]),
+    ],
+)
+def test_a_family_name_that_is_also_a_given_name_leads_a_name_where_no_list_goes_on(
+    text: str, found: list[str]
+) -> None:
+    """``Smith`` and ``Patel`` are given names too: before a comma and a given name they are
+    a family name unless the list goes on, or the word before them ends another name."""
+    assert persons(text)[: len(found)] == found
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("Nguyễn Văn An called about the refund.", "Nguyễn Văn An"),
+        ("Customer Trần Thị Mai paid the invoice.", "Trần Thị Mai"),
+        ("Le Van Thanh signed the form.", "Le Van Thanh"),
+        ("Lê Thị Hồng Nhung works here.", "Lê Thị Hồng Nhung"),
+    ],
+)
+def test_a_vietnamese_family_and_middle_name_open_a_person(text: str, name: str) -> None:
+    """A Vietnamese name opens with its family name and a marking middle name (``Văn``,
+    ``Thị``); its last word may be a common word elsewhere (``An``, ``Mai``)."""
+    assert persons(text) == [name]
+
+
+@pytest.mark.parametrize("text", ["Do Van Morrison songs play.", "Ho Chi Minh City is large."])
+def test_an_english_word_before_van_opens_no_vietnamese_name_without_its_marks(
+    text: str,
+) -> None:
+    """``Do`` and ``Ho`` are words: without Vietnamese marks they open no name."""
+    assert persons(text) == []

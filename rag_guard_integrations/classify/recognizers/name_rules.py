@@ -63,6 +63,10 @@ _OPENING_WORDS = words.DETERMINERS | words.QUESTION_WORDS | {"at"}
 _NOT_A_FIRM = words.ROLE_TERMS | words.LEGAL_FORMS | words.HONORIFICS | words.PARTICLES
 # A family name then a comma right before a given name: "ROE, Jane", "Roe, Jane".
 _FAMILY_COMMA = re.compile(rf"(?<![\w'’-])([{UPPER}][^\W\d_]*(?:['’-][^\W\d_]+)*), $")
+# What goes on a list of names after one: "Sheila, Donna, Mary", "Sheila, Donna and Mary".
+# A capitalised word right before the family name: it ends a name ("Riku Andou, Jeremy").
+_RUN_BEFORE = re.compile(rf"[{UPPER}][^\W\d_]* $")
+_LIST_GOES_ON = re.compile(rf",? *(?:and|or|&) |, *[{UPPER}]")
 _SENTENCE_WORDS = re.compile(r"(?<![^\W\d_])[a-z]+(?![^\W\d_])")
 
 
@@ -80,7 +84,7 @@ def judge(context: Context, tokens: list[Token]) -> None:
     if (
         not honorific
         and len(core) > 1
-        and _full_name(context, core)
+        and (_vietnamese(core) or _full_name(context, core))
         and not described(head)
         and _legal_form_after(head) is None
         and not firm_only(tail, head)
@@ -88,6 +92,9 @@ def judge(context: Context, tokens: list[Token]) -> None:
         before = tail if core[0][0] == start else context.tail(core[0][0])
         if not (before[-1:].isdigit() or before.endswith(" in")):  # a street, a place
             context.person(core)
+            # "Nguyen, Thi Lan" is one name; "Riku Andou, Jeremy Hartmann" two.
+            if all(t[4] & GIVEN for t in core):
+                _inverted(context, core[0][0], core[-1][1])
         return
     # An honorific names a person whatever the words around say ("Mrs. Nowak hired").
     org = 0 if honorific else organization_context(context, start, end, tail, head)
@@ -270,6 +277,23 @@ def _full_name(context: Context, tokens: list[Token]) -> bool:
     )
 
 
+def _vietnamese(tokens: list[Token]) -> bool:
+    """A Vietnamese name: a family name, a marking middle name, one or two more words, each
+    capitalised as a name is (``Nguyễn Văn An``, ``Le Thi Mai``). A family name that is an
+    English word (``Do``, ``Ho``) counts only in a run written with Vietnamese marks."""
+    if not 3 <= len(tokens) <= 4 or tokens[1][3] not in words.VIETNAMESE_MIDDLE:
+        return False
+    if tokens[0][3] not in words.VIETNAMESE_FAMILY or not all(
+        t[2][1:].islower() and t[2][:1].isupper() for t in tokens
+    ):
+        return False
+    return not tokens[0][4] & COMMON or tokens[0][3] == "le" or not _ascii(tokens)
+
+
+def _ascii(tokens: list[Token]) -> bool:
+    return all(t[2].isascii() for t in tokens)
+
+
 def _given_and_worded_family(first: Token, last: Token, middle: list[Token]) -> bool:
     """A given name that is no common word or place, then a family name that is also an
     English word, capitalised as a name is (``John Brown``, ``Sarah King``): many family
@@ -323,18 +347,21 @@ def _single(context: Context, token: Token, previous: str, head: str) -> None:
 
 
 def _inverted(context: Context, start: int, end: int) -> bool:
-    """Record ``ROE, Jane`` or ``Roe, Jane`` (a directory's or a form's order: the family name,
-    a comma, the given name) as one person, when the word before the comma is a family name
-    and no common word or place, nor a given name unless written in capitals; the caller has
-    checked that the word after is a given name."""
+    """Record ``ROE, Jane``, ``Roe, Jane`` or ``Nguyen, Thi Lan`` (a directory's or a form's
+    order: the family name, a comma, the given names) as one person, when the word before the
+    comma is a family name and no common word or place; one that is also a given name
+    (``Smith, John``) only where the list does not go on (``Sheila, Donna and Mary`` are
+    three). The caller has checked that the words after are given names."""
     before = _FAMILY_COMMA.search(context.text, max(0, start - 40), start)
     if before is None:
         return False
     written, family = before.group(1), context.flag(before.group(1))
     if not family & FAMILY or family & (COMMON | PLACE):
         return False
-    if family & GIVEN and not written.isupper():
-        return False  # two given names in a list: "Sheila, Donna"
+    if _RUN_BEFORE.search(context.text, max(0, before.start(1) - 40), before.start(1)):
+        return False
+    if family & GIVEN and not written.isupper() and _LIST_GOES_ON.match(context.text, end):
+        return False
     context.widen_person((before.start(1), end))  # the family name may be found alone already
     return True
 

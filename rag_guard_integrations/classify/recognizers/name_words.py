@@ -22,6 +22,20 @@ PARTICLES = _words(
 )
 """Lower-case words inside a personal name: ``Ludwig van Beethoven``, ``Oscar de la Hoya``."""
 
+VIETNAMESE_FAMILY = _words(
+    "nguyễn nguyen trần tran lê le phạm pham hoàng hoang huỳnh huynh phan vũ vu võ vo đặng dang "
+    "bùi bui đỗ do hồ ho ngô ngo dương duong lý ly đinh dinh trương truong lâm lam mai trịnh "
+    "trinh đào dao cao lương luong tạ ta tô to hà ha"
+)
+"""Family names most Vietnamese people bear, with and without their marks; a Vietnamese
+name opens with one (``Nguyễn Văn An``)."""
+
+VIETNAMESE_MIDDLE = _words(
+    "văn van thị thi hữu huu đức duc đình dinh xuân xuan quốc quoc công cong"
+)
+"""Middle names that mark a Vietnamese personal name after the family name (``Trần Thị Mai``):
+the last word may then be a common word elsewhere (``An``, ``Mai``)."""
+
 LEGAL_FORMS = _words(
     "inc incorporated llc llp lp plc ltd limited corp corporation co company gmbh ag kg ohg "
     "ug sa sas sarl sl spa srl bv nv ab oy oyj asa aps pty pte kk bhd sdn sp holdings group "
