@@ -86,6 +86,8 @@ def test_builtin_names_and_default_labels() -> None:
         ("date of birth 1986-07-04", "date_of_birth", "1986-07-04"),
         ("Diagnosis: E11.9 type 2 diabetes", "icd10", "E11.9"),
         ("ICD-10 code J45.909", "icd10", "J45.909"),
+        ("Patient Jane Roe, E11.9, seen 3 May", "icd10", "E11.9"),  # a clinical record's word
+        ("Discharged with F32.1 on Friday", "icd10", "F32.1"),
         ("MRN 00482913 admitted", "medical_record_number", "00482913"),
         ("medical record no. H-4829130", "medical_record_number", "H-4829130"),
         ("wire to account 004417723", "account_number", "004417723"),
@@ -128,6 +130,7 @@ def test_recognizer_finds_value(text: str, recognizer: str, span: str) -> None:
         ("5 pounds of flour", "money"),
         ("the meeting on 04/07/1986", "date_of_birth"),  # a date, but nobody's birth
         ("paper size A4 and B12 vitamins", "icd10"),
+        ("Version E11.9 released", "icd10"),
         ("order 00482913 shipped", "medical_record_number"),
         ("invoice 12345678 paid", "account_number"),
     ],
