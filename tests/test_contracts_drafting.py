@@ -274,3 +274,47 @@ def test_confidentiality_term_conventions_match(text: str) -> None:
     """A duty of confidence, non-disclosure, secrecy or an NDA that lasts a period is the
     confidentiality term, whether or not the word "confidential" is there."""
     assert matches("CONFIDENTIALITY_TERM", text)
+
+
+UNSEEN_DRAFTING = [
+    # a notice of non-renewal given a period before the term ends, the sign on either side
+    ("TERMINATION_NOTICE", "Unless a party gives notice no later than ninety (90) days before the expiry of the current term of its wish not to renew, the term continues."),  # noqa: E501
+    ("TERMINATION_NOTICE", "If the Buyer does not want the Agreement to continue beyond the Initial Term, it must tell the Seller at least two months prior to the end of that term."),  # noqa: E501
+    ("TERMINATION_NOTICE", "Subscribers may cancel online at least thirty days before the renewal date."),  # noqa: E501
+    # a right at will stated before its verb; "determine" for terminate in older drafting
+    ("TERMINATION_NOTICE", "The Council may, in its absolute discretion, terminate the Contract by giving notice to the Provider."),  # noqa: E501
+    ("TERMINATION_NOTICE", "The Tenant may determine this Lease by serving not less than six months' notice on the Landlord."),  # noqa: E501
+    ("RENEWAL", "Absent notice, the Agreement rolls over for another year."),
+    ("RENEWAL", "The parties may agree that the term shall be further extended."),
+    ("EXCLUSIVITY", "The Maker appoints the Trader as its sole and exclusive importer for Kenya."),
+    ("EXCLUSIVITY", "The Buyer shall take one hundred percent (100%) of its annual needs of resin from the Seller."),  # noqa: E501
+    ("AUDIT_RIGHTS", "The Client may examine the Vendor's project files and vouchers for any invoiced item."),  # noqa: E501
+    ("NON_SOLICIT", "Neither party shall try to lure away any of the other's staff during the Term."),  # noqa: E501
+    ("LIMITATION_OF_LIABILITY", "No claim under this Agreement may be made by the Customer more than two years after the date on which it arose."),  # noqa: E501
+    ("LIMITATION_OF_LIABILITY", "Any action for breach must be brought within one year of delivery."),  # noqa: E501
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("clause_id", "text"), UNSEEN_DRAFTING)
+def test_conventions_of_unseen_drafting_match(clause_id: str, text: str) -> None:
+    """Forms from drafting styles the earlier conventions missed: non-renewal notice timed
+    from the end of a term, rights at will, older verbs, role nouns, requirements shares,
+    files and vouchers, luring staff away, time limits on claims."""
+    assert matches(clause_id, text)
+
+
+TIMED_LOOKALIKES = [
+    ("TERMINATION_NOTICE", "The Supplier shall deliver the goods at least ten days before the end of each quarter."),  # noqa: E501
+    ("TERMINATION_NOTICE", "Reports are due thirty (30) days prior to the anniversary of the Effective Date."),  # noqa: E501
+    ("TERMINATION_NOTICE", "The arbitrator shall determine the dispute within sixty days of notice."),  # noqa: E501
+    ("RENEWAL", "Unused leave does not roll into the next year."),
+    ("AUDIT_RIGHTS", "Each party shall keep its own files."),
+    ("LIMITATION_OF_LIABILITY", "No claim for a refund is accepted more than once."),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("clause_id", "text"), TIMED_LOOKALIKES)
+def test_timed_duties_and_lookalikes_are_not_those_clauses(clause_id: str, text: str) -> None:
+    """A deadline before the end of a period that ends nothing, a verb in another sense, a
+    file that nobody may examine, a repeated claim with no time bar."""
+    assert not matches(clause_id, text)
