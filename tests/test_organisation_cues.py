@@ -563,3 +563,44 @@ def test_what_a_firm_has_does_and_deals_in_names_a_proper_word(
 def test_those_cues_before_a_place_a_given_name_or_a_term_name_no_firm(text: str) -> None:
     """A place, a given name, a holiday, a defined term or a day after the same cues."""
     assert names(text)[1] == []
+
+
+@pytest.mark.parametrize(
+    ("text", "organization"),
+    [
+        ("Velmora is laying off a tenth of its staff.", "Velmora"),
+        ("Quorvane has denied the allegations in the report.", "Quorvane"),
+        ("Drennick apologised to customers after the outage.", "Drennick"),
+        ("Tavolent is looking for a data analyst in Pune.", "Tavolent"),
+        ("I spent an hour on hold with Pellbrook yesterday.", "Pellbrook"),
+        ("The invoice no. 88 from Caskwell was paid twice.", "Caskwell"),
+        ("We ordered 40 chairs from Benthurst.", "Benthurst"),
+        ("Our electricity is from Voltaro now.", "Voltaro"),
+        ("The council awarded the road repair contract to Grendale.", "Grendale"),
+        ("Thanks to everyone at Lorrimax for the tour.", "Lorrimax"),
+        ("Users complain about Ostrava's pricing.", "Ostrava"),
+        ("The collapse of Fenwright cost savers millions.", "Fenwright"),
+    ],
+)
+def test_what_a_firm_does_sends_and_sells_names_a_proper_word(text: str, organization: str) -> None:
+    """Layoffs, denials, apologies and hiring; being on hold with it, its invoices, goods and
+    supplies, a contract awarded to it, its staff, its pricing, its collapse."""
+    assert organization in names(text)[1]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I was on hold with Maria for an hour.",
+        "Maria is looking for a flat.",
+        "Jones has denied the allegations.",
+        "The invoice from March is unpaid.",
+        "Our broadband is from Monday to Friday down.",
+        "She gave the contract to Jane.",
+        "Quotes: Anna, Ben and Carl.",
+        "My experience with Python is limited.",
+    ],
+)
+def test_the_same_cues_before_a_person_a_month_or_a_day_name_no_firm(text: str) -> None:
+    """A given or family name, a month, a day or a language after those cues is no firm."""
+    assert names(text)[1] == []

@@ -137,6 +137,8 @@ def _alternatives() -> list[str]:
                 words.ORGANIZATION_LEFT,
                 words.ORGANIZATION_AT,
                 words.ORGANIZATION_BETWEEN,
+                words.ORGANIZATION_PAPERS,
+                words.ORGANIZATION_AWARDED,
             )
         ),
         rf"(?i:{words.COPYRIGHT.pattern[:-1]}) \p{{Lu}}",

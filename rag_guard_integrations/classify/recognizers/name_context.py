@@ -360,8 +360,10 @@ def organization_context(context: Context, start: int, end: int, tail: str, head
                 words.ORGANIZATION_DEALS.search(tail) is not None
                 or words.ORGANIZATION_GOODS.search(tail) is not None
                 or words.ORGANIZATION_LEFT.search(tail) is not None
+                or words.ORGANIZATION_PAPERS.search(tail) is not None
             )
         )
+        or (tail.endswith(" to") and words.ORGANIZATION_AWARDED.search(tail) is not None)
         or (tail.endswith(" at") and words.ORGANIZATION_AT.search(tail) is not None)
         or (tail.endswith(" between") and words.ORGANIZATION_BETWEEN.search(tail) is not None)
         or (tail.endswith(" to") and words.ORGANIZATION_SWITCH.search(tail) is not None)

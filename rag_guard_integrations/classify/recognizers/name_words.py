@@ -264,6 +264,8 @@ ORGANIZATION_POSSESSIVE = (
     "'s ceo", "'s cfo", "'s board", "'s shareholders", "'s employees", "'s customers",
     "'s headquarters", "'s subsidiary", "'s shares", "'s stock", "'s revenue", "'s profits",
     "'s earnings", "'s spokesperson", "’s ceo", "’s board", "’s shareholders",
+    "'s platform", "'s pricing", "'s subscribers", "'s website", "'s app", "'s stores",
+    "’s platform", "’s pricing", "’s subscribers", "’s website", "’s app", "’s stores",
 )  # fmt: skip
 """A possessive that only an organisation takes (``X's shareholders``)."""
 
@@ -333,7 +335,10 @@ ORGANIZATION_NEAR = (
     "founders of", "co-founders of", "owners of", "makers of", "maker of", "creators of",
     "users of", "executives at", "executives of", "sued by", "filed by", "delivered by",
     "shipped by", "supplied by", "provided by", "hosted by", "powered by", "produced by",
-    "distributed by", "sold by",
+    "distributed by", "sold by", "on hold with", "booking with", "subscription with",
+    "partnership with", "merger with", "everyone at", "everybody at", "the team at",
+    "the folks at", "colleagues at", "acquired by", "taken over by", "collapse of",
+    "bankruptcy of",
 )  # fmt: skip
 """Phrases just before a name that make it an organisation's when it holds a proper word
 that is no place (``someone from Ovanta``, not ``someone from Boston``)."""
@@ -350,7 +355,13 @@ ORGANIZATION_DEEDS = (
     " declined to comment", " did not respond to a request", " shipped", " refunded",
     " overcharged", " charged me", " billed me", " still hiring", " is still hiring",
     " to report earnings", " to report results", " to report higher", " to report lower",
-    " to report record",
+    " to report record", " is laying off", " laying off", " is cutting jobs", " cut jobs",
+    " raised prices", " raised its prices", " is raising prices", " cut prices",
+    " both raised prices", " has denied", " denied allegations", " denied the allegations",
+    " apologised", " apologized", " has apologised", " has apologized", " is looking for a",
+    " is taking applications", " is recruiting", " charge me", " charges me",
+    " could be bought", " could be acquired", " is being acquired", " is up for sale",
+    " posted a loss", " posted a profit", " reported a loss", " reported a profit",
 )  # fmt: skip
 """What a firm does, right after a run (``Talvexa is headquartered in``, ``Dravik acquired``):
 it needs a proper word, and a single word of the names table stays a person's (``Maria
@@ -359,7 +370,8 @@ hired a lawyer``)."""
 ORGANIZATION_SENDS = (
     "email from", "e-mail from", "letter from", "message from", "text from", "call from",
     "notification from", "bill from", "statement from", "offer from", "quote from",
-    "newsletter from", "reminder from", "alert from",
+    "newsletter from", "reminder from", "alert from", "invoice from", "refund from",
+    "parcel from", "delivery from", "shipment from",
 )  # fmt: skip
 """What a firm sends, right before a run (``an email from Verizon``): it needs a proper word,
 and a single word of the names table stays a person's (``a letter from Nowak``)."""
@@ -396,10 +408,26 @@ ORGANIZATION_BETWEEN = re.compile(
 """A deal between the run and another party: ``the merger between X and Y``."""
 
 ORGANIZATION_GOODS = re.compile(
-    r"\b(?:app|apps|software|update|updates|service|services|products?|devices?|equipment|"
-    r"router|laptop|subscription|plan|package|tariff)\b from$"
+    r"\b(?:apps?|software|updates?|services?|products?|devices?|equipment|routers?|laptops?|"
+    r"phones?|subscriptions?|plans?|packages?|tariffs?|broadband|internet|wi-?fi|electricity|"
+    r"energy|machines?|scanners?|parts|components|supplies)\b"
+    r"(?: (?:is|are|was|were|comes?|came))? from$"
 )
-"""Goods or a service from the run: ``the app from X`` (the lower-case text before it)."""
+"""Goods or a service from the run: ``the app from X``, ``our broadband is from X`` (the
+lower-case text before it)."""
+
+ORGANIZATION_PAPERS = re.compile(
+    r"\b(?:invoices?|bills?|quotes?|quotations?|estimates?|receipts?|orders?|shipments?|"
+    r"deliveries|delivery|parcels?|refunds?|payments?)\b(?: [\w#'’./-]+){1,3} from$"
+)
+"""A paper or a delivery from the run, its number or kind between (``Invoice #4471 from X``,
+``20 laptops from X``); the lower-case text before it."""
+
+ORGANIZATION_AWARDED = re.compile(
+    r"\b(?:awarded|granted|gave|given|won|lost)\b(?: [\w'’-]+){0,4} (?:contracts?|tenders?|"
+    r"deals?|bids?|accounts?) to$"
+)
+"""A contract given to the run: ``awarded the cleaning contract to X``."""
 
 EMPLOYED_AS = (" as a ", " as an ", " as the ")
 """``at X as the assistant``: the place someone works, after ``at``."""
@@ -407,7 +435,7 @@ EMPLOYED_AS = (" as a ", " as an ", " as the ")
 GROUP_WORDS = _words(
     "companies firms manufacturers makers vendors suppliers banks insurers lenders "
     "competitors sponsors brands retailers carriers startups providers brokers employers "
-    "publishers labels studios clients customers partners investors"
+    "publishers labels studios clients customers partners investors rivals"
 )
 
 CLOSINGS = (

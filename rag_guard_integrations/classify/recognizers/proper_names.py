@@ -49,6 +49,7 @@ from rag_guard_integrations.classify.recognizers.name_disguise import (
     plain_readings,
     record_form,
 )
+from rag_guard_integrations.classify.recognizers.name_lone import lone_brands
 from rag_guard_integrations.classify.recognizers.name_rules import judge
 from rag_guard_integrations.classify.recognizers.name_scripts import labelled_names
 from rag_guard_integrations.classify.recognizers.names_table import COMMON, NAME
@@ -103,13 +104,15 @@ def find_names(text: str) -> Names:
     name: each :func:`~.name_disguise.plain_readings` of the text is read too, and the spans
     still index ``text``. So is its :func:`~.name_disguise.record_form` (a name in capitals or
     joined into a field's value), beside the text as written. A name in a script without
-    capitals counts after a label that names a person (:mod:`.name_scripts`)."""
+    capitals counts after a label that names a person (:mod:`.name_scripts`); a lone brand
+    in a sentence about trade is an organisation (:mod:`.name_lone`)."""
     found = _find_names(text)
     labelled = labelled_names(text)
-    if not labelled:
+    persons = tuple(union_spans({*found.persons, *labelled})) if labelled else found.persons
+    lone = lone_brands(text, sorted((*persons, *found.organizations)))
+    if not labelled and not lone:
         return found
-    persons = tuple(union_spans({*found.persons, *labelled}))
-    return Names(text, persons, found.organizations)
+    return Names(text, persons, tuple(sorted({*found.organizations, *lone})))
 
 
 def _find_names(text: str) -> Names:
