@@ -547,3 +547,29 @@ def test_everyday_words_beside_a_catalogue_noun_are_not_regulatory_context(
     """Ratings, rules, codes, quality, labels and what is allowed are everyday words: beside a
     product noun they do not make tier 3 fire (the dense tier decides)."""
     assert guard.signals(query, scored("IS 1786")).root is None
+
+
+@pytest.mark.parametrize(
+    ("query", "root", "context"),
+    [
+        ("are mild steel bars still permitted in slabs", "mild steel", "permitted"),
+        ("is selling this fancy dress for kids banned", "fancy dress", "banned"),
+        ("costume flammability test for children", "costume", "flammability"),
+    ],
+)
+def test_whether_a_product_is_allowed_and_dress_up_toys_are_product_questions(
+    guard: DomainGuard, query: str, root: str, context: str
+) -> None:
+    """Bars of mild steel and costumes are products of the catalogue; whether one may be sold
+    (allowed, permitted, banned) is a regulatory question."""
+    assert guard.signals(query, scored("IS 1786")).root == (root, context)
+
+
+@pytest.mark.parametrize(
+    "query", ["are dogs allowed in the park", "fancy dress ideas for a birthday party"]
+)
+def test_permission_and_costumes_without_a_product_question_stay_out(
+    guard: DomainGuard, index: VectorIndex, query: str
+) -> None:
+    """Permission with no product, and a costume with no regulatory word, are refused."""
+    assert not guard.decide(query, retrieve(index, query)).allowed
