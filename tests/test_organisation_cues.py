@@ -569,9 +569,7 @@ def test_those_cues_before_a_place_a_given_name_or_a_term_name_no_firm(text: str
     ("text", "organization"),
     [
         ("Velmora is laying off a tenth of its staff.", "Velmora"),
-        ("Quorvane has denied the allegations in the report.", "Quorvane"),
-        ("Drennick apologised to customers after the outage.", "Drennick"),
-        ("Tavolent is looking for a data analyst in Pune.", "Tavolent"),
+        ("Tavolent is taking applications for its graduate scheme.", "Tavolent"),
         ("I spent an hour on hold with Pellbrook yesterday.", "Pellbrook"),
         ("The invoice no. 88 from Caskwell was paid twice.", "Caskwell"),
         ("We ordered 40 chairs from Benthurst.", "Benthurst"),
@@ -583,8 +581,8 @@ def test_those_cues_before_a_place_a_given_name_or_a_term_name_no_firm(text: str
     ],
 )
 def test_what_a_firm_does_sends_and_sells_names_a_proper_word(text: str, organization: str) -> None:
-    """Layoffs, denials, apologies and hiring; being on hold with it, its invoices, goods and
-    supplies, a contract awarded to it, its staff, its pricing, its collapse."""
+    """Layoffs and hiring; being on hold with it, its invoices, goods and supplies, a contract
+    awarded to it, its staff, its pricing, its collapse."""
     assert organization in names(text)[1]
 
 
@@ -594,6 +592,9 @@ def test_what_a_firm_does_sends_and_sells_names_a_proper_word(text: str, organiz
         "I was on hold with Maria for an hour.",
         "Maria is looking for a flat.",
         "Jones has denied the allegations.",
+        "Thistlewood apologised for the noise.",  # people apologise and deny too
+        "Hannah's website sells her pottery.",
+        "I have a booking with Thistlewood at noon.",
         "The invoice from March is unpaid.",
         "Our broadband is from Monday to Friday down.",
         "She gave the contract to Jane.",

@@ -69,9 +69,9 @@ def test_wheel_installed_in_a_fresh_venv_loads_every_builtin_policy(tmp_path: Pa
     assert shipped
     assert all(f"rag_guard_integrations/policies/{n}.yaml" in names for n in shipped)
     assert "rag_guard_integrations/py.typed" in names
-    # The names table and English words of the names recognisers, with their sources' notices.
+    # The names table of the person and organisation recognisers, with its sources' notices.
     data = "rag_guard_integrations/classify/recognizers/data"
-    assert {f"{data}/names.txt.gz", f"{data}/english.txt.gz", f"{data}/NOTICE.md"} <= set(names)
+    assert {f"{data}/names.txt.gz", f"{data}/NOTICE.md"} <= set(names)
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
     python = venv / "bin" / "python"

@@ -37,15 +37,14 @@ from importlib import resources
 from importlib.metadata import version
 from pathlib import Path
 
-DATA = (
+OUT = (
     Path(__file__).resolve().parents[1]
     / "rag_guard_integrations"
     / "classify"
     / "recognizers"
     / "data"
+    / "names.txt.gz"
 )
-OUT = DATA / "names.txt.gz"
-ENGLISH_OUT = DATA / "english.txt.gz"
 GIVEN_RANK = 2000
 FAMILY_RANK = 3000
 COMMON_LOG_PROB = -13.0
@@ -69,9 +68,7 @@ def _ranked(kind: str, limit: int) -> set[str]:
     }
 
 
-def _cased_probs() -> tuple[dict[str, float], dict[str, float]]:
-    """The best log probability of each alphabetic word written in lower case, and of it
-    written capitalised, keyed by its lower-case form."""
+def _common_words() -> set[str]:
     path = resources.files("spacy_lookups_data").joinpath("data/en_lexeme_prob.json.gz")
     with gzip.open(str(path), "rt", encoding="utf-8") as handle:
         probs: dict[str, float] = json.load(handle)
@@ -84,27 +81,10 @@ def _cased_probs() -> tuple[dict[str, float], dict[str, float]]:
         if side is not None:
             key = word.lower()
             side[key] = max(side.get(key, -99.0), prob)
-    return lower, capital
-
-
-def _common_words() -> set[str]:
-    lower, capital = _cased_probs()
     return {
         word
         for word, prob in lower.items()
         if prob > COMMON_LOG_PROB and prob > capital.get(word, -99.0) - 0.5
-    }
-
-
-def english_words(table: dict[str, int]) -> set[str]:
-    """Every English word of the lexeme list that is written in lower case more often than
-    capitalised (a word, not a brand, a people or a day: ``licensee``, ``shipper``, not
-    ``spotify`` or ``dutch``), and that the names table lacks."""
-    lower, capital = _cased_probs()
-    return {
-        word
-        for word, prob in lower.items()
-        if prob > capital.get(word, -99.0) - 0.5 and word not in table and len(word) > 3
     }
 
 
@@ -152,20 +132,11 @@ def render(flags: dict[str, int]) -> bytes:
     return gzip.compress((header + body).encode("utf-8"), compresslevel=9, mtime=0)
 
 
-def render_english(table: dict[str, int]) -> bytes:
-    """The gzip file of :func:`english_words`: a header naming the source, one word a line."""
-    header = f"# spacy-lookups-data {version('spacy-lookups-data')}, lower-case English words\n"
-    body = "".join(f"{word}\n" for word in sorted(english_words(table)))
-    return gzip.compress((header + body).encode("utf-8"), compresslevel=9, mtime=0)
-
-
 def main() -> int:
-    """Write the table and the English words beside it."""
+    """Write the table."""
     OUT.parent.mkdir(parents=True, exist_ok=True)
-    table = build()
-    OUT.write_bytes(render(table))
-    ENGLISH_OUT.write_bytes(render_english(table))
-    print(f"wrote {OUT} and {ENGLISH_OUT}")
+    OUT.write_bytes(render(build()))
+    print(f"wrote {OUT}")
     return 0
 
 

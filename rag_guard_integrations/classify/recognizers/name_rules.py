@@ -6,6 +6,7 @@ neither. A token carries its lower-case key and names-table flags, looked up onc
 from __future__ import annotations
 
 import re
+import unicodedata
 
 from rag_guard_integrations.classify.recognizers import name_words as words
 from rag_guard_integrations.classify.recognizers.name_context import (
@@ -63,10 +64,12 @@ _OPENING_WORDS = words.DETERMINERS | words.QUESTION_WORDS | {"at"}
 _NOT_A_FIRM = words.ROLE_TERMS | words.LEGAL_FORMS | words.HONORIFICS | words.PARTICLES
 # A family name then a comma right before a given name: "ROE, Jane", "Roe, Jane".
 _FAMILY_COMMA = re.compile(rf"(?<![\w'’-])([{UPPER}][^\W\d_]*(?:['’-][^\W\d_]+)*), $")
-# What goes on a list of names after one: "Sheila, Donna, Mary", "Sheila, Donna and Mary".
 # A capitalised word right before the family name: it ends a name ("Riku Andou, Jeremy").
 _RUN_BEFORE = re.compile(rf"[{UPPER}][^\W\d_]* $")
-_LIST_GOES_ON = re.compile(rf",? *(?:and|or|&) |, *[{UPPER}]")
+# Where a record's "Family, Given" ends: the text's or a line's end, a field's separator or a
+# bracket, maybe after a middle initial ("Smith, John A.", "Smith, John (DOB ...)").
+_FIELD_ENDS = re.compile(rf"(?: [{UPPER}]\.?)?[ \t]*(?:$|[;|()\n\t/]|\.(?:\s|$))")
+_NOT_IN_A_NAME = words.STREET_WORDS | words.ORGANIZATION_NOUNS | words.LEGAL_FORMS
 _SENTENCE_WORDS = re.compile(r"(?<![^\W\d_])[a-z]+(?![^\W\d_])")
 
 
@@ -84,13 +87,15 @@ def judge(context: Context, tokens: list[Token]) -> None:
     if (
         not honorific
         and len(core) > 1
-        and (_vietnamese(core) or _full_name(context, core))
+        and (_vietnamese(core, head) or _full_name(context, core))
         and not described(head)
         and _legal_form_after(head) is None
         and not firm_only(tail, head)
     ):
         before = tail if core[0][0] == start else context.tail(core[0][0])
-        if not (before[-1:].isdigit() or before.endswith(" in")):  # a street, a place
+        # a place, a street: "in Santa Clara", "12 Anna Rd", "on Nguyen Van Linh street"
+        street = before.endswith(" on") and _next_word(head) in words.STREET_WORDS
+        if not (before[-1:].isdigit() or before.endswith(" in") or street):
             context.person(core)
             # "Nguyen, Thi Lan" is one name; "Riku Andou, Jeremy Hartmann" two.
             if all(t[4] & GIVEN for t in core):
@@ -277,17 +282,32 @@ def _full_name(context: Context, tokens: list[Token]) -> bool:
     )
 
 
-def _vietnamese(tokens: list[Token]) -> bool:
+def _vietnamese(tokens: list[Token], head: str) -> bool:
     """A Vietnamese name: a family name, a marking middle name, one or two more words, each
-    capitalised as a name is (``Nguyễn Văn An``, ``Le Thi Mai``). A family name that is an
-    English word (``Do``, ``Ho``) counts only in a run written with Vietnamese marks."""
-    if not 3 <= len(tokens) <= 4 or tokens[1][3] not in words.VIETNAMESE_MIDDLE:
+    capitalised as a name is (``Nguyễn Văn An``, ``Le Thi Mai``), read without their marks
+    (``Đặng`` as ``dang``). A family name that is an English word (``Do``, ``Ho``) counts only
+    in a run written with Vietnamese marks; a run that goes on as a street, a firm or a
+    hospital (``Nguyen Van Linh street``, ``Le Thi Rieng Hospital``) is no person."""
+    if not 3 <= len(tokens) <= 4 or unmarked(tokens[1][3]) not in words.VIETNAMESE_MIDDLE:
         return False
-    if tokens[0][3] not in words.VIETNAMESE_FAMILY or not all(
-        t[2][1:].islower() and t[2][:1].isupper() for t in tokens
+    if unmarked(tokens[0][3]) not in words.VIETNAMESE_FAMILY or not all(
+        t[2][1:].islower() and t[2][:1].isupper() and t[3] not in _NOT_IN_A_NAME for t in tokens
     ):
         return False
+    if _next_word(head) in _NOT_IN_A_NAME:
+        return False
     return not tokens[0][4] & COMMON or tokens[0][3] == "le" or not _ascii(tokens)
+
+
+def _next_word(head: str) -> str:
+    """The word right after a run, in lower case, without the punctuation after it."""
+    return head[1:].partition(" ")[0].lower().rstrip(".,;:!?") if head[:1] == " " else ""
+
+
+def unmarked(word: str) -> str:
+    """``word`` without its combining marks, ``đ`` read as ``d`` (``đặng`` -> ``dang``)."""
+    plain = unicodedata.normalize("NFD", word.replace("đ", "d").replace("Đ", "D"))
+    return "".join(c for c in plain if not unicodedata.combining(c))
 
 
 def _ascii(tokens: list[Token]) -> bool:
@@ -350,8 +370,9 @@ def _inverted(context: Context, start: int, end: int) -> bool:
     """Record ``ROE, Jane``, ``Roe, Jane`` or ``Nguyen, Thi Lan`` (a directory's or a form's
     order: the family name, a comma, the given names) as one person, when the word before the
     comma is a family name and no common word or place; one that is also a given name
-    (``Smith, John``) only where the list does not go on (``Sheila, Donna and Mary`` are
-    three). The caller has checked that the words after are given names."""
+    (``Smith, John``) only where a record's field ends after it (``Sheila, Donna and Mary``
+    are three, ``I told Riley, Sam would call`` two). The caller has checked that the words
+    after are given names."""
     before = _FAMILY_COMMA.search(context.text, max(0, start - 40), start)
     if before is None:
         return False
@@ -360,8 +381,8 @@ def _inverted(context: Context, start: int, end: int) -> bool:
         return False
     if _RUN_BEFORE.search(context.text, max(0, before.start(1) - 40), before.start(1)):
         return False
-    if family & GIVEN and not written.isupper() and _LIST_GOES_ON.match(context.text, end):
-        return False
+    if family & GIVEN and not written.isupper() and not _FIELD_ENDS.match(context.text, end):
+        return False  # "escalated by Morgan, Priya approved it": two persons
     context.widen_person((before.start(1), end))  # the family name may be found alone already
     return True
 

@@ -1,7 +1,7 @@
 """The word table of the person and organisation recognisers: given names, family names,
 common English words and place names, built from three data packages by
-``tools/gen_names.py`` (sources and licences in ``data/NOTICE.md``), and beside it the rest of
-the English words. Loaded once per process, at the first text that needs them.
+``tools/gen_names.py`` (sources and licences in ``data/NOTICE.md``). Loaded once per process,
+at the first text that needs it.
 
 Example:
     >>> flags = word_flags()
@@ -33,17 +33,3 @@ def word_flags() -> dict[str, int]:
         value, _, words = section.partition("\n")
         flags.update(dict.fromkeys(words.split(), int(value)))
     return flags
-
-
-@lru_cache(maxsize=1)
-def english_words() -> frozenset[str]:
-    """The English words the table lacks, in lower case (``licensee``, ``shipper``; about
-    236,000 of more than three letters): words written in lower case more often than
-    capitalised, so that no brand, people or day is one.
-
-    Example:
-        >>> "licensee" in english_words(), "spotify" in english_words()
-        (True, False)
-    """
-    raw = resources.files(__package__).joinpath("data/english.txt.gz").read_bytes()
-    return frozenset(gzip.decompress(raw).decode("utf-8").split("\n")[1:]) - {""}

@@ -49,7 +49,6 @@ from rag_guard_integrations.classify.recognizers.name_disguise import (
     plain_readings,
     record_form,
 )
-from rag_guard_integrations.classify.recognizers.name_lone import lone_brands
 from rag_guard_integrations.classify.recognizers.name_rules import judge
 from rag_guard_integrations.classify.recognizers.name_scripts import labelled_names
 from rag_guard_integrations.classify.recognizers.names_table import COMMON, NAME
@@ -104,15 +103,13 @@ def find_names(text: str) -> Names:
     name: each :func:`~.name_disguise.plain_readings` of the text is read too, and the spans
     still index ``text``. So is its :func:`~.name_disguise.record_form` (a name in capitals or
     joined into a field's value), beside the text as written. A name in a script without
-    capitals counts after a label that names a person (:mod:`.name_scripts`); a lone brand
-    in a sentence about trade is an organisation (:mod:`.name_lone`)."""
+    capitals counts after a label that names a person (:mod:`.name_scripts`)."""
     found = _find_names(text)
     labelled = labelled_names(text)
-    persons = tuple(union_spans({*found.persons, *labelled})) if labelled else found.persons
-    lone = lone_brands(text, sorted((*persons, *found.organizations)))
-    if not labelled and not lone:
+    if not labelled:
         return found
-    return Names(text, persons, tuple(sorted({*found.organizations, *lone})))
+    persons = tuple(union_spans({*found.persons, *labelled}))
+    return Names(text, persons, found.organizations)
 
 
 def _find_names(text: str) -> Names:
@@ -121,11 +118,12 @@ def _find_names(text: str) -> Names:
     if text.isascii() and "&" not in text and form is None:
         return _find(text)
     readings = plain_readings(text)
-    if form is not None:
-        same = list(range(len(text)))
-        readings = [(text, same), (form, same), *readings]
-    if not readings:
+    if not readings and form is None:
         return _find(text)
+    # The text as written is read too: a reading without marks can break a name whose marks
+    # it folds only in part ("Đặng" read as "Dặng").
+    same = list(range(len(text)))
+    readings = [(text, same), *([] if form is None else [(form, same)]), *readings]
     persons: set[Span] = set()
     organizations: set[Span] = set()
     for plain, offsets in readings:
