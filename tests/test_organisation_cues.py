@@ -605,3 +605,33 @@ def test_what_a_firm_does_sends_and_sells_names_a_proper_word(text: str, organiz
 def test_the_same_cues_before_a_person_a_month_or_a_day_name_no_firm(text: str) -> None:
     """A given or family name, a month, a day or a language after those cues is no firm."""
     assert names(text)[1] == []
+
+
+@pytest.mark.parametrize(
+    ("text", "organization"),
+    [
+        ("She works at IBM in Pune.", "IBM"),
+        ("I work at TCS as an analyst.", "TCS"),
+        ("He joined KPMG last year.", "KPMG"),
+    ],
+)
+def test_an_acronym_after_a_phrase_only_a_firm_follows_is_a_firm(
+    text: str, organization: str
+) -> None:
+    """Working at or joining an acronym names the firm it stands for."""
+    assert names(text)[1] == [organization]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "He works in IT.",
+        "She works at HQ on Mondays.",
+        "I work for the CEO.",
+        "The refund request from Lakshmi was approved.",  # people ask for refunds
+        "A payment of 40 euros from Dembele came in.",
+    ],
+)
+def test_an_office_a_department_or_what_people_send_names_no_firm(text: str) -> None:
+    """Generic acronyms (IT, HQ, CEO) and refunds or payments from someone are no firm."""
+    assert names(text)[1] == []

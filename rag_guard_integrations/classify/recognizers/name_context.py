@@ -261,7 +261,9 @@ def nameable(
     at``) several capitalised words that are no defined role and follow no article (``Credit
     Karma``, not ``the Licensed Software``)."""
     if all(t[2].isupper() and len(t[2]) > 1 for t in tokens):
-        return False  # an acronym or a ticker, not a name a phrase can vouch for
+        # One acronym after a phrase only a firm follows ("works at IBM", "employee of KPMG");
+        # not an office, a document or a place ("works in HR", "for the CEO").
+        return strong and len(tokens) == 1 and _acronym_firm(tokens[0])
     if len(tokens) == 1 and (tokens[0][3] in _NO_BRAND or len(tokens[0][3]) < 2):
         return False  # a title, a role, the pronoun: "became Chairman", "I announced"
     if any(proper(context, t[3]) and (strong or not t[4] & PLACE) for t in tokens):
@@ -274,6 +276,18 @@ def nameable(
         and not any(t[2].isupper() for t in tokens)
         and not any(t[3] in words.ROLE_TERMS or t[3] in words.LEGAL_FORMS for t in tokens)
         and not ends_with(tail, _DETERMINERS)
+    )
+
+
+def _acronym_firm(token: Token) -> bool:
+    """Whether an all-capital word can be a firm's acronym: two to five letters, no place, no
+    generic acronym (:data:`~.name_words.GENERIC_ACRONYMS`)."""
+    key = token[3]
+    return (
+        2 <= len(key) <= 5
+        and key.isalpha()
+        and key not in words.GENERIC_ACRONYMS
+        and not token[4] & (PLACE | COMMON)
     )
 
 

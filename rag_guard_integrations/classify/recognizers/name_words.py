@@ -17,6 +17,15 @@ HONORIFICS = _words(
 )
 """Titles before a personal name (English, French, German, Dutch, Spanish, Italian)."""
 
+GENERIC_ACRONYMS = _words(
+    "ceo cfo cto coo cio cmo cso vp svp evp md hr it pr qa er icu gp rn id pin ssn ein tin "
+    "vat gst pdf csv xml json api url usb gps atm uk us usa uae eu nyc la sf dc am pm tv dvd "
+    "cd pc faq eta rsvp asap diy nda sla kpi roi okr crm erp ai ml hq ip os ui ux sql ok "
+    "mba phd msc bsc ba ma cv bs ps nb fyi tbd tba eod eow ooo wfh"
+)
+"""Capitals that name an office, a document, a unit or a place, not a firm (``works for
+the CEO``, ``works in HR``): an acronym after a firm's phrase counts unless it is one."""
+
 PARTICLES = _words(
     "van von de der den del della di da dos das du la le ter ten bin binti ibn al el af zu"
 )
@@ -365,8 +374,7 @@ hired a lawyer``)."""
 ORGANIZATION_SENDS = (
     "email from", "e-mail from", "letter from", "message from", "text from", "call from",
     "notification from", "bill from", "statement from", "offer from", "quote from",
-    "newsletter from", "reminder from", "alert from", "invoice from", "refund from",
-    "parcel from", "delivery from", "shipment from",
+    "newsletter from", "reminder from", "alert from", "invoice from", "shipment from",
 )  # fmt: skip
 """What a firm sends, right before a run (``an email from Verizon``): it needs a proper word,
 and a single word of the names table stays a person's (``a letter from Nowak``)."""
@@ -412,11 +420,12 @@ ORGANIZATION_GOODS = re.compile(
 lower-case text before it)."""
 
 ORGANIZATION_PAPERS = re.compile(
-    r"\b(?:invoices?|bills?|quotes?|quotations?|estimates?|receipts?|orders?|shipments?|"
-    r"deliveries|delivery|parcels?|refunds?|payments?)\b(?: [\w#'’./-]+){1,3} from$"
+    r"\b(?:invoices?|bills?|quotes?|quotations?|estimates?|receipts?|shipments?)\b"
+    r"(?: [\w#'’./-]+){1,3} from$"
 )
-"""A paper or a delivery from the run, its number or kind between (``Invoice #4471 from X``,
-``20 laptops from X``); the lower-case text before it."""
+"""A paper a firm sends, its number or kind between (``Invoice #4471 from X``); not a refund,
+a payment, an order or a parcel, which people send and ask for too (the lower-case text
+before it)."""
 
 ORGANIZATION_AWARDED = re.compile(
     r"\b(?:awarded|granted|gave|given|won|lost)\b(?: [\w'’-]+){0,4} (?:contracts?|tenders?|"
