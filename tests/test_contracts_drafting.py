@@ -292,6 +292,10 @@ UNSEEN_DRAFTING = [
     ("NON_SOLICIT", "Neither party shall try to lure away any of the other's staff during the Term."),  # noqa: E501
     ("LIMITATION_OF_LIABILITY", "No claim under this Agreement may be made by the Customer more than two years after the date on which it arose."),  # noqa: E501
     ("LIMITATION_OF_LIABILITY", "Any action for breach must be brought within one year of delivery."),  # noqa: E501
+    ("PAYMENT_TERMS", "The Distributor shall remit the fees collected no later than the tenth day of each month."),  # noqa: E501
+    ("PAYMENT_TERMS", "Overdue amounts carry interest at two percent above the base rate."),
+    ("PAYMENT_TERMS", "Hosting is billed quarterly in advance."),
+    ("PAYMENT_TERMS", "The balance is payable on delivery of the goods."),
 ]  # fmt: skip
 
 
@@ -299,7 +303,8 @@ UNSEEN_DRAFTING = [
 def test_conventions_of_unseen_drafting_match(clause_id: str, text: str) -> None:
     """Forms from drafting styles the earlier conventions missed: non-renewal notice timed
     from the end of a term, rights at will, older verbs, role nouns, requirements shares,
-    files and vouchers, luring staff away, time limits on claims."""
+    files and vouchers, luring staff away, time limits on claims, remitting, interest on late
+    sums, billing in advance, payment on delivery."""
     assert matches(clause_id, text)
 
 
@@ -310,6 +315,8 @@ TIMED_LOOKALIKES = [
     ("RENEWAL", "Unused leave does not roll into the next year."),
     ("AUDIT_RIGHTS", "Each party shall keep its own files."),
     ("LIMITATION_OF_LIABILITY", "No claim for a refund is accepted more than once."),
+    ("PAYMENT_TERMS", "The parties shall settle any dispute amicably."),
+    ("PAYMENT_TERMS", "Notice is deemed given on receipt."),
 ]  # fmt: skip
 
 

@@ -261,9 +261,14 @@ def nameable(
     at``) several capitalised words that are no defined role and follow no article (``Credit
     Karma``, not ``the Licensed Software``)."""
     if all(t[2].isupper() and len(t[2]) > 1 for t in tokens):
-        # One acronym after a phrase only a firm follows ("works at IBM", "employee of KPMG");
-        # not an office, a document or a place ("works in HR", "for the CEO").
-        return strong and len(tokens) == 1 and _acronym_firm(tokens[0])
+        # One acronym where someone works ("works at IBM", "joined KPMG"); not an office, a
+        # document or a place ("works in HR", "for the CEO"), nor a ticker ("shares of FBRK").
+        return (
+            strong
+            and len(tokens) == 1
+            and _ACRONYM_EMPLOYER.search(tail) is not None
+            and _acronym_firm(tokens[0])
+        )
     if len(tokens) == 1 and (tokens[0][3] in _NO_BRAND or len(tokens[0][3]) < 2):
         return False  # a title, a role, the pronoun: "became Chairman", "I announced"
     if any(proper(context, t[3]) and (strong or not t[4] & PLACE) for t in tokens):
@@ -277,6 +282,12 @@ def nameable(
         and not any(t[3] in words.ROLE_TERMS or t[3] in words.LEGAL_FORMS for t in tokens)
         and not ends_with(tail, _DETERMINERS)
     )
+
+
+_ACRONYM_EMPLOYER = re.compile(
+    r"\b(?:works?|worked|working|employed|interned|interning|employee|employees|staff|"
+    r"joined|joining|join|hired by|job)(?: (?:at|for|with|of|by))?$"
+)
 
 
 def _acronym_firm(token: Token) -> bool:
