@@ -118,6 +118,7 @@ def test_a_full_name_in_lower_case_text_is_a_person(text: str, found: list[str])
     [
         ("ROE, Jane - card 4111 1111 1111 1111", ["ROE, Jane"]),
         ("Employee: Roe, Jane", ["Roe, Jane"]),
+        ("Cardholder ROE, Jane", ["ROE, Jane"]),  # a field's name before it, no colon
         ("Thanks, Maria", ["Maria"]),  # a word before the comma: the given name alone
     ],
 )

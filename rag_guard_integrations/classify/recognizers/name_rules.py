@@ -64,8 +64,6 @@ _OPENING_WORDS = words.DETERMINERS | words.QUESTION_WORDS | {"at"}
 _NOT_A_FIRM = words.ROLE_TERMS | words.LEGAL_FORMS | words.HONORIFICS | words.PARTICLES
 # A family name then a comma right before a given name: "ROE, Jane", "Roe, Jane".
 _FAMILY_COMMA = re.compile(rf"(?<![\w'’-])([{UPPER}][^\W\d_]*(?:['’-][^\W\d_]+)*), $")
-# A capitalised word right before the family name: it ends a name ("Riku Andou, Jeremy").
-_RUN_BEFORE = re.compile(rf"[{UPPER}][^\W\d_]* $")
 # Where a record's "Family, Given" ends: the text's or a line's end, a field's separator or a
 # bracket, maybe after a middle initial ("Smith, John A.", "Smith, John (DOB ...)").
 _FIELD_ENDS = re.compile(rf"(?: [{UPPER}]\.?)?[ \t]*(?:$|[;|()\n\t/]|\.(?:\s|$))")
@@ -288,9 +286,9 @@ def _vietnamese(tokens: list[Token], head: str) -> bool:
     (``Đặng`` as ``dang``). A family name that is an English word (``Do``, ``Ho``) counts only
     in a run written with Vietnamese marks; a run that goes on as a street, a firm or a
     hospital (``Nguyen Van Linh street``, ``Le Thi Rieng Hospital``) is no person."""
-    if not 3 <= len(tokens) <= 4 or unmarked(tokens[1][3]) not in words.VIETNAMESE_MIDDLE:
+    if not 3 <= len(tokens) <= 4 or _unmarked(tokens[1][3]) not in words.VIETNAMESE_MIDDLE:
         return False
-    if unmarked(tokens[0][3]) not in words.VIETNAMESE_FAMILY or not all(
+    if _unmarked(tokens[0][3]) not in words.VIETNAMESE_FAMILY or not all(
         t[2][1:].islower() and t[2][:1].isupper() and t[3] not in _NOT_IN_A_NAME for t in tokens
     ):
         return False
@@ -304,7 +302,7 @@ def _next_word(head: str) -> str:
     return head[1:].partition(" ")[0].lower().rstrip(".,;:!?") if head[:1] == " " else ""
 
 
-def unmarked(word: str) -> str:
+def _unmarked(word: str) -> str:
     """``word`` without its combining marks, ``đ`` read as ``d`` (``đặng`` -> ``dang``)."""
     plain = unicodedata.normalize("NFD", word.replace("đ", "d").replace("Đ", "D"))
     return "".join(c for c in plain if not unicodedata.combining(c))
@@ -378,8 +376,6 @@ def _inverted(context: Context, start: int, end: int) -> bool:
         return False
     written, family = before.group(1), context.flag(before.group(1))
     if not family & FAMILY or family & (COMMON | PLACE):
-        return False
-    if _RUN_BEFORE.search(context.text, max(0, before.start(1) - 40), before.start(1)):
         return False
     if family & GIVEN and not written.isupper() and not _FIELD_ENDS.match(context.text, end):
         return False  # "escalated by Morgan, Priya approved it": two persons
