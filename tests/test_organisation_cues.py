@@ -577,12 +577,12 @@ def test_those_cues_before_a_place_a_given_name_or_a_term_name_no_firm(text: str
         ("The council awarded the road repair contract to Grendale.", "Grendale"),
         ("Thanks to everyone at Lorrimax for the tour.", "Lorrimax"),
         ("Users complain about Ostrava's pricing.", "Ostrava"),
-        ("The collapse of Fenwright cost savers millions.", "Fenwright"),
+        ("The bankruptcy of Fenwright cost savers millions.", "Fenwright"),
     ],
 )
 def test_what_a_firm_does_sends_and_sells_names_a_proper_word(text: str, organization: str) -> None:
-    """Layoffs and hiring; being on hold with it, its invoices, goods and supplies, a contract
-    awarded to it, its staff, its pricing, its collapse."""
+    """Layoffs and hiring; being on hold with it, its invoices and goods, a contract awarded
+    to it, its staff, its pricing, its bankruptcy."""
     assert organization in names(text)[1]
 
 
@@ -629,9 +629,12 @@ def test_an_acronym_after_a_phrase_only_a_firm_follows_is_a_firm(
         "She works at HQ on Mondays.",
         "I work for the CEO.",
         "The refund request from Lakshmi was approved.",  # people ask for refunds
+        "The spare parts came from Nyeri by lorry.",  # parts come from places too
+        "The collapse of Morandi bridge shocked the city.",
         "A payment of 40 euros from Dembele came in.",
     ],
 )
 def test_an_office_a_department_or_what_people_send_names_no_firm(text: str) -> None:
-    """Generic acronyms (IT, HQ, CEO) and refunds or payments from someone are no firm."""
+    """Generic acronyms (IT, HQ, CEO), refunds or payments from someone, parts from a place
+    and a bridge's collapse are no firm."""
     assert names(text)[1] == []

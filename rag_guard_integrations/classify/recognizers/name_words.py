@@ -343,8 +343,7 @@ ORGANIZATION_NEAR = (
     "shipped by", "supplied by", "provided by", "hosted by", "powered by", "produced by",
     "distributed by", "sold by", "on hold with", "subscription with",
     "partnership with", "merger with", "everyone at", "everybody at", "the team at",
-    "the folks at", "colleagues at", "acquired by", "taken over by", "collapse of",
-    "bankruptcy of",
+    "the folks at", "colleagues at", "acquired by", "taken over by", "bankruptcy of",
 )  # fmt: skip
 """Phrases just before a name that make it an organisation's when it holds a proper word
 that is no place (``someone from Ovanta``, not ``someone from Boston``)."""
@@ -413,11 +412,11 @@ ORGANIZATION_BETWEEN = re.compile(
 ORGANIZATION_GOODS = re.compile(
     r"\b(?:apps?|software|updates?|services?|products?|devices?|equipment|routers?|laptops?|"
     r"phones?|subscriptions?|plans?|packages?|tariffs?|broadband|internet|wi-?fi|electricity|"
-    r"energy|machines?|scanners?|parts|components|supplies)\b"
+    r"energy|machines?|scanners?)\b"
     r"(?: (?:is|are|was|were|comes?|came))? from$"
 )
 """Goods or a service from the run: ``the app from X``, ``our broadband is from X`` (the
-lower-case text before it)."""
+lower-case text before it); not parts or supplies, which come from places too."""
 
 ORGANIZATION_PAPERS = re.compile(
     r"\b(?:invoices?|bills?|quotes?|quotations?|estimates?|receipts?|shipments?)\b"
