@@ -627,7 +627,7 @@ def test_an_acronym_after_a_phrase_only_a_firm_follows_is_a_firm(
     [
         "He works in IT.",
         "She works at HQ on Mondays.",
-        "I work for the CEO.",
+        "I work for the CFO.",
         "The refund request from Lakshmi was approved.",  # people ask for refunds
         "The spare parts came from Nyeri by lorry.",  # parts come from places too
         "The collapse of Morandi bridge shocked the city.",
@@ -635,6 +635,6 @@ def test_an_acronym_after_a_phrase_only_a_firm_follows_is_a_firm(
     ],
 )
 def test_an_office_a_department_or_what_people_send_names_no_firm(text: str) -> None:
-    """Generic acronyms (IT, HQ, CEO), refunds or payments from someone, parts from a place
+    """Generic acronyms (IT, HQ, CFO), refunds or payments from someone, parts from a place
     and a bridge's collapse are no firm."""
     assert names(text)[1] == []

@@ -262,7 +262,7 @@ def nameable(
     Karma``, not ``the Licensed Software``)."""
     if all(t[2].isupper() and len(t[2]) > 1 for t in tokens):
         # One acronym where someone works ("works at IBM", "joined KPMG"); not an office, a
-        # document or a place ("works in HR", "for the CEO"), nor a ticker ("shares of FBRK").
+        # document or a place ("works in HR", "for the CFO"), nor a ticker ("shares of FBRK").
         return (
             strong
             and len(tokens) == 1

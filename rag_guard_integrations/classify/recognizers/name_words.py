@@ -24,7 +24,7 @@ GENERIC_ACRONYMS = _words(
     "mba phd msc bsc ba ma cv bs ps nb fyi tbd tba eod eow ooo wfh"
 )
 """Capitals that name an office, a document, a unit or a place, not a firm (``works for
-the CEO``, ``works in HR``): an acronym after a firm's phrase counts unless it is one."""
+the CFO``, ``works in HR``): an acronym after a firm's phrase counts unless it is one."""
 
 PARTICLES = _words(
     "van von de der den del della di da dos das du la le ter ten bin binti ibn al el af zu"
