@@ -60,6 +60,12 @@ _AT_WORK = re.compile(
 _FOR_WORK = re.compile(
     r"\b(?:" + "|".join(sorted(words.WORK_WORDS)) + r")s?\b(?: [\w'’-]+){0,3} for$"
 )
+# "works at IBM", "joined KPMG": narrower than WORK_WORDS (no "shopping at", "years at"), as
+# an acronym there needs a place of work.
+_ACRONYM_EMPLOYER = re.compile(
+    r"\b(?:works?|worked|working|employed|interned|interning|employee|employees|staff|"
+    r"joined|joining|join|hired by|job)(?: (?:at|for|with|of|by))?$"
+)
 _ADDRESS_AFTER = re.compile(
     r", (?:\d{1,5}[a-z]?,? [\w'’.-]|(?:unit|suite|flat|floor|building|po box) \d|"
     r"[\w'’-]+(?:" + words.STREET_ENDINGS + r") \d|rue |via |calle |ul\. )"
@@ -284,12 +290,6 @@ def nameable(
     )
 
 
-_ACRONYM_EMPLOYER = re.compile(
-    r"\b(?:works?|worked|working|employed|interned|interning|employee|employees|staff|"
-    r"joined|joining|join|hired by|job)(?: (?:at|for|with|of|by))?$"
-)
-
-
 def _acronym_firm(token: Token) -> bool:
     """Whether an all-capital word can be a firm's acronym: two to five letters, no place, no
     generic acronym (:data:`~.name_words.GENERIC_ACRONYMS`)."""
@@ -388,10 +388,15 @@ def organization_context(context: Context, start: int, end: int, tail: str, head
                 or words.ORGANIZATION_PAPERS.search(tail) is not None
             )
         )
-        or (tail.endswith(" to") and words.ORGANIZATION_AWARDED.search(tail) is not None)
+        or (
+            tail.endswith(" to")
+            and (
+                words.ORGANIZATION_SWITCH.search(tail) is not None
+                or words.ORGANIZATION_AWARDED.search(tail) is not None
+            )
+        )
         or (tail.endswith(" at") and words.ORGANIZATION_AT.search(tail) is not None)
         or (tail.endswith(" between") and words.ORGANIZATION_BETWEEN.search(tail) is not None)
-        or (tail.endswith(" to") and words.ORGANIZATION_SWITCH.search(tail) is not None)
         or (
             (starts_with(head, words.ORGANIZATION_DEEDS) or ends_with(tail, _SENDS))
             and not _one_name(context, start, end)

@@ -294,7 +294,9 @@ def _vietnamese(tokens: list[Token], head: str) -> bool:
         return False
     if _next_word(head) in _NOT_IN_A_NAME:
         return False
-    return not tokens[0][4] & COMMON or tokens[0][3] == "le" or not _ascii(tokens)
+    return (
+        not tokens[0][4] & COMMON or tokens[0][3] == "le" or not all(t[2].isascii() for t in tokens)
+    )
 
 
 def _next_word(head: str) -> str:
@@ -306,10 +308,6 @@ def _unmarked(word: str) -> str:
     """``word`` without its combining marks, ``đ`` read as ``d`` (``đặng`` -> ``dang``)."""
     plain = unicodedata.normalize("NFD", word.replace("đ", "d").replace("Đ", "D"))
     return "".join(c for c in plain if not unicodedata.combining(c))
-
-
-def _ascii(tokens: list[Token]) -> bool:
-    return all(t[2].isascii() for t in tokens)
 
 
 def _given_and_worded_family(first: Token, last: Token, middle: list[Token]) -> bool:
