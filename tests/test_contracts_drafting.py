@@ -325,3 +325,57 @@ def test_timed_duties_and_lookalikes_are_not_those_clauses(clause_id: str, text:
     """A deadline before the end of a period that ends nothing, a verb in another sense, a
     file that nobody may examine, a repeated claim with no time bar."""
     assert not matches(clause_id, text)
+
+
+LATER_DRAFTING = [
+    # a period written as a figure and then in words
+    ("TERMINATION_NOTICE", "The Buyer may terminate this Contract for convenience upon 45 (forty-five) days prior written notice."),  # noqa: E501
+    # a notice that takes effect some time after it is given, in the next sentence
+    ("TERMINATION_NOTICE", "Either of us may cancel the subscription by writing to the other. The cancellation becomes effective two months after it is received."),  # noqa: E501
+    # a purchase order cancelled at will, with no period
+    ("TERMINATION_NOTICE", "The Purchaser may cancel this Order at any time for its convenience by notice to the Vendor."),  # noqa: E501
+    # a non-renewal notice due by a date, or a period before the term's last day
+    ("TERMINATION_NOTICE", "A party that elects not to renew must say so in writing no later than 30 June of the final contract year."),  # noqa: E501
+    ("TERMINATION_NOTICE", "The Client may opt out of the next term by notice given at least sixty days before the last day of the current term."),  # noqa: E501
+    ("TERMINATION_NOTICE", "Either party may decline any further extension by notice served at least six months before the end of the term."),  # noqa: E501
+    ("RENEWAL", "The Licensee may give notice of its intention not to renew this Licence."),
+    ("RENEWAL", "The Operator may apply for a successor franchise of five years."),
+    ("NON_COMPETE", "During the Term the Dealer shall not sell rival pumps in the Region for itself or for any other person."),  # noqa: E501
+    ("NON_SOLICIT", "The Agency shall not encourage any consultant of the Client to end his engagement with the Client."),  # noqa: E501
+    ("AUDIT_RIGHTS", "The Seller bears the cost of any such inspection where it finds an underpayment of more than five percent (5%)."),  # noqa: E501
+    ("EXCLUSIVITY", "The rights granted under Clause 3 are exclusive, even as to the Owner."),
+    ("LIMITATION_OF_LIABILITY", "and in no event shall it exceed the fees actually paid for the Services concerned"),  # noqa: E501
+    # words a line break split at a hyphen, as extracted text keeps them
+    ("ASSIGNMENT", "The Reseller shall not as- sign this Agreement without prior written consent."),
+    ("AUDIT_RIGHTS", "The Owner may au- dit the books of the Tenant once a year."),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("clause_id", "text"), LATER_DRAFTING)
+def test_periods_in_figures_and_words_dates_and_split_words_match(
+    clause_id: str, text: str
+) -> None:
+    """Periods in figures then words, notices effective after a delay, cancelling an order at
+    will, non-renewal by a date or before a term's last day, declining an extension, a
+    successor franchise, competing for oneself or others, inducing staff to leave, the cost
+    of an inspection, a grant that is exclusive, a cap by the amount paid, split words."""
+    assert matches(clause_id, text)
+
+
+LATER_LOOKALIKES = [
+    ("TERMINATION_NOTICE", "Any notice under this Agreement shall be effective three (3) days after mailing."),  # noqa: E501
+    ("TERMINATION_NOTICE", "Invoices must be submitted no later than 31 January of each year."),
+    ("RENEWAL", "The Company shall not renew any lease of office space without the Board's approval."),  # noqa: E501
+    ("EXCLUSIVITY", "The remedies set out in this Section are exclusive."),
+    ("EXCLUSIVITY", "The Supplier grants the Buyer a non- exclusive licence to use the Marks."),
+    ("LIMITATION_OF_LIABILITY", "The price shall in no event exceed the list price."),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("clause_id", "text"), LATER_LOOKALIKES)
+def test_notices_deadlines_remedies_and_prices_are_not_those_clauses(
+    clause_id: str, text: str
+) -> None:
+    """A notice that takes effect after mailing, a deadline for invoices, a lease not renewed,
+    exclusive remedies, a licence split as "non- exclusive", a price capped by a price."""
+    assert not matches(clause_id, text)

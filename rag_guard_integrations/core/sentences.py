@@ -1,5 +1,5 @@
-"""Sentence windows for clause fingerprints: periods that do not end a sentence are masked, and
-the headings of the clauses a text cites are blanked.
+"""Sentence windows for clause fingerprints: periods that do not end a sentence are masked, the
+headings of the clauses a text cites are blanked, and words a line break split are joined.
 
 Fingerprints keep their parts inside one sentence with windows such as ``[^.;]{0,150}``. Contract
 text is full of periods that end nothing: section numbers ("Section 8.3"), decimals ("2.5%"),
@@ -47,16 +47,22 @@ _INNER = compile_pattern(
     rf"\d(?:\.\d+)+|(?:^|[^a-z0-9])(?:[a-z](?:\.[a-z])*|{_ABBREVIATIONS})\."
 )
 
+# A word a line break split at a hyphen, as extracted text keeps it ("as- sign", "ter- minate").
+_BROKEN_WORD = compile_pattern(r"([a-z])-( +)([a-z]+)")
+
 
 def clause_text(text: str) -> str:
-    """``text`` normalised, with every period that ends no sentence masked and the heading of
-    every clause it cites by number blanked (cached; the length of the normalised text).
+    """``text`` normalised, with every period that ends no sentence masked, the heading of
+    every clause it cites by number blanked and every word a line break split at a hyphen
+    joined, its hyphen and spaces moved after it (cached; the length of the normalised text).
 
     Example:
         >>> clause_text("Per Section 8.3, Acme Inc. may not assign.")
         'per section 8·3, acme inc· may not assign.'
         >>> clause_text("Subject to Clause 13 (Limitation of Liability), it pays.")
         'subject to clause 13 (                       ), it pays.'
+        >>> clause_text("It may not as- sign this.")
+        'it may not assign   this.'
     """
     return _masked_cached(text) if len(text) <= CACHED_CHARS else _masked(text)
 
@@ -68,10 +74,21 @@ def _masked_cached(text: str) -> str:
 
 def _masked(text: str) -> str:
     normalized = normalize(text)
+    if "- " in normalized:
+        normalized = _BROKEN_WORD.sub(_joined, normalized)
     masked: str = _INNER.sub(_mask, normalized) if "." in normalized else normalized
     if "(" in masked:
         masked = _CITED_HEADING.sub(_blank_heading, masked)
     return masked
+
+
+def _joined(match: Any) -> str:
+    """The split word's letter before the hyphen and its rest, then the hyphen and spaces as
+    spaces (the length kept)."""
+    before: str = match.group(1)
+    spaces: str = match.group(2)
+    rest: str = match.group(3)
+    return before + rest + " " * (len(spaces) + 1)
 
 
 def _blank_heading(match: Any) -> str:
