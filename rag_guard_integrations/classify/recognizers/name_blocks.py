@@ -286,14 +286,26 @@ def name_line(content: str, table: dict[str, int], caseless: bool) -> bool:
 def caseless_names(text: str) -> tuple[Span, ...]:
     """Persons in a text written all in lower case (chat, logs): a given and a family name
     alone on a line of a block of three lines or more, a given name that is no common word or
-    place after a greeting or a thanks (``thanks dimitri``), or such a given name right before
-    a family name that is no common word or place either (``jane roe card ...``)."""
+    place after a greeting or a thanks (``thanks dimitri``), such a given name right before
+    a family name that is no common word or place either (``jane roe card ...``), a name word
+    after an honorific (``mr. haddad``), and a given name that is no common word or place
+    said to speak, be spoken to or be someone's (``niamh said``, ``texted rahim``, ``my
+    cousin olga``), or listed with another (``thabo, lindiwe and zanele``)."""
     table, lines, out, position = word_flags(), text.split("\n"), [], 0
     for match in _GREETED.finditer(text):
         flags = table.get(match.group(1), 0)
-        if flags & GIVEN and not flags & (COMMON | PLACE):
+        if (
+            flags & GIVEN
+            and not flags & (COMMON | PLACE)
+            and match.group(1) not in words.HONORIFICS
+        ):
+            out.append(match.span(1))
+    for match in _HONOURED.finditer(text):
+        flags = table.get(match.group(1), 0)
+        if flags & NAME and not flags & COMMON:
             out.append(match.span(1))
     out.extend(_caseless_full_names(text, table))
+    out.extend(_caseless_given_names(text, table))
     for raw in lines:
         start = position + _MARKER.match(raw).end()  # type: ignore[union-attr]  # matches ""
         end = max(start, position + len(raw.rstrip()))
@@ -303,7 +315,7 @@ def caseless_names(text: str) -> tuple[Span, ...]:
     return tuple(sorted(set(out)))
 
 
-_LOWER_WORD = re.compile(r"(?<![\w'’-])[a-z][a-z'’-]{2,}(?![\w-])")
+_LOWER_WORD = re.compile(r"(?<![\w'’-])[^\W\d_](?:[^\W\d_]|['’-]){2,}(?![\w-])")
 
 
 def _caseless_full_names(text: str, table: dict[str, int]) -> list[Span]:
@@ -317,6 +329,42 @@ def _caseless_full_names(text: str, table: dict[str, int]) -> list[Span]:
             if given & GIVEN and family & FAMILY and not (given | family) & (COMMON | PLACE):
                 found.append((previous.start(), word.end()))
         previous = word
+    return found
+
+
+_HONOURED = re.compile(r"(?<![^\W_])(?:mr|mrs|ms|mx|dr|prof)\.? ([^\W\d_]{2,})(?![^\W_])")
+_CASELESS_AFTER_PERSON = (*words.PERSON_AFTER, " posted", " texted", " messaged", " emailed")
+_CASELESS_BEFORE_PERSON = (
+    *words.PERSON_BEFORE, "texted", "messaged", "emailed", "told", "asked", "shouted at",
+    "went with", "ask for",
+)  # fmt: skip
+_LISTED = re.compile(r"(?:,| and|, and|,? &) $")
+
+
+def _caseless_given_names(text: str, table: dict[str, int]) -> list[Span]:
+    """Given names that are no common word or place, in lower-case text, beside a phrase that
+    says a person speaks, is spoken to or is someone's (``niamh said``, ``texted rahim``), and
+    such names listed together (``thabo, lindiwe and zanele``: every one of the list)."""
+    given = [
+        word
+        for word in _LOWER_WORD.finditer(text)
+        if table.get(word.group(), 0) & (GIVEN | COMMON | PLACE) == GIVEN
+        and word.group() not in words.FAMILY_CALLS
+    ]
+    found: list[Span] = []
+    for index, word in enumerate(given):
+        start, end = word.span()
+        before = text[max(0, start - WINDOW) : start].rstrip(" ,:")
+        after = text[end : end + WINDOW]
+        listed = index > 0 and _LISTED.fullmatch(text, given[index - 1].end(), start) is not None
+        if listed:
+            found.append(given[index - 1].span())
+        if (
+            listed
+            or starts_with(after, _CASELESS_AFTER_PERSON)
+            or ends_with(before, _CASELESS_BEFORE_PERSON)
+        ):
+            found.append((start, end))
     return found
 
 

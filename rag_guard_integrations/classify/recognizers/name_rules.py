@@ -41,6 +41,7 @@ _HONORIFICS_BEFORE = tuple(f"{h}." for h in ("mr", "mrs", "ms", "miss", "dr"))
 _COORDINATED = re.compile(
     rf" and ([{UPPER}](?:[^\W\d_]|['’-](?=[^\W\d_]))*)(?![^\W\d_]| [{UPPER}])"
 )
+_SHARED_FAMILY = re.compile(rf" and ([{UPPER}][^\W\d_]+) ([{UPPER}][^\W\d_]+)\b")
 _VOCATIVE = (", can", ", could", ", would", ", will", ", please", ", do", ", are", ", i ")
 _CUE_NOUNS = frozenset(p for p in words.PERSON_BEFORE if " " not in p and p.isalpha())
 _OPENERS = words.GREETINGS | words.DETERMINERS | _CUE_NOUNS
@@ -349,6 +350,9 @@ def _single(context: Context, token: Token, previous: str, head: str) -> None:
     start, end, word, _, flags = token
     if previous not in words.PLACE_PREPOSITIONS and _coordinated(context, token, head):
         return
+    if flags & (GIVEN | COMMON | PLACE) == GIVEN and _shares_a_family_name(context, end):
+        context.person([token])
+        return
     if flags & GIVEN and not flags & (COMMON | PLACE) and _inverted(context, start, end):
         return
     opening = at_sentence_start(context.text, start)
@@ -394,6 +398,16 @@ def _coordinated(context: Context, token: Token, head: str) -> bool:
     context.person([token])
     context.person([(other.start(1), other.end(1), other.group(1), "", second)])
     return True
+
+
+def _shares_a_family_name(context: Context, end: int) -> bool:
+    """Whether a given name ending at ``end`` is joined by ``and`` to another given name and
+    the family name they share (``Dwayne and Latoya Jackson``)."""
+    other = _SHARED_FAMILY.match(context.text, end)
+    if other is None:
+        return False
+    given, family = context.flag(other.group(1)), context.flag(other.group(2))
+    return given & (GIVEN | COMMON) == GIVEN and family & (FAMILY | COMMON) == FAMILY
 
 
 def _speaks_or_is_told(context: Context, token: Token, opening: bool) -> bool:

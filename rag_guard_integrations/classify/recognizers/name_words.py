@@ -13,7 +13,7 @@ def _words(text: str) -> frozenset[str]:
 
 HONORIFICS = _words(
     "mr mrs ms miss mx dr prof sir dame lord lady rev fr herr frau mme mlle mevr dhr sr sra "
-    "srta dott dra sig sigra"
+    "srta dott dra sig sigra herrn"
 )
 """Titles before a personal name (English, French, German, Dutch, Spanish, Italian)."""
 
@@ -155,6 +155,12 @@ ROLE_TERMS = _words(
 )
 """A contract's defined roles (``the Licensee``, ``Vendor``): capitalised, but nobody's name."""
 
+FAMILY_CALLS = _words(
+    "sis bro mum mom dad nan nana gran granny papa mama aunty auntie babe hun bae"
+)
+"""What family and friends call each other, which the names table also holds as given names
+(``sis said``): no one's name."""
+
 GREETINGS = _words("hi hello hey dear thanks name")
 """Words that open a name run without being part of the name (``Hi Freddy``)."""
 
@@ -184,9 +190,21 @@ PERSON_BEFORE = (
     "cardholder", "account holder", "beneficiary", "witness", "player", "features",
     "starring", "says", "said", "it to", "speak to", "ask for", "cc", "according to",
     "interviewed", "married", "surname", "daughter of", "son of", "wife of", "husband of",
+    *(f"{whose} {kin}" for whose in ("my", "his", "her", "our", "their", "your") for kin in (
+        "mother", "father", "mum", "mom", "dad", "wife", "husband", "son", "daughter",
+        "brother", "sister", "cousin", "aunt", "uncle", "nephew", "niece", "grandmother",
+        "grandfather", "grandma", "grandpa", "granddaughter", "grandson", "fiancé", "fiancée",
+        "girlfriend", "boyfriend", "friend", "neighbour", "neighbor", "colleague", "coworker",
+        "co-worker", "flatmate", "roommate", "classmate", "coach", "tutor", "mentor",
+    )),
+    "the waiter", "the waitress", "the receptionist", "the manager", "the pharmacist",
+    "the driver", "the nurse", "the physio", "the plumber", "the mechanic", "the landlady",
+    "aunt", "auntie", "uncle", "tía", "tío", "tante", "onkel", "grandma", "grandpa",
 )  # fmt: skip
 """Phrases just before a name that say it is a person's (the text lower-cased, the name's
-colon, comma or question mark dropped: ``Name: X``, ``What's your name? X``)."""
+colon, comma or question mark dropped: ``Name: X``, ``What's your name? X``): among them a
+relative, a friend or a colleague named by whose they are (``my cousin X``, ``his coach,
+X``), someone who serves (``the waiter, X``) and a relative's title (``Aunt X``, ``Tía X``)."""
 
 PERSON_AFTER = (
     " who", ", who", " said", " says", " shouted", " told", " asked", " wrote", " replied",
