@@ -24,6 +24,7 @@ from rag_guard_integrations.classify.recognizers.names_table import (
     PLACE,
     word_flags,
 )
+from rag_guard_integrations.core.patterns import union_spans
 
 if TYPE_CHECKING:
     from rag_guard_integrations.classify.recognizers.name_context import Context, Span
@@ -312,7 +313,7 @@ def caseless_names(text: str) -> tuple[Span, ...]:
         if len(lines) >= 3 and name_line(text[start:end], table, caseless=True):
             out.append((start, end))
         position += len(raw) + 1
-    return tuple(sorted(set(out)))
+    return tuple(union_spans(out))  # "met maria" inside "met maria lopez": one person
 
 
 _LOWER_WORD = re.compile(r"(?<![\w'’-])[^\W\d_](?:[^\W\d_]|['’-]){2,}(?![\w-])")
