@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from rag_guard_integrations.classify.recognizers import name_words as words
 from rag_guard_integrations.classify.recognizers.name_context import (
+    LIST_SEPARATOR,
     WINDOW,
     ends_with,
     proper,
@@ -337,9 +338,8 @@ _HONOURED = re.compile(r"(?<![^\W_])(?:mr|mrs|ms|mx|dr|prof)\.? ([^\W\d_]{2,})(?
 _CASELESS_AFTER_PERSON = (*words.PERSON_AFTER, " posted", " texted", " messaged", " emailed")
 _CASELESS_BEFORE_PERSON = (
     *words.PERSON_BEFORE, "texted", "messaged", "emailed", "told", "asked", "shouted at",
-    "went with", "ask for",
+    "went with",
 )  # fmt: skip
-_LISTED = re.compile(r"(?:,| and|, and|,? &) $")
 
 
 def _caseless_given_names(text: str, table: dict[str, int]) -> list[Span]:
@@ -357,7 +357,9 @@ def _caseless_given_names(text: str, table: dict[str, int]) -> list[Span]:
         start, end = word.span()
         before = text[max(0, start - WINDOW) : start].rstrip(" ,:")
         after = text[end : end + WINDOW]
-        listed = index > 0 and _LISTED.fullmatch(text, given[index - 1].end(), start) is not None
+        listed = index > 0 and (
+            LIST_SEPARATOR.fullmatch(text, given[index - 1].end(), start) is not None
+        )
         if listed:
             found.append(given[index - 1].span())
         if (

@@ -44,7 +44,8 @@ and its names-table flags."""
 WINDOW = 48
 _CONNECTIVES = frozenset({"and", "of", "&", "the", "for"})
 _TAIL_PUNCTUATION = " \t:,?\"'“(-"
-_LIST_SEPARATOR = re.compile(r"(?:,| and|, and|,? &) $")
+LIST_SEPARATOR = re.compile(r"(?:,| and|, and|,? &) $")
+"""What ends a list item before the next one (``X, Y and Z``): a comma, ``and``, ``&``."""
 _GROUP_WINDOW = 160
 _DETERMINERS = tuple(words.DETERMINERS)
 _INTRODUCERS = (":", "such as", "includ", "like", "namely")
@@ -203,7 +204,7 @@ class Context:
             return False
         if " " not in self.text[start:end] and self.flag(self.text[start:end]) & PLACE:
             return False
-        separator = _LIST_SEPARATOR.search(self.text, max(0, start - 6), start)
+        separator = LIST_SEPARATOR.search(self.text, max(0, start - 6), start)
         return separator is not None and separator.start() in self._ends
 
     def spells(self, run: str, label: str) -> bool:
