@@ -6,6 +6,8 @@ import hashlib
 import json
 import logging
 import os
+import subprocess
+import sys
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -289,3 +291,28 @@ def test_request_ids_stay_unique_across_forked_workers() -> None:
     theirs = os.read(read, 64).decode()
     assert len(theirs) == 32
     assert theirs[:16] != next(iter(ours))[:16]
+
+
+def test_a_tracer_provider_set_after_checks_gets_the_next_checks_span() -> None:
+    """Without a tracer provider no span is made; one set later (in a fresh process, where none
+    was set before) records the very next check."""
+    script = """
+from opentelemetry import trace
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from rag_guard_integrations import Guard
+guard = Guard.from_policy("default")
+guard.check("q", [{"text": "a", "meta": {}}])
+exporter = InMemorySpanExporter()
+provider = TracerProvider()
+provider.add_span_processor(SimpleSpanProcessor(exporter))
+trace.set_tracer_provider(provider)
+guard.check("q", [{"text": "b", "meta": {}}])
+print([span.name for span in exporter.get_finished_spans()])
+"""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OTEL_")}
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, env=env, check=True
+    )
+    assert done.stdout.strip() == "['rag_guard.check']"

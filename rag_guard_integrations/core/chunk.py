@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
 from rag_guard_integrations.core.errors import ChunkError
-from rag_guard_integrations.core.records import mutable_twin
 
 _EMPTY: Mapping[str, Any] = {}
 
@@ -152,60 +151,3 @@ def _score(value: object, where: str) -> float | None:
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise ChunkError(f"{where} score is {value!r}; it must be a number or absent")
     return float(value)
-
-
-def coerce_chunks(items: object) -> list[Chunk]:
-    """Turn the list handed to a guard into chunks; anything but a list or tuple is a TypeError."""
-    if type(items) is not list and (
-        isinstance(items, str | bytes | Mapping) or not isinstance(items, Sequence)
-    ):
-        raise ChunkError(
-            f"chunks must be a list, got {type(items).__name__}; wrap a single chunk in a list"
-        )
-    out: list[Chunk] = []
-    append = out.append
-    for position, item in enumerate(items):
-        # The commonest shape, {"text": str, "meta": dict}, costs two lookups and the draft.
-        if (
-            type(item) is dict
-            and len(item) == 2  # text and meta, nothing else
-            and type(text := item.get("text")) is str
-            and type(metadata := item.get("meta")) is dict
-        ):
-            draft = _NEW(_Draft)
-            draft.text, draft.metadata, draft.score, draft.id = text, metadata, None, None
-            draft.__class__ = Chunk  # same slots, now frozen
-            append(draft)
-            continue
-        # The common shape, {"text": str, "meta": dict, "score": float, "id": ...}, is built
-        # here directly; any other shape or type goes to from_any, which checks and explains.
-        if type(item) is dict and type(text := item.get("text")) is str:
-            score = id_ = None
-            if "page_content" in item or ("meta" in item and "metadata" in item):
-                metadata = _AMBIGUOUS  # two copies of a field: from_any refuses the dict
-            else:
-                metadata = item["meta"] if "meta" in item else item.get("metadata")
-                score = item.get("score")
-                id_ = item.get("id")
-            if (
-                (metadata is None or type(metadata) is dict)
-                and (score is None or type(score) is float)
-                and (id_ is None or type(id_) is str)
-            ):
-                # Filled as a draft, then made a Chunk: a third of the frozen __init__'s cost.
-                draft = _NEW(_Draft)
-                draft.text = text
-                draft.metadata = _EMPTY if metadata is None else metadata
-                draft.score = score
-                draft.id = id_
-                draft.__class__ = Chunk  # same slots, now frozen
-                append(draft)
-                continue
-        append(Chunk.from_any(item, position=position))
-    return out
-
-
-_NEW = object.__new__
-_AMBIGUOUS = object()
-# A chunk under construction: the slots of Chunk without its frozen __setattr__.
-_Draft = mutable_twin(Chunk)

@@ -126,10 +126,28 @@ def span_attributes(record: dict[str, Any]) -> dict[str, Any]:
     return attributes
 
 
-@functools.cache
 def _tracer() -> Any:
+    """The package's tracer, or None when OpenTelemetry is not installed or no tracer provider
+    is set (the API's proxy or no-op provider): such a provider's spans record nothing, and
+    making one costs more than the rest of a small check's audit."""
+    trace = _trace_api()
+    if trace is None:
+        return None
+    provider = trace.get_tracer_provider()
+    if isinstance(provider, trace.ProxyTracerProvider | trace.NoOpTracerProvider):
+        return None
+    return _provided(provider)
+
+
+@functools.lru_cache(maxsize=4)
+def _provided(provider: Any) -> Any:
+    return provider.get_tracer("rag_guard_integrations")
+
+
+@functools.cache
+def _trace_api() -> Any:
     try:
         from opentelemetry import trace  # noqa: PLC0415 - optional, imported once when used
     except ImportError:
         return None
-    return trace.get_tracer("rag_guard_integrations")
+    return trace

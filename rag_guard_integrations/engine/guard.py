@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from rag_guard_integrations.core import keys
 from rag_guard_integrations.core.access import AccessContext, AccessLike
 from rag_guard_integrations.core.audit import RequestInfo
-from rag_guard_integrations.core.chunk import coerce_chunks
+from rag_guard_integrations.core.chunk_list import coerce_chunks
 from rag_guard_integrations.core.constraints import Constraints
 from rag_guard_integrations.core.decisions import GuardResult, QueryDecision
 from rag_guard_integrations.core.errors import ArgumentError, ContextBlocked, InputError
@@ -297,7 +297,7 @@ clause_id=all:['TERMINATION_NOTICE']))
         the plan holds who is asking."""
         run = self._start(self._planned(query, access), chunks)
         for labeller, indices, stage in self._labelling.labellers(run):
-            texts = [run.chunks[i].text for i in indices]
+            texts = list(map(run.chunks.texts.__getitem__, indices))
             take_labels(run, indices, attempt(labeller.classify_many, texts), stage)
         return self._conclude(run)
 
@@ -307,7 +307,7 @@ clause_id=all:['TERMINATION_NOTICE']))
         """Async twin of :meth:`check`: classification awaits the classifier's async path."""
         run = self._start(self._planned(query, access), chunks)
         for labeller, indices, stage in self._labelling.labellers(run):
-            texts = [run.chunks[i].text for i in indices]
+            texts = list(map(run.chunks.texts.__getitem__, indices))
             found = await aattempt(labeller.aclassify_many, texts)
             take_labels(run, indices, found, stage)
         return self._conclude(run)
@@ -424,7 +424,7 @@ clause_id=all:['TERMINATION_NOTICE']))
                 break
             verdict = part.rejected
             if verdict is None and kind == "query":
-                verdict = self._decide(stage, part, request, _picked(items, remaining))
+                verdict = self._decide(stage, part, request, items.pick(remaining))
             if verdict is not None:
                 verdicts.append(verdict)
                 if not verdict.allowed:
@@ -436,7 +436,7 @@ clause_id=all:['TERMINATION_NOTICE']))
                     remaining = ()
                     break
                 continue
-            reasons = stage_reasons(stage, _picked(items, remaining), part.state, request)
+            reasons = stage_reasons(stage, items.pick(remaining), part.state, request)
             if stage.reports is not None and isinstance(reasons, Judged):
                 run.reported[stage.reports] = reasons.record
             if reasons.count(None) != len(reasons):
@@ -482,10 +482,6 @@ clause_id=all:['TERMINATION_NOTICE']))
         if self.policy.on_block == "raise" and any(v.action == "block" for v in result.violations):
             raise ContextBlocked(result)
         return result
-
-
-def _picked(items: list[Chunk], indices: Sequence[int]) -> list[Chunk]:
-    return items if len(indices) == len(items) else [items[i] for i in indices]
 
 
 def as_guard(value: object, owner: str) -> Guard:

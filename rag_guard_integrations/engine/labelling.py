@@ -3,7 +3,6 @@ the classifier (an error is recorded, never raised), cleaned and merged into the
 
 from __future__ import annotations
 
-from operator import attrgetter
 from typing import TYPE_CHECKING
 
 from rag_guard_integrations.classify.base import Classification
@@ -23,8 +22,6 @@ if TYPE_CHECKING:
     from rag_guard_integrations.engine.run import Run
     from rag_guard_integrations.guards.stage import SetStage
     from rag_guard_integrations.policy.schema import Policy
-
-_METADATA = attrgetter("metadata")
 
 
 class Labelling:
@@ -70,11 +67,8 @@ class Labelling:
         if self.set_stage is not None and self.set_stage.links_chunks:
             for index in positions:
                 self._note_unlinkable(run, index)
-        chunks = run.chunks
-        if len(positions) != len(chunks):
-            chunks = list(map(chunks.__getitem__, positions))
         try:
-            labels, problems = labels_many(list(map(_METADATA, chunks)))
+            labels, problems = labels_many(run.chunks.pick(positions).metadata)
         except Exception:  # odd metadata somewhere: chunk by chunk, so that only it fails
             for index in positions:
                 self._read_one(run, index)
@@ -93,7 +87,7 @@ class Labelling:
         chunks deny it alone (where they are enforced, see :meth:`Verdicts.finish`)."""
         assert self.set_stage is not None
         try:
-            broken = self.set_stage.unreadable_links(run.chunks[index].metadata)
+            broken = self.set_stage.unreadable_links(run.chunks.metadata[index])
         except Exception as error:
             broken = failure("labels", error)
         if broken:
@@ -101,7 +95,7 @@ class Labelling:
 
     def _read_one(self, run: Run, index: int) -> None:
         try:
-            labels, problem = metadata_labels(run.chunks[index].metadata)
+            labels, problem = metadata_labels(run.chunks.metadata[index])
         except Exception as error:
             run.denied[index] = ("labels", failure("labels", error))
             return

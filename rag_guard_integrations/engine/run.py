@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from rag_guard_integrations.classify.base import Finding
     from rag_guard_integrations.core.audit import RequestInfo
     from rag_guard_integrations.core.chunk import Chunk
+    from rag_guard_integrations.core.chunk_list import ChunkList
     from rag_guard_integrations.core.decisions import QueryDecision
     from rag_guard_integrations.core.stage import Request
     from rag_guard_integrations.engine.plan import RequestPlan
@@ -27,7 +28,7 @@ class Run:
 
     plan: RequestPlan
     request: Request
-    chunks: list[Chunk]
+    chunks: ChunkList
     query: QueryDecision
     denied: dict[int, tuple[str, str]] = field(default_factory=dict)  # stage, reason
     labels: dict[int, frozenset[str]] = field(default_factory=dict)

@@ -82,11 +82,7 @@ class Verdicts:
         )
         outcome = None
         if combination is not None and survivors:
-            survivor_chunks = (
-                run.chunks
-                if len(survivors) == len(run.chunks)
-                else list(map(run.chunks.__getitem__, survivors))
-            )
+            survivor_chunks = run.chunks.pick(survivors)
             carried = list(map(run.labels.get, survivors, repeat(frozenset(), len(survivors))))
             try:
                 outcome = combination(_new_labelled_set(survivors, carried, survivor_chunks))

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from itertools import chain
-from operator import attrgetter
 from typing import TYPE_CHECKING
 
+from rag_guard_integrations.core.chunk_list import metadata_of
 from rag_guard_integrations.core.constraints import MATCH_ALL, MATCH_ANY, Allowed, Constraints
 from rag_guard_integrations.core.errors import PatternCompileError, PatternTooLargeError
 from rag_guard_integrations.core.normalize import CACHED_CHARS, normalize
@@ -26,7 +26,6 @@ if TYPE_CHECKING:
 __all__ = ["AccessGuard", "Constraints", "HintGuard"]  # Constraints: its former home
 
 HINT_SUFFIX = "_regex_hint"
-_METADATA = attrgetter("metadata")
 # The hints of one chunk together compile to at most this many RE2 instructions: each runs over
 # the whole text, so this bounds the hint work per character of the chunk.
 MAX_HINT_PROGRAM_PER_CHUNK = 2000
@@ -129,13 +128,13 @@ class AccessGuard:
                 None
                 if (
                     value in values
-                    if type(value := chunk.metadata.get(attribute)) is str
+                    if type(value := metadata.get(attribute)) is str
                     else admits(value)
                 )
                 else (missing if value is None else outside)
-                for chunk in chunks
+                for metadata in metadata_of(chunks)
             ]
-        return [self._denial(chunk.metadata, state) for chunk in chunks]
+        return [self._denial(metadata, state) for metadata in metadata_of(chunks)]
 
     def _denial(
         self, metadata: Mapping[str, object], allowed: Sequence[tuple[str, Allowed]]
@@ -175,7 +174,7 @@ class HintGuard(Quiet):
         """:meth:`__call__` for each chunk. Keys are looked at all at once first: when no key
         of any chunk holds the hint suffix, no chunk has a hint."""
         try:
-            keys = "\0".join(chain.from_iterable(map(_METADATA, chunks)))
+            keys = "\0".join(chain.from_iterable(metadata_of(chunks)))
         except TypeError:  # a key that is not a string: each chunk looks at its own keys
             keys = HINT_SUFFIX
         if HINT_SUFFIX not in keys:

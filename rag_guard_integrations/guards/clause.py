@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+from rag_guard_integrations.core.chunk_list import metadata_of, texts_of
 from rag_guard_integrations.core.constraints import Allowed
 from rag_guard_integrations.core.errors import PolicyError
 from rag_guard_integrations.core.patterns import matches
@@ -117,16 +118,18 @@ class ClauseGuard:
     def check_many(self, chunks: Sequence[Chunk], scope: QueryScope) -> list[Reason | None]:
         """Why each chunk is denied (None: it passes) under the question's reading ``scope``
         (:meth:`prepare`); semantic checks run in one batch."""
-        reasons = self._scope_reasons(chunks, scope)
+        metadata = metadata_of(chunks)
+        reasons = self._scope_reasons(metadata, scope)
         pending: dict[str, list[int]] = {}
         if not scope.whole_contract:
             fingerprints = self._fingerprints
-            for index, chunk in enumerate(chunks):
+            texts = texts_of(chunks)
+            for index, meta in enumerate(metadata):
                 if reasons[index] is not None:
                     continue
-                fingerprint = fingerprints.get(str(chunk.metadata.get("clause_id")))
+                fingerprint = fingerprints.get(str(meta.get("clause_id")))
                 if fingerprint is not None:
-                    reasons[index], judge = fingerprint.by_regex(chunk.text)
+                    reasons[index], judge = fingerprint.by_regex(texts[index])
                     if judge:
                         pending.setdefault(fingerprint.clause_id, []).append(index)
         for clause_id, indices in pending.items():
@@ -135,16 +138,18 @@ class ClauseGuard:
                 reasons[index] = reason
         return reasons
 
-    def _scope_reasons(self, chunks: Sequence[Chunk], scope: QueryScope) -> list[Reason | None]:
+    def _scope_reasons(
+        self, metadata: Sequence[Mapping[str, Any]], scope: QueryScope
+    ) -> list[Reason | None]:
         """Why each chunk is not what the question asks for, before any fingerprint. The
         values named are the policy's (``access.mentions``), never the chunk's."""
         intents = scope.intents
         if scope.unseen:
             names = ", ".join(f"{a} {v!r}" for a, v in scope.unseen)
             unseen = Reason.fixed(f"the question names {names}, which the caller may not see")
-            return [unseen] * len(chunks)
+            return [unseen] * len(metadata)
         if not intents and self.restricts_without_intent:
-            return [_NO_INTENT] * len(chunks)
+            return [_NO_INTENT] * len(metadata)
         named = [
             (attribute, allowed, _asked_about(attribute, allowed))
             for attribute, allowed in scope.named.items()
@@ -152,15 +157,14 @@ class ClauseGuard:
         # access_only without intents, or a whole contract: the clause id does not decide.
         by_clause = _ClauseReasons(intents) if intents and not scope.whole_contract else None
         out: list[Reason | None] = []
-        for chunk in chunks:
-            metadata = chunk.metadata
+        for meta in metadata:
             reason = None
             for attribute, allowed, denial in named:
-                if not allowed.admits(metadata.get(attribute)):
+                if not allowed.admits(meta.get(attribute)):
                     reason = denial
                     break
             if reason is None and by_clause is not None:
-                reason = by_clause.reason(metadata.get("clause_id"))
+                reason = by_clause.reason(meta.get("clause_id"))
             out.append(reason)
         return out
 

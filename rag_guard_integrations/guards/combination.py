@@ -7,6 +7,7 @@ from itertools import compress, filterfalse
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, cast
 
+from rag_guard_integrations.core.chunk_list import ChunkList
 from rag_guard_integrations.core.decisions import Bridge, Link, Violation
 from rag_guard_integrations.core.records import slot_filler
 from rag_guard_integrations.guards.linking import (
@@ -449,9 +450,10 @@ def _removal_key(
     label: str, chunks: LabelledSet, positions: list[int]
 ) -> tuple[int, float, int, str]:
     items, indices = chunks.chunks, chunks.indices
+    score_at = items.score_at if type(items) is ChunkList else None
     best, first = _NO_SCORE, indices[positions[0]]
     for position in positions:  # a few carriers: one plain loop for both
-        score = items[position].score
+        score = items[position].score if score_at is None else score_at(position)
         if score is not None and score > best:
             best = score
         first = min(first, indices[position])

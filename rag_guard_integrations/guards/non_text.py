@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from rag_guard_integrations.core.chunk import Chunk
+from rag_guard_integrations.core.chunk_list import ChunkList
 from rag_guard_integrations.core.reasons import Reason
 from rag_guard_integrations.guards.stage import Quiet, StageSpec
 from rag_guard_integrations.policy.loader import load_policy
@@ -66,7 +67,7 @@ class NonTextGuard(Quiet):
     def check_many(self, chunks: Sequence[Chunk], state: object = None) -> list[str | None]:
         """:meth:`__call__` over ``chunks``; most are plain, so their types are looked at
         all at once first."""
-        if {*map(type, chunks)} <= _PLAIN:
+        if (type(chunks) is ChunkList and chunks.plain) or {*map(type, chunks)} <= _PLAIN:
             return [None] * len(chunks)
         return [self(chunk, None) if type(chunk) is not Chunk else None for chunk in chunks]
 
