@@ -142,27 +142,29 @@ def coerce_chunks(items: object) -> ChunkList:
         )
     texts: list[str] = []
     metadata: list[Mapping[str, Any]] = []
-    made: list[Chunk | None] = []
-    add_text, add_metadata, add_made = texts.append, metadata.append, made.append
-    plain = True
-    for position, item in enumerate(items):
+    add_text, add_metadata = texts.append, metadata.append
+    built: dict[int, Chunk] = {}
+    for item in items:
         # The commonest shape, {"text": str, "meta": dict}, becomes columns alone: two
         # lookups, and no object.
-        if (
-            type(item) is dict
-            and len(item) == 2
-            and type(text := item.get("text")) is str
-            and type(found := item.get("meta")) is dict
-        ):
-            add_text(text)
-            add_metadata(found)
-            add_made(None)
-            continue
-        chunk = _fast_dict(item) or Chunk.from_any(item, position=position)
+        if type(item) is dict and len(item) == 2:
+            text = item.get("text")
+            found = item.get("meta")
+            if type(text) is str and type(found) is dict:
+                add_text(text)
+                add_metadata(found)
+                continue
+        position = len(texts)
+        if type(item) is Chunk:  # what the adapters hand over
+            chunk = built[position] = item
+        else:
+            chunk = built[position] = _fast_dict(item) or Chunk.from_any(item, position=position)
         add_text(chunk.text)
         add_metadata(chunk.metadata)
-        add_made(chunk)
-        plain = plain and type(chunk) is Chunk
+    made: list[Chunk | None] = [None] * len(texts)
+    for position, chunk in built.items():
+        made[position] = chunk
+    plain = all(type(chunk) is Chunk for chunk in built.values())
     return ChunkList(texts, metadata, made, plain=plain)
 
 

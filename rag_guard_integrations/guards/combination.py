@@ -417,11 +417,10 @@ def _label_greedy(
         if spent.isdisjoint(labels):
             label = _removal_label(labels, carriers, chunks)
             spent.add(label)
-            for position in carriers[label]:
-                removed[position] = rule.name
+            removed.update(dict.fromkeys(carriers[label], rule.name))
     indices = chunks.indices
     if indices == range(len(indices)):  # positions are the input indices
-        return dict(sorted(removed.items()))
+        return {p: removed[p] for p in sorted(removed)}
     return {indices[p]: removed[p] for p in sorted(removed)}
 
 
