@@ -483,6 +483,22 @@ def person_context(tail: str, head: str) -> bool:
     return ends_with(tail, words.PERSON_BEFORE) or starts_with(head, words.PERSON_AFTER)
 
 
+def assigned(text: str, start: int, end: int) -> bool:
+    """Whether the run at ``start`` to ``end`` is who a task in minutes or a to-do list goes
+    to: it opens an item (a line, a bullet, a number or a label such as ``ACTION:``), and
+    ``to`` and a verb follow it (``ACTION: Lars to send``, ``(2) Aisha to review``)."""
+    if _TASK.match(text, end) is None:
+        return False
+    return _ITEM_OPENING.search(text, max(0, start - _ITEM_REACH), start) is not None
+
+
+_TASK = re.compile(r" to (?!(?:the|a|an|my|his|her|our|their|your|its|this|that)\b)[a-z]{2,}\b")
+_ITEM_OPENING = re.compile(
+    r"(?:^|[\n;])[ \t]*(?:[-*•][ \t]*|\(?\d{1,2}[.)][ \t]*|[A-Za-z][A-Za-z ]{1,20}:[ \t]*){0,2}\Z"
+)
+_ITEM_REACH = 30
+
+
 def placed(flags: int) -> bool:
     """Whether a word is a place's name and no more likely a person's (``Jordan`` alone)."""
     return bool(flags & PLACE) or not flags & NAME

@@ -5,6 +5,7 @@ neither. A token carries its lower-case key and names-table flags, looked up onc
 
 from __future__ import annotations
 
+import itertools
 import re
 import unicodedata
 
@@ -13,6 +14,7 @@ from rag_guard_integrations.classify.recognizers.name_context import (
     UPPER,
     Context,
     Token,
+    assigned,
     at_sentence_start,
     described,
     firm_only,
@@ -44,7 +46,7 @@ _COORDINATED = re.compile(
 _SHARED_FAMILY = re.compile(rf" and ([{UPPER}][^\W\d_]+) ([{UPPER}][^\W\d_]+)\b")
 _VOCATIVE = (", can", ", could", ", would", ", will", ", please", ", do", ", are", ", i ")
 _CUE_NOUNS = frozenset(p for p in words.PERSON_BEFORE if " " not in p and p.isalpha())
-_OPENERS = words.GREETINGS | words.DETERMINERS | _CUE_NOUNS
+_OPENERS = words.GREETINGS | words.DETERMINERS | _CUE_NOUNS | words.TITLE_ROLES
 _CONTRACTION = re.compile(r"[^\W\d_]+['’](?:m|s|re|ve|ll|d|t)")
 _FAMILY_PREFIXES = ("o'", "o’", "mc", "mac", "fitz", "d'", "d’")
 _FAMILY_SUFFIXES = (
@@ -94,7 +96,7 @@ def judge(context: Context, tokens: list[Token]) -> None:
         before = tail if core[0][0] == start else context.tail(core[0][0])
         # a place, a street: "in Santa Clara", "12 Anna Rd", "on Nguyen Van Linh street"
         street = before.endswith(" on") and _next_word(head) in words.STREET_WORDS
-        if not (before[-1:].isdigit() or before.endswith(" in") or street):
+        if not (_after_a_number(context, core[0][0], before) or before.endswith(" in") or street):
             context.person(core)
             # "Nguyen, Thi Lan" is one name; "Riku Andou, Jeremy Hartmann" two.
             if all(t[4] & GIVEN for t in core):
@@ -208,7 +210,7 @@ def _unnamed(
     ):
         return
     tail = context.tail(core[0][0])
-    if honorific or tail.endswith(_HONORIFICS_BEFORE):
+    if honorific or tail.endswith(_HONORIFICS_BEFORE) or _titled(tokens, core):
         context.person(core[:4])
         return
     written = [t[2] for t in core]
@@ -220,20 +222,47 @@ def _unnamed(
         _person(context, core, tail, head)
 
 
+def _titled(tokens: list[Token], core: list[Token]) -> bool:
+    """Whether a job written as a title opens the run right before up to three name words
+    that are no common words (``Manager Lindqvist``, ``Agent Siobhán``)."""
+    opened = len(tokens) - len(core)
+    if not opened or len(core) > 3 or any(t[4] & COMMON for t in core):
+        return False
+    title = tokens[opened - 1]
+    return title[3] in words.TITLE_ROLES and title[2][:1].isupper()
+
+
 def _person(context: Context, tokens: list[Token], tail: str, head: str) -> None:
     """Record the run as a person when a context phrase, a coordinated name or the sentence
     around it marks its name words as one."""
     previous = tail.rpartition(" ")[2]
-    if tail[-1:].isdigit() or previous == "in" or previous in words.DETERMINERS:
+    numbered = _after_a_number(context, tokens[0][0], tail)
+    if numbered or previous == "in" or previous in words.DETERMINERS:
         return  # a street after its house number, a place after "in", "the Smiths"
     if any(t[4] & COMMON for t in tokens):
         return
     if len(tokens) == 1 and tokens[0][4] & PLACE and not tokens[0][4] & GIVEN:
         return  # a place's name: "Belgium signed the treaty"
-    if len(tokens) <= 3 and person_context(tail, context.head(tokens[-1][1])):
+    if len(tokens) <= 3 and (
+        person_context(tail, context.head(tokens[-1][1]))
+        or (
+            not any(t[4] & PLACE for t in tokens)
+            and assigned(context.text, tokens[0][0], tokens[-1][1])
+        )
+    ):
         context.person(tokens)
     elif len(tokens) == 1:
         _single(context, tokens[0], previous, head)
+
+
+def _after_a_number(context: Context, start: int, tail: str) -> bool:
+    """Whether a number stands right before the run at ``start`` (``tail``, its lower-case
+    text before), as a house number stands before a street (``12 Anna Rd``); a numbered
+    field's label or item is not one (``Passenger 1: Neha Sharma``, ``(3) Tendai to``)."""
+    return tail[-1:].isdigit() and context.text[max(0, start - 3) : start].rstrip()[-1:] not in (
+        ":",
+        ")",
+    )
 
 
 def _strip_opening(tokens: list[Token]) -> tuple[bool, list[Token]]:
@@ -267,8 +296,7 @@ def _full_name(context: Context, tokens: list[Token]) -> bool:
     if (first[4] & COMMON and len(first[3]) > 1) or any(t[3] in ("&", "and") for t in middle):
         return False
     if any(len(t[3]) == 1 and t[3].isalpha() for t in middle):
-        given = first[4] & GIVEN or not (first[4] | last[4]) & COMMON
-        return len(first[3]) > 1 and len(last[3]) > 1 and bool(given)
+        return _around_initials(context, tokens)
     if first[3] in words.PLACE_PREFIXES or (not first[4] & GIVEN and len(first[3]) > 1):
         return False
     if any(t[3] in words.PARTICLES for t in middle) and not last[4] & COMMON:
@@ -279,6 +307,20 @@ def _full_name(context: Context, tokens: list[Token]) -> bool:
         t[3] in words.PARTICLES or (not t[4] & COMMON and (t[4] & NAME or proper(context, t[3])))
         for t in middle
     )
+
+
+def _around_initials(context: Context, tokens: list[Token]) -> bool:
+    """A run with an initial inside: two proper words around it (``Alvir D. Pušaver``), or
+    initials written apart before a family name (``K. A. Mensah``; ``U.S. Jones`` is a
+    country's abbreviation)."""
+    first, last = tokens[0], tokens[-1]
+    initials = tokens[:-1]
+    if all(len(t[3]) == 1 and t[2].endswith(".") for t in initials) and all(
+        later[0] > earlier[1] for earlier, later in itertools.pairwise(initials)
+    ):
+        return _family(context, last)
+    given = first[4] & GIVEN or not (first[4] | last[4]) & COMMON
+    return len(first[3]) > 1 and len(last[3]) > 1 and bool(given)
 
 
 def _vietnamese(tokens: list[Token], head: str) -> bool:
@@ -379,6 +421,8 @@ def _inverted(context: Context, start: int, end: int) -> bool:
     written, family = before.group(1), context.flag(before.group(1))
     if not family & FAMILY or family & (COMMON | PLACE):
         return False
+    if any(p[0] < before.start(1) < p[1] for p in context.persons):
+        return False  # it ends a full name: a list, "Mohammed Al-Farsi, Chloé Dubois"
     if family & GIVEN and not written.isupper() and not _FIELD_ENDS.match(context.text, end):
         return False  # "escalated by Morgan, Priya approved it": two persons
     context.widen_person((before.start(1), end))  # the family name may be found alone already

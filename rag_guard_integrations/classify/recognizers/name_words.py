@@ -94,7 +94,8 @@ ORGANIZATION_NOUNS = _words(
     "partnership guild syndicate collective union fc bureau department police biotech "
     "financial finance investments lending mortgages travel tours marketing management "
     "recruitment staffing accountants solicitors advisors advisers plumbing electric "
-    "entertainment productions innovations dynamics wellness fitness cinemas"
+    "entertainment productions innovations dynamics wellness fitness cinemas infirmary centre "
+    "center practice"
 )
 """Nouns that end an organisation's name after a proper word: ``Streetcred Software``,
 ``Deutsche Bank``; after common words only (``Licensed Software``) they do not count."""
@@ -164,6 +165,13 @@ FAMILY_CALLS = _words(
 GREETINGS = _words("hi hello hey dear thanks name")
 """Words that open a name run without being part of the name (``Hi Freddy``)."""
 
+TITLE_ROLES = _words(
+    "agent manager advisor adviser technician engineer representative analyst coordinator "
+    "dispatcher operator"
+)
+"""Jobs written as a title, capitalised right before a name (``Agent Kenji:``, ``Manager
+Lindqvist``); in lower case they name firms as often (``estate agent X``, ``asset manager X``)."""
+
 PLACE_PREFIXES = _words(
     "san santa santo são sao saint st ste port fort mount mt lake new north south east west "
     "upper lower great little los las el la"
@@ -200,11 +208,17 @@ PERSON_BEFORE = (
     "the waiter", "the waitress", "the receptionist", "the manager", "the pharmacist",
     "the driver", "the nurse", "the physio", "the plumber", "the mechanic", "the landlady",
     "aunt", "auntie", "uncle", "tía", "tío", "tante", "onkel", "grandma", "grandpa",
+    "daughter", "wife", "husband", "sister", "brother", "mother", "father", "caller",
+    "passenger", "guest", "assessor", "supervisor", "reviewer", "officer", "inspector",
+    "detective", "constable", "sergeant", "spokesperson", "spokesman", "spokeswoman",
+    "plaintiff", "defendant", "suspect", "pupil", "student", "teacher", "nurse", "coach",
+    "captain", "striker", "defender", "midfielder", "goalkeeper",
 )  # fmt: skip
 """Phrases just before a name that say it is a person's (the text lower-cased, the name's
 colon, comma or question mark dropped: ``Name: X``, ``What's your name? X``): among them a
 relative, a friend or a colleague named by whose they are (``my cousin X``, ``his coach,
-X``), someone who serves (``the waiter, X``) and a relative's title (``Aunt X``, ``Tía X``)."""
+X``), someone who serves (``the waiter, X``), a relative's title (``Aunt X``, ``Tía X``) and
+a role written as a title (``Daughter X``, ``Caller X``, ``Assessor X``, ``striker X``)."""
 
 PERSON_AFTER = (
     " who", ", who", " said", " says", " shouted", " told", " asked", " wrote", " replied",

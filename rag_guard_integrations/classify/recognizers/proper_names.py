@@ -51,6 +51,7 @@ from rag_guard_integrations.classify.recognizers.name_disguise import (
 )
 from rag_guard_integrations.classify.recognizers.name_rules import judge
 from rag_guard_integrations.classify.recognizers.name_scripts import labelled_names
+from rag_guard_integrations.classify.recognizers.name_tables import table_names
 from rag_guard_integrations.classify.recognizers.names_table import COMMON, NAME
 from rag_guard_integrations.core.patterns import char_spans, union_spans
 from rag_guard_integrations.core.references import span_end
@@ -103,13 +104,16 @@ def find_names(text: str) -> Names:
     name: each :func:`~.name_disguise.plain_readings` of the text is read too, and the spans
     still index ``text``. So is its :func:`~.name_disguise.record_form` (a name in capitals or
     joined into a field's value), beside the text as written. A name in a script without
-    capitals counts after a label that names a person (:mod:`.name_scripts`)."""
+    capitals counts after a label that names a person (:mod:`.name_scripts`), and a table's
+    cell under a person's or an organisation's column (:mod:`.name_tables`)."""
     found = _find_names(text)
     labelled = labelled_names(text)
-    if not labelled:
+    tabled, firms = table_names(text)
+    if not (labelled or tabled or firms):
         return found
-    persons = tuple(union_spans({*found.persons, *labelled}))
-    return Names(text, persons, found.organizations)
+    organizations = tuple(union_spans({*found.organizations, *firms}))
+    persons = {*found.persons, *labelled, *tabled}
+    return Names(text, *_apart(list(union_spans(persons)), list(organizations)))
 
 
 def _find_names(text: str) -> Names:
@@ -292,14 +296,32 @@ def _pieces(context: Context, start: int, value: str) -> list[list[Token]]:
                 piece.append(
                     (begin + at, begin + at + 2, word[at : at + 2], initial, flags.get(initial, 0))
                 )
-        elif word[-1] == "." and len(key) > 1 and key not in _ABBREVIATIONS:
-            piece.append((begin, begin + len(word) - 1, word[:-1], key, _flag(flags, key)))
-            pieces.append(piece)  # the period ends the sentence
-            piece = []
+        elif word[-1] == ".":
+            token, ends = _before_period(flags, begin, word, key, following)
+            piece.append(token)
+            if ends:
+                pieces.append(piece)
+                piece = []
         else:
             piece.append((begin, begin + len(word), word, key, _flag(flags, key)))
     pieces.append(piece)
     return [p for p in pieces if p and not (len(p) == 1 and _alone(context.text, p[0]))]
+
+
+def _before_period(
+    flags: dict[str, int], begin: int, word: str, key: str, following: str
+) -> tuple[Token, bool]:
+    """The token of a word written with a period, and whether the run's name ends with it: an
+    initial is no word (``K.`` is not ``k``); a period after any other word but an
+    abbreviation ends the sentence, and one after a legal form ends the firm's name unless
+    another legal form or an organisation noun follows (``Storage Ltd. Previous agent``, but
+    ``Acme Co. Ltd.``)."""
+    if len(key) == 1 and key.isalpha():
+        return (begin, begin + len(word), word, key, 0), False
+    if len(key) > 1 and key not in _ABBREVIATIONS:
+        return (begin, begin + len(word) - 1, word[:-1], key, _flag(flags, key)), True
+    ends = key in words.LEGAL_FORMS and following not in _ORG_ENDS
+    return (begin, begin + len(word), word, key, _flag(flags, key)), ends
 
 
 def _street(key: str) -> bool:
