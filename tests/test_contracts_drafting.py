@@ -379,3 +379,45 @@ def test_notices_deadlines_remedies_and_prices_are_not_those_clauses(
     """A notice that takes effect after mailing, a deadline for invoices, a lease not renewed,
     exclusive remedies, a licence split as "non- exclusive", a price capped by a price."""
     assert not matches(clause_id, text)
+
+
+PLAIN_AND_ONLY_DRAFTING = [
+    # a termination "in advance", and a plain-English wish not to renew
+    ("TERMINATION_NOTICE", "You may close your account and end this agreement by letting us know two weeks in advance."),  # noqa: E501
+    ("TERMINATION_NOTICE", "If you do not want the membership to renew, email us at least 7 days before the renewal date."),  # noqa: E501
+    ("RENEWAL", "Tell us if you don't want your cover to renew."),
+    ("RENEWAL", "Each party may give notice of its election not to renew at least ninety days before the term ends."),  # noqa: E501
+    # dealing only in the other party's goods, or making them for it alone
+    ("EXCLUSIVITY", "The Dealer shall carry only the Manufacturer's tractors at its premises."),
+    ("EXCLUSIVITY", "Contractor will produce the Components exclusively for Customer during the Term."),  # noqa: E501
+    ("EXCLUSIVITY", "The Owner shall not supply the Fuel to any other operator at the Airport."),
+    ("EXCLUSIVITY", "The Licensor grants an exclusive (even as to the Licensor) licence in the Field."),  # noqa: E501
+    # a cap in plain English
+    ("LIMITATION_OF_LIABILITY", "The most either party will have to pay the other is the fees for one year."),  # noqa: E501
+]  # fmt: skip
+
+PLAIN_AND_ONLY_LOOKALIKES = [
+    ("EXCLUSIVITY", "The Customer may use the Software solely for the benefit of its own business."),  # noqa: E501
+    ("EXCLUSIVITY", "The Licensee shall use only the current version of the Software."),
+    ("LIMITATION_OF_LIABILITY", "Price increases shall not exceed the fees paid in the prior year by more than three percent."),  # noqa: E501
+    ("TERMINATION_NOTICE", "Please book your delivery slot at least two days in advance."),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("clause_id", "text"), PLAIN_AND_ONLY_DRAFTING)
+def test_plain_english_notices_dealing_only_in_goods_and_plain_caps_match(
+    clause_id: str, text: str
+) -> None:
+    """A termination in advance, not wanting a renewal, an election not to renew, carrying or
+    making only one party's goods, a supply to no other, an exclusive licence "(even as to)"
+    and a cap in plain words."""
+    assert matches(clause_id, text)
+
+
+@pytest.mark.parametrize(("clause_id", "text"), PLAIN_AND_ONLY_LOOKALIKES)
+def test_use_restrictions_price_caps_and_bookings_are_not_those_clauses(
+    clause_id: str, text: str
+) -> None:
+    """A licence used for its holder's benefit or in one version, a cap on price increases and
+    a booking made in advance."""
+    assert not matches(clause_id, text)
