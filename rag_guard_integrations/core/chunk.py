@@ -40,16 +40,18 @@ class Chunk:
             return item
         if isinstance(item, Mapping):
             return _from_mapping(item, where)
-        # Scored hits and nodes first: attribute probes on pydantic models are slow when they miss.
-        if isinstance(item, ScoredLike):
-            inner = cls.from_any(item.node, position=position)
-            return cls(inner.text, inner.metadata, _score(item.score, where), inner.id)
-        if isinstance(item, NodeLike):
-            return _build(where, getattr(item, "text", ""), item.metadata, None, item.node_id)
-        if isinstance(item, DocumentLike):
+        shape = _shape(item)
+        if shape is ScoredLike:
+            inner = cls.from_any(item.node, position=position)  # type: ignore[attr-defined]
+            score = _score(item.score, where)  # type: ignore[attr-defined]
+            return cls(inner.text, inner.metadata, score, inner.id)
+        if shape is NodeLike:
+            metadata, node_id = item.metadata, item.node_id  # type: ignore[attr-defined]
+            return _build(where, getattr(item, "text", ""), metadata, None, node_id)
+        if shape is DocumentLike:
             return _build(
                 where,
-                item.page_content,
+                item.page_content,  # type: ignore[attr-defined]
                 getattr(item, "metadata", None),
                 None,
                 getattr(item, "id", None),
@@ -87,6 +89,36 @@ class ScoredLike(Protocol):
     node: object
     score: float | None
 
+
+def _shape(item: object) -> type | None:
+    """The protocol ``item`` follows (:class:`ScoredLike`, then :class:`NodeLike`, then
+    :class:`DocumentLike`), or None. A protocol check costs microseconds (and a probe of a
+    pydantic model for an attribute it lacks about two), so the answer is kept for a type whose
+    attributes its class declares (a pydantic model, a dataclass, slots only): every instance
+    of it has the same ones."""
+    kind = type(item)
+    if kind in _SHAPES:
+        return _SHAPES[kind]
+    # Scored hits and nodes first: attribute probes on pydantic models are slow when they miss.
+    shape = next((p for p in (ScoredLike, NodeLike, DocumentLike) if isinstance(item, p)), None)
+    if _declared(kind) and len(_SHAPES) < _MAX_SHAPES:
+        _SHAPES[kind] = shape
+    return shape
+
+
+def _declared(kind: type) -> bool:
+    """Whether every instance of ``kind`` has the attributes its class declares, and no other:
+    a pydantic model that allows no extra fields, or a class of slots alone with no
+    ``__getattr__``."""
+    config = getattr(kind, "model_config", None)
+    if isinstance(getattr(kind, "model_fields", None), dict) and isinstance(config, dict):
+        return config.get("extra") != "allow"
+    bases = kind.__mro__[:-1]  # object last
+    return not any("__dict__" in vars(base) or "__getattr__" in vars(base) for base in bases)
+
+
+_SHAPES: dict[type, type | None] = {}
+_MAX_SHAPES = 256
 
 _MAPPING_KEYS = frozenset({"text", "page_content", "meta", "metadata", "score", "id"})
 TEXT_KEYS = ("text", "page_content")
