@@ -7,6 +7,8 @@ import dataclasses
 import gc
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from rag_guard_integrations import AccessContext, Chunk, Guard
 from rag_guard_integrations.core.chunk_list import coerce_chunks
@@ -96,3 +98,38 @@ def test_a_non_text_chunk_among_dicts_is_still_denied() -> None:
 def _live_chunks() -> int:
     gc.collect()
     return sum(isinstance(item, Chunk) for item in gc.get_objects())
+
+
+FIELD = st.sampled_from(["text", "meta", "metadata", "page_content", "score", "id", "source"])
+VALUE = st.one_of(
+    st.none(),
+    st.text(max_size=3),
+    st.integers(),
+    st.floats(allow_nan=False),
+    st.booleans(),
+    st.binary(max_size=2),
+    st.dictionaries(st.text(max_size=2), st.integers(), max_size=2),
+    st.lists(st.integers(), max_size=2),
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.dictionaries(FIELD, VALUE, max_size=5), max_size=6))
+def test_coercion_reads_every_dict_as_from_any_does(items: list[dict[str, object]]) -> None:
+    """Whatever fields and types a list of dicts holds, coercion fails where Chunk.from_any
+    fails (with its message) and otherwise gives the same fields, column by column."""
+    try:
+        expected = [Chunk.from_any(item, position=i) for i, item in enumerate(items)]
+    except ChunkError as error:
+        message = str(error)
+    else:
+        message = None
+    if message is not None:
+        with pytest.raises(ChunkError) as raised:
+            coerce_chunks(items)
+        assert str(raised.value) == message
+        return
+    chunks = coerce_chunks(items)
+    assert [dataclasses.astuple(c) for c in chunks] == [dataclasses.astuple(c) for c in expected]
+    assert chunks.texts == [c.text for c in expected]
+    assert chunks.metadata == [c.metadata for c in expected]
