@@ -77,9 +77,22 @@ def test_a_list_of_full_names_is_not_an_inverted_name() -> None:
         "She lives at 12 Anna Road.",
         "name,price\nBasic Plan,9.99\nFamily Plan,14.99",
         "We met in the City Centre.",
+        "task,owner\nBackups,Ops Team\nAudit,TBD\nPatching,Unassigned\nOnboarding,Vacant",
+        "- Legal to review the lease\n- Facilities to book the van",
+        "Open the Inspector Panel to see the layout.",
+        "Open Manager Settings to add a user.",
+        "Final grade: B. A. Distinction.",
     ],
 )
 def test_places_products_and_firms_in_those_forms_stay_unnamed(text: str) -> None:
-    """A place before ``to``, a job word in lower case or before a common word, a house
-    number, a column called only ``name`` and a city centre name nobody."""
+    """A place before ``to``, a job word in lower case or before a word no name table holds, a
+    house number, a column called only ``name``, a city centre, a team, a placeholder or a
+    department in a table or a to-do list, and a degree after initials name nobody."""
     assert persons(text) == []
+
+
+def test_a_firm_column_s_placeholders_are_no_firms() -> None:
+    """A single common word in a firm's column (``Retired``, ``Self-employed``) is no
+    organisation; a firm's name beside them is."""
+    text = "employee,company\nAda Nwosu,Retired\nLiam Byrne,Self-employed\nMei Tan,Harlow Glass Ltd"
+    assert names(text)[1] == ["Harlow Glass Ltd"]

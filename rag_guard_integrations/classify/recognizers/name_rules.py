@@ -46,7 +46,7 @@ _COORDINATED = re.compile(
 _SHARED_FAMILY = re.compile(rf" and ([{UPPER}][^\W\d_]+) ([{UPPER}][^\W\d_]+)\b")
 _VOCATIVE = (", can", ", could", ", would", ", will", ", please", ", do", ", are", ", i ")
 _CUE_NOUNS = frozenset(p for p in words.PERSON_BEFORE if " " not in p and p.isalpha())
-_OPENERS = words.GREETINGS | words.DETERMINERS | _CUE_NOUNS | words.TITLE_ROLES
+_OPENERS = words.GREETINGS | words.DETERMINERS | _CUE_NOUNS | words.TITLE_ROLES | words.ROLE_TITLES
 _CONTRACTION = re.compile(r"[^\W\d_]+['’](?:m|s|re|ve|ll|d|t)")
 _FAMILY_PREFIXES = ("o'", "o’", "mc", "mac", "fitz", "d'", "d’")
 _FAMILY_SUFFIXES = (
@@ -223,13 +223,28 @@ def _unnamed(
 
 
 def _titled(tokens: list[Token], core: list[Token]) -> bool:
-    """Whether a job written as a title opens the run right before up to three name words
-    that are no common words (``Manager Lindqvist``, ``Agent Siobhán``)."""
+    """Whether a job written as a title opens the run right before up to three words that
+    are no common words, two of them or one of the names table (``Manager Lindqvist``,
+    ``Agent Siobhán``; ``Manager Dashboard`` is none)."""
     opened = len(tokens) - len(core)
-    if not opened or len(core) > 3 or any(t[4] & COMMON for t in core):
+    if not opened or not _named_after_title(core):
         return False
     title = tokens[opened - 1]
     return title[3] in words.TITLE_ROLES and title[2][:1].isupper()
+
+
+def _named_after_title(core: list[Token]) -> bool:
+    """Whether the words after a title can be a name: up to three, no common word, and two
+    or more of them or one the names table holds."""
+    if len(core) > 3 or any(t[4] & COMMON for t in core):
+        return False
+    return len(core) > 1 or bool(core[0][4] & NAME)
+
+
+def _role_titled(tail: str) -> bool:
+    """Whether a role written as a title ends the text before a run (``Caller``,
+    ``striker``)."""
+    return tail.rpartition(" ")[2] in words.ROLE_TITLES
 
 
 def _person(context: Context, tokens: list[Token], tail: str, head: str) -> None:
@@ -245,8 +260,10 @@ def _person(context: Context, tokens: list[Token], tail: str, head: str) -> None
         return  # a place's name: "Belgium signed the treaty"
     if len(tokens) <= 3 and (
         person_context(tail, context.head(tokens[-1][1]))
+        or (_role_titled(tail) and _named_after_title(tokens))
         or (
             not any(t[4] & PLACE for t in tokens)
+            and _named_after_title(tokens)
             and assigned(context.text, tokens[0][0], tokens[-1][1])
         )
     ):
@@ -311,14 +328,14 @@ def _full_name(context: Context, tokens: list[Token]) -> bool:
 
 def _around_initials(context: Context, tokens: list[Token]) -> bool:
     """A run with an initial inside: two proper words around it (``Alvir D. Pušaver``), or
-    initials written apart before a family name (``K. A. Mensah``; ``U.S. Jones`` is a
-    country's abbreviation)."""
+    initials written apart before a family name of the names table (``K. A. Mensah``;
+    ``U.S. Jones`` is a country's abbreviation, ``B. A. Honours`` a degree)."""
     first, last = tokens[0], tokens[-1]
     initials = tokens[:-1]
     if all(len(t[3]) == 1 and t[2].endswith(".") for t in initials) and all(
         later[0] > earlier[1] for earlier, later in itertools.pairwise(initials)
     ):
-        return _family(context, last)
+        return bool(last[4] & FAMILY) and _family(context, last)
     given = first[4] & GIVEN or not (first[4] | last[4]) & COMMON
     return len(first[3]) > 1 and len(last[3]) > 1 and bool(given)
 

@@ -1,7 +1,10 @@
 """Names in a table written as text (a CSV or TSV export, a pasted spreadsheet): the cells
 under a header that names a person's or an organisation's column (``first_name``,
-``Surname``, ``employer``), whatever the words in them, which a table's layout gives no
-sentence to judge by.
+``Surname``, ``employer``), which a table's layout gives no sentence to judge by. A cell
+counts when it is written as a name is (each word capitalised, no word in capitals but a
+firm's acronym) and is no placeholder: a person's holds no common word and, when it is one
+word, one of the names table (``Vacant``, ``Finance Team``, ``TBD`` are none); a firm's is no
+single common word (``Cash``, ``Retired``, ``Self-employed``).
 
 Example:
     >>> text = "id,first_name,last_name,employer\\n4471,Arjun,Mehta,Infosys\\n4472,Thi Ha,Pham,"
@@ -10,11 +13,15 @@ Example:
     (['Arjun', 'Mehta', 'Thi Ha', 'Pham'], ['Infosys'])
     >>> table_names("name,amount\\nRefund,12.50")  # "name" alone may be a product's
     ((), ())
+    >>> table_names("owner,company\\nUnassigned,Cash\\nTBD,Retired")
+    ((), ())
 """
 
 from __future__ import annotations
 
 import re
+
+from rag_guard_integrations.classify.recognizers.names_table import COMMON, NAME, word_flags
 
 Span = tuple[int, int]
 
@@ -67,8 +74,10 @@ def table_names(text: str) -> tuple[tuple[Span, ...], tuple[Span, ...]]:
             if len(cells) != len(kinds):
                 break  # the table ends: the next line may be another table's header
             for (start, end), kind in zip(cells, kinds, strict=True):
-                if kind is not None and _is_name(text, start, end):
-                    (persons if kind == "person" else organizations).append((start, end))
+                if kind == "person" and _person_cell(text[start:end]):
+                    persons.append((start, end))
+                elif kind == "organization" and _firm_cell(text[start:end]):
+                    organizations.append((start, end))
             index += 1
     return tuple(persons), tuple(organizations)
 
@@ -125,5 +134,40 @@ def _cells(text: str, start: int, end: int, delimiter: str) -> list[Span]:
         position = stop + 1
 
 
-def _is_name(text: str, start: int, end: int) -> bool:
-    return 0 < end - start <= _MAX_CELL and _NAME_CELL.fullmatch(text, start, end) is not None
+def _person_cell(cell: str) -> bool:
+    words = _written_as_name(cell)
+    if not words or any(word.isupper() and len(word) > 1 for word in words):
+        return False
+    flags = [_flags(word) for word in words]
+    if any(flag & COMMON and not flag & NAME for flag in flags):
+        return False
+    return len(words) > 1 or (bool(flags[0] & NAME) and not flags[0] & COMMON)
+
+
+def _firm_cell(cell: str) -> bool:
+    words = _written_as_name(cell)
+    return bool(words) and (len(words) > 1 or not _flags(words[0]) & COMMON)
+
+
+def _written_as_name(cell: str) -> list[str]:
+    """The words of a cell that can hold a name, each capitalised but the joiners between
+    (``van``, ``de``, ``of``, ``&``); none when it cannot."""
+    if not 0 < len(cell) <= _MAX_CELL or _NAME_CELL.fullmatch(cell) is None:
+        return []
+    words = cell.split()
+    if any(not word[:1].isupper() and word.lower() not in _JOINERS for word in words):
+        return []
+    return [word for word in words if word.lower() not in _JOINERS]
+
+
+def _flags(word: str) -> int:
+    """The names-table flags of a word; a hyphened one has those of its first part as well."""
+    key = word.lower().strip(".'’")
+    flags = word_flags()
+    return flags.get(key, 0) | (flags.get(key.partition("-")[0], 0) if "-" in key else 0)
+
+
+_JOINERS = frozenset(
+    {"van", "von", "der", "den", "de", "da", "di", "du", "la", "le", "del", "dos", "das",
+     "bin", "binti", "al", "el", "ter", "ten", "of", "and", "&", "the", "for", "y", "e"}
+)  # fmt: skip

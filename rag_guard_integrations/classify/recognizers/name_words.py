@@ -208,17 +208,21 @@ PERSON_BEFORE = (
     "the waiter", "the waitress", "the receptionist", "the manager", "the pharmacist",
     "the driver", "the nurse", "the physio", "the plumber", "the mechanic", "the landlady",
     "aunt", "auntie", "uncle", "tía", "tío", "tante", "onkel", "grandma", "grandpa",
-    "daughter", "wife", "husband", "sister", "brother", "mother", "father", "caller",
-    "passenger", "guest", "assessor", "supervisor", "reviewer", "officer", "inspector",
-    "detective", "constable", "sergeant", "spokesperson", "spokesman", "spokeswoman",
-    "plaintiff", "defendant", "suspect", "pupil", "student", "teacher", "nurse", "coach",
-    "captain", "striker", "defender", "midfielder", "goalkeeper",
 )  # fmt: skip
 """Phrases just before a name that say it is a person's (the text lower-cased, the name's
 colon, comma or question mark dropped: ``Name: X``, ``What's your name? X``): among them a
 relative, a friend or a colleague named by whose they are (``my cousin X``, ``his coach,
-X``), someone who serves (``the waiter, X``), a relative's title (``Aunt X``, ``Tía X``) and
-a role written as a title (``Daughter X``, ``Caller X``, ``Assessor X``, ``striker X``)."""
+X``), someone who serves (``the waiter, X``) and a relative's title (``Aunt X``, ``Tía X``)."""
+
+ROLE_TITLES = _words(
+    "daughter wife husband sister brother mother father caller passenger guest assessor "
+    "supervisor reviewer officer inspector detective constable sergeant spokesperson spokesman "
+    "spokeswoman plaintiff defendant suspect pupil student teacher nurse coach captain striker "
+    "defender midfielder goalkeeper"
+)
+"""Roles written as a title right before a name (``Daughter X``, ``Caller X``, ``striker X``):
+a person's when what follows is two name words or one of the names table (``Inspector
+Gadget``, ``Nurse Practitioner`` and ``Guest Wi-Fi`` are none)."""
 
 PERSON_AFTER = (
     " who", ", who", " said", " says", " shouted", " told", " asked", " wrote", " replied",
