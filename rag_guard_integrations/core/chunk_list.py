@@ -3,7 +3,7 @@ caller handed it, and a :class:`Chunk` built only for a chunk something asks for
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, overload
 
 from rag_guard_integrations.core.chunk import Chunk
@@ -98,7 +98,7 @@ class ChunkList(Sequence[Chunk]):
             chunk = self._made[index] = draft
         return chunk
 
-    def __iter__(self) -> Any:
+    def __iter__(self) -> Iterator[Chunk]:
         return map(self.__getitem__, range(len(self)))
 
     def __repr__(self) -> str:
