@@ -8,7 +8,7 @@ from typing import Any, overload
 
 from rag_guard_integrations.core.chunk import Chunk
 from rag_guard_integrations.core.errors import ChunkError
-from rag_guard_integrations.core.records import mutable_twin
+from rag_guard_integrations.core.records import slot_filler
 
 _EMPTY: Mapping[str, Any] = {}
 
@@ -90,12 +90,9 @@ class ChunkList(Sequence[Chunk]):
             return self._root[self._where[index]]
         chunk = self._made[index]
         if chunk is None:
-            # Filled as a draft, then made a Chunk: a third of the frozen __init__'s cost.
-            draft = _NEW(_Draft)
-            draft.text, draft.metadata = self.texts[index], self.metadata[index]
-            draft.score = draft.id = None
-            draft.__class__ = Chunk  # same slots, now frozen
-            chunk = self._made[index] = draft
+            chunk = self._made[index] = _new_chunk(
+                self.texts[index], self.metadata[index], None, None
+            )
         return chunk
 
     def __iter__(self) -> Iterator[Chunk]:
@@ -184,16 +181,8 @@ def _fast_dict(item: object) -> Chunk | None:
         and (id_ is None or type(id_) is str)
     ):
         return None
-    draft = _NEW(_Draft)
-    draft.text = text
-    draft.metadata = _EMPTY if metadata is None else metadata
-    draft.score = score
-    draft.id = id_
-    draft.__class__ = Chunk  # same slots, now frozen
-    result: Chunk = draft
-    return result
+    return _new_chunk(text, _EMPTY if metadata is None else metadata, score, id_)
 
 
-_NEW = object.__new__
-# A chunk under construction: the slots of Chunk without its frozen __setattr__.
-_Draft = mutable_twin(Chunk)
+# Chunks are made per retrieved item: filled slot by slot, a third of the frozen __init__'s cost.
+_new_chunk = slot_filler(Chunk)
