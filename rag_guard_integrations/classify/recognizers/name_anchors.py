@@ -96,8 +96,8 @@ def _alternatives() -> list[str]:
     )
     before = "|".join(re2.escape(p) for p in phrases)
     honorifics = "|".join(sorted(h.capitalize() for h in words.HONORIFICS))
-    roles = "|".join(sorted(r.capitalize() for r in words.TITLE_ROLES))  # as titles only
-    role_titles = "|".join(sorted(words.ROLE_TITLES))
+    jobs = "|".join(sorted(r.capitalize() for r in words.TITLED_JOBS))  # as titles only
+    person_roles = "|".join(sorted(words.PERSON_ROLES))
     legal = "|".join(sorted(words.WRITTEN_FORMS, key=len, reverse=True))
     nouns = "|".join(sorted({w.capitalize() for w in words.ORGANIZATION_NOUNS}))
     after = "|".join(
@@ -121,7 +121,7 @@ def _alternatives() -> list[str]:
         rf"{_BEFORE}(?:{_given_names()})(?:[^\p{{L}}\p{{M}}]|$)",
         # An honorific, a job as a title, initials, a capitalised word around an initial.
         rf"{_BEFORE}(?i:{honorifics})\.?{_SPACE}\p{{Lu}}",
-        rf"{_BEFORE}(?:{roles}|(?i:{role_titles})){_SPACE}\p{{Lu}}",
+        rf"{_BEFORE}(?:{jobs}|(?i:{person_roles})){_SPACE}\p{{Lu}}",
         # Whoever a task in minutes goes to: "ACTION: Tendai to chase", "(2) Aisha to review".
         r"(?:^|\n|[:;)•*-] )\p{Lu}\p{Ll}+(?: \p{Lu}[\p{Ll}'’-]+){0,2} to [a-z]",
         r"(?:^|[^\p{L}.])\p{Lu}\.[ ]?(?:\p{Lu}\.[ ]?)*\p{Lu}\p{Ll}",

@@ -46,7 +46,7 @@ _COORDINATED = re.compile(
 _SHARED_FAMILY = re.compile(rf" and ([{UPPER}][^\W\d_]+) ([{UPPER}][^\W\d_]+)\b")
 _VOCATIVE = (", can", ", could", ", would", ", will", ", please", ", do", ", are", ", i ")
 _CUE_NOUNS = frozenset(p for p in words.PERSON_BEFORE if " " not in p and p.isalpha())
-_OPENERS = words.GREETINGS | words.DETERMINERS | _CUE_NOUNS | words.TITLE_ROLES | words.ROLE_TITLES
+_OPENERS = words.GREETINGS | words.DETERMINERS | _CUE_NOUNS | words.TITLED_JOBS | words.PERSON_ROLES
 _CONTRACTION = re.compile(r"[^\W\d_]+['’](?:m|s|re|ve|ll|d|t)")
 _FAMILY_PREFIXES = ("o'", "o’", "mc", "mac", "fitz", "d'", "d’")
 _FAMILY_SUFFIXES = (
@@ -230,7 +230,7 @@ def _titled(tokens: list[Token], core: list[Token]) -> bool:
     if not opened or not _named_after_title(core):
         return False
     title = tokens[opened - 1]
-    return title[3] in words.TITLE_ROLES and title[2][:1].isupper()
+    return title[3] in words.TITLED_JOBS and title[2][:1].isupper()
 
 
 def _named_after_title(core: list[Token]) -> bool:
@@ -239,12 +239,6 @@ def _named_after_title(core: list[Token]) -> bool:
     if len(core) > 3 or any(t[4] & COMMON for t in core):
         return False
     return len(core) > 1 or bool(core[0][4] & NAME)
-
-
-def _role_titled(tail: str) -> bool:
-    """Whether a role written as a title ends the text before a run (``Caller``,
-    ``striker``)."""
-    return tail.rpartition(" ")[2] in words.ROLE_TITLES
 
 
 def _person(context: Context, tokens: list[Token], tail: str, head: str) -> None:
@@ -260,11 +254,15 @@ def _person(context: Context, tokens: list[Token], tail: str, head: str) -> None
         return  # a place's name: "Belgium signed the treaty"
     if len(tokens) <= 3 and (
         person_context(tail, context.head(tokens[-1][1]))
-        or (_role_titled(tail) and _named_after_title(tokens))
         or (
-            not any(t[4] & PLACE for t in tokens)
-            and _named_after_title(tokens)
-            and assigned(context.text, tokens[0][0], tokens[-1][1])
+            _named_after_title(tokens)
+            and (
+                previous in words.PERSON_ROLES  # a role written as a title: "Caller X"
+                or (
+                    not any(t[4] & PLACE for t in tokens)
+                    and assigned(context.text, tokens[0][0], tokens[-1][1])
+                )
+            )
         )
     ):
         context.person(tokens)

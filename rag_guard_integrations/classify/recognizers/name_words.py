@@ -165,7 +165,7 @@ FAMILY_CALLS = _words(
 GREETINGS = _words("hi hello hey dear thanks name")
 """Words that open a name run without being part of the name (``Hi Freddy``)."""
 
-TITLE_ROLES = _words(
+TITLED_JOBS = _words(
     "agent manager advisor adviser technician engineer representative analyst coordinator "
     "dispatcher operator"
 )
@@ -214,7 +214,7 @@ colon, comma or question mark dropped: ``Name: X``, ``What's your name? X``): am
 relative, a friend or a colleague named by whose they are (``my cousin X``, ``his coach,
 X``), someone who serves (``the waiter, X``) and a relative's title (``Aunt X``, ``Tía X``)."""
 
-ROLE_TITLES = _words(
+PERSON_ROLES = _words(
     "daughter wife husband sister brother mother father caller passenger guest assessor "
     "supervisor reviewer officer inspector detective constable sergeant spokesperson spokesman "
     "spokeswoman plaintiff defendant suspect pupil student teacher nurse coach captain striker "
