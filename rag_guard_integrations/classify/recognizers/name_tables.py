@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import re
 
+from rag_guard_integrations.classify.recognizers import name_words as words
 from rag_guard_integrations.classify.recognizers.names_table import COMMON, NAME, word_flags
 
 Span = tuple[int, int]
@@ -167,7 +168,5 @@ def _flags(word: str) -> int:
     return flags.get(key, 0) | (flags.get(key.partition("-")[0], 0) if "-" in key else 0)
 
 
-_JOINERS = frozenset(
-    {"van", "von", "der", "den", "de", "da", "di", "du", "la", "le", "del", "dos", "das",
-     "bin", "binti", "al", "el", "ter", "ten", "of", "and", "&", "the", "for", "y", "e"}
-)  # fmt: skip
+# The lower-case words a name's cell may hold: a personal name's particles, a firm's joiners.
+_JOINERS = words.PARTICLES | {"of", "and", "&", "the", "for", "y", "e"}
