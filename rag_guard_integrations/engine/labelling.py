@@ -67,8 +67,11 @@ class Labelling:
         if self.set_stage is not None and self.set_stage.links_chunks:
             for index in positions:
                 self._note_unlinkable(run, index)
+        metadata = run.chunks.metadata
+        if len(positions) != len(metadata):
+            metadata = [metadata[i] for i in positions]
         try:
-            labels, problems = labels_many(run.chunks.pick(positions).metadata)
+            labels, problems = labels_many(metadata)
         except Exception:  # odd metadata somewhere: chunk by chunk, so that only it fails
             for index in positions:
                 self._read_one(run, index)
