@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 import re2
 
 from rag_guard_integrations.classify.recognizers import name_words as words
+from rag_guard_integrations.classify.recognizers.known_organizations import known_organizations
 from rag_guard_integrations.classify.recognizers.name_context import name_flags
 from rag_guard_integrations.classify.recognizers.names_table import COMMON, GIVEN
 from rag_guard_integrations.core.patterns import span_finder
@@ -119,6 +120,8 @@ def _alternatives() -> list[str]:
     return [
         # A given name, alone or before a family name.
         rf"{_BEFORE}(?:{_given_names()})(?:[^\p{{L}}\p{{M}}]|$)",
+        # A listed company's name, as it is written.
+        rf"{_BEFORE}(?:{_trie(sorted(known_organizations()))})(?:[^\p{{L}}\p{{M}}\p{{N}}]|$)",
         # An honorific, a job as a title, initials, a capitalised word around an initial.
         rf"{_BEFORE}(?i:{honorifics})\.?{_SPACE}\p{{Lu}}",
         rf"{_BEFORE}(?:{jobs}|(?i:{person_roles})){_SPACE}\p{{Lu}}",

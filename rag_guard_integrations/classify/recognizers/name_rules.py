@@ -10,6 +10,7 @@ import re
 import unicodedata
 
 from rag_guard_integrations.classify.recognizers import name_words as words
+from rag_guard_integrations.classify.recognizers.known_organizations import known_organizations
 from rag_guard_integrations.classify.recognizers.name_context import (
     UPPER,
     Context,
@@ -83,6 +84,8 @@ def judge(context: Context, tokens: list[Token]) -> None:
     if trailing:  # "Jane Roe SSN ...", "Jane Roe Card ...": the name, then a field's name
         judge(context, tokens[:-trailing])
         return
+    if not honorific and _listed(context, core):
+        return
     start, end = tokens[0][0], tokens[-1][1]
     head, tail = context.head(end), context.tail(start)
     if (
@@ -115,6 +118,18 @@ def judge(context: Context, tokens: list[Token]) -> None:
         _unnamed(context, tokens, core, honorific, head)
     elif not _registered(context, tokens, head):
         _named_place(context, tokens)  # common words only: "Department of Education"
+
+
+def _listed(context: Context, core: list[Token]) -> bool:
+    """Record the run as an organisation when it is exactly a listed company's name
+    (:mod:`.known_organizations`): ``Allianz``, ``Goldman Sachs``."""
+    if not core:
+        return False
+    span = (core[0][0], core[-1][1])
+    if context.text[span[0] : span[1]] not in known_organizations():
+        return False
+    context.organization(span)
+    return True
 
 
 def _field_words_after(context: Context, core: list[Token]) -> int:
