@@ -101,6 +101,7 @@ def _alternatives() -> list[str]:
     person_roles = "|".join(sorted(words.PERSON_ROLES))
     legal = "|".join(sorted(words.WRITTEN_FORMS, key=len, reverse=True))
     nouns = "|".join(sorted({w.capitalize() for w in words.ORGANIZATION_NOUNS}))
+    leading = "|".join(sorted({w.capitalize() for w in words.LEADING_NOUNS} | {"FC", "AFC"}))
     after = "|".join(
         re2.escape(p)
         for p in (
@@ -132,6 +133,7 @@ def _alternatives() -> list[str]:
         # A capitalised word before a legal form or an organisation noun, "&" between two.
         rf"{_CAP_WORD},?{_SPACE}(?:{legal}|{nouns})(?:[^\p{{L}}]|$)",
         rf"(?:{nouns}) of{_SPACE}\p{{Lu}}",
+        rf"(?:^|[^\p{{L}}\p{{M}}])(?:{leading}){_SPACE}\p{{Lu}}",
         rf"\p{{Lu}}\p{{Ll}}+ and \p{{Lu}}\p{{Ll}}|\p{{Lu}}{_LETTER}* & \p{{Lu}}",
         r"\p{Lu}\p{Ll}+-\p{Lu}\p{Ll}",
         # A context phrase before or after a capitalised word; work "at" or "with" one.

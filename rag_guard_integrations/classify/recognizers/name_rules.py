@@ -13,6 +13,7 @@ from rag_guard_integrations.classify.recognizers import name_words as words
 from rag_guard_integrations.classify.recognizers.known_organizations import known_organizations
 from rag_guard_integrations.classify.recognizers.name_context import (
     UPPER,
+    WINDOW,
     Context,
     Token,
     assigned,
@@ -47,6 +48,11 @@ _COORDINATED = re.compile(
 _SHARED_FAMILY = re.compile(rf" and ([{UPPER}][^\W\d_]+) ([{UPPER}][^\W\d_]+)\b")
 _VOCATIVE = (", can", ", could", ", would", ", will", ", please", ", do", ", are", ", i ")
 _CUE_NOUNS = frozenset(p for p in words.PERSON_BEFORE if " " not in p and p.isalpha())
+# English nouns that lead a name ("Hotel Miramar") and a person's post ("Hospital Chaplain"):
+# a word that ends as a post's name does is read as one.
+_ENGLISH_LEADS = frozenset({"hotel", "hospital", "club", "bank"})
+_AGENT_ENDINGS = ("er", "or", "ist", "ian", "ant", "ent", "ee", "ain")
+_PEOPLES_WORDS = words.JOB_TITLES | words.TITLED_JOBS | words.PERSON_ROLES | words.HONORIFICS
 _OPENERS = words.GREETINGS | words.DETERMINERS | _CUE_NOUNS | words.TITLED_JOBS | words.PERSON_ROLES
 _CONTRACTION = re.compile(r"[^\W\d_]+['’](?:m|s|re|ve|ll|d|t)")
 _FAMILY_PREFIXES = ("o'", "o’", "mc", "mac", "fitz", "d'", "d’")
@@ -84,7 +90,7 @@ def judge(context: Context, tokens: list[Token]) -> None:
     if trailing:  # "Jane Roe SSN ...", "Jane Roe Card ...": the name, then a field's name
         judge(context, tokens[:-trailing])
         return
-    if not honorific and _listed(context, core):
+    if not honorific and (_listed(context, core) or _led_by_a_noun(context, tokens)):
         return
     start, end = tokens[0][0], tokens[-1][1]
     head, tail = context.head(end), context.tail(start)
@@ -129,6 +135,33 @@ def _listed(context: Context, core: list[Token]) -> bool:
     if context.text[span[0] : span[1]] not in known_organizations():
         return False
     context.organization(span)
+    return True
+
+
+def _led_by_a_noun(context: Context, tokens: list[Token]) -> bool:
+    """Record the run as an organisation when it opens, after an article or a greeting, with a
+    noun that leads a firm's or an institution's name (:data:`~.name_words.LEADING_NOUNS`)
+    and goes on with a proper word: ``Hotel Kaiserhof``, ``the Institut Pasteur``, ``Grupo
+    Bimbo`` (no person's name, however its words read)."""
+    index = 0
+    while index < len(tokens) - 1 and tokens[index][3] in _OPENERS:
+        index += 1
+    lead, rest = tokens[index], tokens[index + 1 :]
+    if lead[3] not in words.LEADING_NOUNS or not rest or not lead[2][:1].isupper():
+        return False
+    before = context.text[max(0, lead[0] - WINDOW) : lead[0]].rstrip().rpartition(" ")[2]
+    if before[:1].isupper() and before[-1:] not in ".!?:;," and not index:
+        return False  # a piece of a longer run: "Oxford Street Bank Leeds branch"
+    english = lead[3] in _ENGLISH_LEADS
+    if (
+        all(t[2].isupper() for t in rest)
+        or any(t[3] in _PEOPLES_WORDS for t in rest)
+        or not any(
+            proper(context, t[3]) and not (english and t[3].endswith(_AGENT_ENDINGS)) for t in rest
+        )
+    ):
+        return False  # "Club Secretary", "Hotel Receptionist": a person's post at one
+    context.organization((lead[0], rest[-1][1]))
     return True
 
 

@@ -100,6 +100,19 @@ ORGANIZATION_NOUNS = _words(
 """Nouns that end an organisation's name after a proper word: ``Streetcred Software``,
 ``Deutsche Bank``; after common words only (``Licensed Software``) they do not count."""
 
+LEADING_NOUNS = _words(
+    "hotel hôtel hostal hospital hôpital ospedale krankenhaus klinik klinikum clinique clínica "
+    "clinica club klub banco banca banque bank grupo groupe gruppo universidad université "
+    "universität università universidade universiteit uniwersytet instituto institut istituto "
+    "fundación fondation fundação fondazione stiftung colegio collège lycée liceo escuela école "
+    "scoil ysgol museo musée museu teatro théâtre editorial éditions editora agencia agence caja "
+    "caisse ristorante brasserie trattoria taverna pizzeria farmacia pharmacie apotheke "
+    "deportivo atlético atletico fc afc vfl vfb tsv fk"
+)
+"""Nouns that open an organisation's name before a proper word, in the languages that put
+them first: ``Hotel Kaiserhof``, ``Grupo Bimbo``, ``Institut Pasteur``, ``FC Porto``; before
+common words only (``Bank Holiday``, ``Hotel Room``) they do not count."""
+
 INSTITUTIONS = _words(
     "ministry department bureau university college academy institute society association "
     "federation council commission agency authority bank foundation"
