@@ -109,3 +109,40 @@ def test_without_a_checkpointer_no_principal_is_needed() -> None:
     out = agent.invoke(QUESTION, as_user("any", None, "NDA"))
     assert out["messages"][-1].content == clause_of("NDA")
     assert "rag_guard_principal" not in out
+
+
+def test_a_thread_is_refused_to_its_principal_once_their_access_narrows() -> None:
+    """Alice read an NDA clause on the thread; with NDA taken away her next request is refused
+    before the model reads the thread, so the clause cannot reach her model input again."""
+    agent, model = memory_agent()
+    wide = {
+        "configurable": {
+            "thread_id": "t",
+            "access": {"principal": "alice", "contract_type": ["MSA", "NDA"]},
+        }
+    }
+    first = agent.invoke({"messages": [("user", QUERY)]}, wide)
+    assert clause_of("NDA") in payload_text(first["messages"])
+    calls_before = len(model.received)
+    with pytest.raises(AccessError, match="wider access than this request"):
+        agent.invoke({"messages": [("user", "And now?")]}, as_user("t", "alice", "MSA"))
+    assert len(model.received) == calls_before
+
+
+def test_a_thread_carries_on_when_its_principals_access_widens() -> None:
+    """What the thread holds was allowed to less: a wider access is taken on (the model reads
+    the thread again), and narrowing back to the first access is refused then."""
+    agent, model = memory_agent()
+    agent.invoke(QUESTION, as_user("t", "alice", "MSA"))
+    calls_before = len(model.received)
+    wide = {
+        "configurable": {
+            "thread_id": "t",
+            "access": {"principal": "alice", "contract_type": ["MSA", "SOW"]},
+        }
+    }
+    out = agent.invoke({"messages": [("user", "And the SOW?")]}, wide)
+    assert len(model.received) > calls_before
+    assert "And the SOW?" in payload_text(out["messages"])
+    with pytest.raises(AccessError, match="wider access than this request"):
+        agent.invoke({"messages": [("user", "Back to MSA")]}, as_user("t", "alice", "MSA"))

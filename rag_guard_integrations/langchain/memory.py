@@ -1,8 +1,12 @@
-"""A checkpointed agent thread belongs to one principal: the first to use it, kept in the agent
-state (never shown to the model), so that a thread id shared by two callers cannot put one
-caller's messages and tool results into the other's model input or answer.
+"""A checkpointed agent thread belongs to one principal and one access: those of the first
+request on it, kept in the agent state (never shown to the model), so that a thread id shared
+by two callers cannot put one caller's messages and tool results into the other's model input
+or answer, and a thread started under wider access cannot show a later, narrower request what
+only the wider access allowed (a revoked contract type, a role taken away).
 
-A request from another principal, or one naming none, is refused: its own input is removed
+A request from another principal, one naming none, or one whose access does not cover the
+access the thread has held is refused (a wider access is taken on: what the thread holds was
+allowed to less): its own input is removed
 from the thread (LangGraph writes a run's input before any hook runs), the run jumps to its end
 without calling the model, and the end raises :class:`AccessError`, so the caller receives no
 state. The thread's earlier checkpoints still hold that input, for time travel only.
@@ -10,6 +14,7 @@ state. The thread's earlier checkpoints still hold that input, for time travel o
 
 from __future__ import annotations
 
+import json
 import logging
 from typing import Annotated, Any
 
@@ -18,6 +23,7 @@ from langchain_core.messages import HumanMessage, RemoveMessage
 from langgraph.config import get_config
 from typing_extensions import NotRequired
 
+from rag_guard_integrations.core.access import AccessContext
 from rag_guard_integrations.core.errors import AccessError
 
 logger = logging.getLogger("rag_guard_integrations")
@@ -25,22 +31,27 @@ _CHECKPOINTER = "__pregel_checkpointer"  # where LangGraph keeps a run's checkpo
 
 
 class GuardState(AgentState[Any]):
-    """The agent state plus, for a checkpointed thread, who it belongs to, its last message
-    when that principal's latest run ended, and why the current run is refused."""
+    """The agent state plus, for a checkpointed thread, who it belongs to and the widest access
+    it has been used with (:meth:`AccessContext.to_dict` as JSON), its last message when that
+    principal's latest run ended, and why the current run is refused."""
 
     rag_guard_principal: NotRequired[Annotated[str | None, PrivateStateAttr]]
+    rag_guard_access: NotRequired[Annotated[str | None, PrivateStateAttr]]
     rag_guard_last: NotRequired[Annotated[str | None, PrivateStateAttr]]
     rag_guard_refused: NotRequired[Annotated[str | None, PrivateStateAttr]]
 
 
-def before_run(state: Any, principal: str | None) -> dict[str, Any] | None:
-    """The state update at the start of a run of ``principal``: the thread bound to it, or,
-    when it may not use the thread, its input removed and the run sent to its end."""
+def before_run(state: Any, access: AccessContext | None) -> dict[str, Any] | None:
+    """The state update at the start of a run with ``access``: the thread bound to its
+    principal and access, or, when it may not use the thread, its input removed and the run
+    sent to its end."""
     thread = _checkpointed_thread()
     if thread is None:
         return None
+    principal = None if access is None else access.principal
     owner = state.get("rag_guard_principal")
-    if principal is None:
+    held = state.get("rag_guard_access")
+    if access is None or principal is None:
         why = (
             f"thread {thread!r} keeps memory and the request names no principal; give the "
             "access a principal (e.g. {'principal': 'alice', ...}) so the thread is theirs alone"
@@ -50,8 +61,17 @@ def before_run(state: Any, principal: str | None) -> dict[str, Any] | None:
             f"thread {thread!r} belongs to another principal than {principal!r}; give each "
             "caller their own thread_id"
         )
+    elif held is not None and not covers(access, _access_of(held)):
+        why = (
+            f"thread {thread!r} holds what a wider access than this request's allowed; start "
+            "a new thread_id when a caller's access narrows"
+        )
     else:
-        return {"rag_guard_principal": principal, "rag_guard_refused": None}
+        return {
+            "rag_guard_principal": principal,
+            "rag_guard_access": json.dumps(access.to_dict(), sort_keys=True),
+            "rag_guard_refused": None,
+        }
     logger.warning("rag_guard refused the request: %s", why)
     removed = [RemoveMessage(id=m.id) for m in _this_runs_input(state) if m.id]
     return {"messages": removed, "rag_guard_refused": why, "jump_to": "end"}
@@ -65,6 +85,27 @@ def after_run(state: Any) -> dict[str, Any] | None:
     if _checkpointed_thread() is None or not messages:
         return None
     return {"rag_guard_last": messages[-1].id}
+
+
+def covers(access: AccessContext, held: AccessContext) -> bool:
+    """Whether ``access`` allows at least what ``held`` allowed: it limits no attribute
+    ``held`` left open, and keeps every value ``held`` allowed in those both limit.
+
+    Example:
+        >>> wide = AccessContext("alice", contract_type={"MSA", "NDA"})
+        >>> covers(wide, AccessContext("alice", contract_type={"MSA"}))
+        True
+        >>> covers(AccessContext("alice", contract_type={"MSA"}), wide)
+        False
+    """
+    limits, before = access.allowlists, held.allowlists
+    return all(name in before and before[name] <= values for name, values in limits.items())
+
+
+def _access_of(held: str) -> AccessContext:
+    fields = json.loads(held)
+    principal = fields.pop("principal", None)
+    return AccessContext(principal, **fields)
 
 
 def _checkpointed_thread() -> str | None:

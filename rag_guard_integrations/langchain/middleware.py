@@ -1,5 +1,6 @@
 """GuardMiddleware: per-request access for guarded tools inside ``langchain.agents.create_agent``,
-a fail-closed judgement of every other tool's result, and memory bound to one principal."""
+a fail-closed judgement of every other tool's result, and memory bound to one principal and
+the access it was used with."""
 
 from __future__ import annotations
 
@@ -46,7 +47,8 @@ UNCHECKED_RESULT = "it carries Documents or retriever runs no guard checked"
 
 class GuardMiddleware(AgentMiddleware[GuardState, Any]):
     """Agent middleware that gives every guarded tool call the request's access, judges every
-    other tool's result, and keeps one thread's memory to one principal.
+    other tool's result, and keeps one thread's memory to one principal, refused to a request
+    whose access is narrower than the thread's (:mod:`~rag_guard_integrations.langchain.memory`).
 
     Access per request: ``runtime.context`` (a mapping with key ``access``, or an object with
     an ``access`` attribute), else ``config["configurable"]["access"]``, else ``access``; None
@@ -135,14 +137,14 @@ class GuardMiddleware(AgentMiddleware[GuardState, Any]):
     @override
     @hook_config(can_jump_to=["end"])
     def before_agent(self, state: GuardState, runtime: Runtime[Any]) -> dict[str, Any] | None:
-        return before_run(state, self._principal(getattr(runtime, "context", None)))
+        return before_run(state, self._access_of(getattr(runtime, "context", None)))
 
     @override
     @hook_config(can_jump_to=["end"])
     async def abefore_agent(
         self, state: GuardState, runtime: Runtime[Any]
     ) -> dict[str, Any] | None:
-        return before_run(state, self._principal(getattr(runtime, "context", None)))
+        return before_run(state, self._access_of(getattr(runtime, "context", None)))
 
     @override
     def after_agent(self, state: GuardState, runtime: Runtime[Any]) -> dict[str, Any] | None:
@@ -199,11 +201,11 @@ class GuardMiddleware(AgentMiddleware[GuardState, Any]):
             return NOT_GIVEN
         return resolve_access(given, default=self.access, pinned=self.pin_access)
 
-    def _principal(self, context: object) -> str | None:
+    def _access_of(self, context: object) -> AccessContext | None:
         from langgraph.config import get_config  # noqa: PLC0415 - only inside a graph run
 
         resolved = self._resolved(context, get_config())
-        return resolved.principal if isinstance(resolved, AccessContext) else None
+        return resolved if isinstance(resolved, AccessContext) else None
 
     def _screened(self, request: ToolCallRequest) -> ToolCallRequest:
         tool = request.tool
