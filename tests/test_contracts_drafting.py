@@ -421,3 +421,32 @@ def test_use_restrictions_price_caps_and_bookings_are_not_those_clauses(
     """A licence used for its holder's benefit or in one version, a cap on price increases and
     a booking made in advance."""
     assert not matches(clause_id, text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "All prices are exclusive of sales, use and value added taxes.",
+        "Fees are exclusive of all applicable sales taxes, which Customer shall pay.",
+        "The foregoing states the entire liability and exclusive remedy of Vendor with "
+        "respect to the use of the Products.",
+    ],
+)
+def test_prices_exclusive_of_taxes_and_an_exclusive_remedy_of_a_party_are_no_exclusivity(
+    text: str,
+) -> None:
+    """``exclusive of`` excludes (taxes from a price) and a party's exclusive remedy is a
+    limit on remedies: neither grants an exclusive right."""
+    assert not matches("EXCLUSIVITY", text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Distributor shall be the exclusive distributor of the Products in the Territory.",
+        "Company grants Licensee an exclusive, worldwide, royalty-free license to sell.",
+    ],
+)
+def test_an_exclusive_appointment_or_licence_still_matches(text: str) -> None:
+    """The words between ``exclusive`` and what is exclusive may be anything but ``of``."""
+    assert matches("EXCLUSIVITY", text)
