@@ -113,3 +113,20 @@ def test_a_diagnosis_written_as_a_record_field_beside_a_person_is_withheld(text:
     name a health condition as prose does."""
     result = Guard.from_policy("default").check("What do we know?", [{"text": text}])
     assert "default_health_person" in {v.rule for v in result.violations}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Cardholder Jane Roe, card number 4111--1111--1111--1111.",
+        "Cardholder Jane Roe, card number (4111)(1111)(1111)(1111).",
+        "Cardholder Jane Roe, card number 4111<br>1111<br>1111<br>1111.",
+        "Cardholder jane roe, card number 4111 1111 1111 1111.",
+    ],
+)
+def test_the_cardholder_rule_holds_for_a_card_or_a_name_written_another_way(text: str) -> None:
+    """Marks or a tag between the card's groups, or the holder's name in lower case after
+    ``Cardholder``, still make the chunk a cardholder's card: withheld."""
+    result = Guard.from_policy("default").check("Which card is on file?", [{"text": text}])
+    assert "default_cardholder" in {v.rule for v in result.violations}
+    assert result.allowed == []

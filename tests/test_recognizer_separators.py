@@ -23,6 +23,16 @@ def test_card_groups_split_by_any_usual_separator(separator: str) -> None:
     assert found(f"Card on file: {number} (expires soon).") == {"credit_card"}
 
 
+@pytest.mark.parametrize(
+    "separator", ["--", " -- ", ":", " | ", "*", "+", ")(", "' '", "<br>", "<br/>", "\n\n"]
+)
+def test_card_groups_split_by_other_marks_or_a_tag_are_a_card(separator: str) -> None:
+    """Doubled dashes, colons, bars, stars, brackets, quotes and an HTML line break between
+    the groups still read as a card to a model: the recogniser reads them too."""
+    number = separator.join(["5500", "0000", "0000", "0004"])
+    assert found(f"Card on file: {number} (expires soon).") == {"credit_card"}
+
+
 @pytest.mark.parametrize("separator", ["-", " ", ".", "/"])
 def test_ssn_groups_split_by_one_separator(separator: str) -> None:
     """A 3-2-4 SSN is found with hyphens, spaces, dots or slashes between its groups."""

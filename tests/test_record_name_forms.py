@@ -96,3 +96,26 @@ def test_a_firm_column_s_placeholders_are_no_firms() -> None:
     organisation; a firm's name beside them is."""
     text = "employee,company\nAda Nwosu,Retired\nLiam Byrne,Self-employed\nMei Tan,Harlow Glass Ltd"
     assert names(text)[1] == ["Harlow Glass Ltd"]
+
+
+@pytest.mark.parametrize(
+    ("text", "person"),
+    [
+        ("Cardholder jane roe, card number 4111 1111 1111 1111.", "jane roe"),
+        ("Patient name: ana silva, DOB 1990-01-01", "ana silva"),
+        ("Customer = maria lopez; plan: gold", "maria lopez"),
+    ],
+)
+def test_a_name_in_lower_case_after_a_persons_label_is_a_person(text: str, person: str) -> None:
+    """In a text with capitals elsewhere, a given and a family name written in lower case right
+    after a label naming a person are that person."""
+    assert persons(text) == [person]
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["Customer service is closed today.", "Member since 2019, renewed online.", "Contact us now."],
+)
+def test_lower_case_words_after_a_persons_label_that_are_no_name_name_none(text: str) -> None:
+    """Words that are not a given and a family name of the table stay words."""
+    assert persons(text) == []

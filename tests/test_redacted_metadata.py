@@ -133,3 +133,75 @@ def test_a_masked_address_written_with_references_or_invisible_characters_is_mas
     """An address split by a zero-width space, written with an HTML reference or a full-width
     at sign reads as the masked one: the value becomes the mask."""
     assert scrubbed({"to": written}, [("jo.roe@example.com", "[EMAIL]")]) == {"to": "[EMAIL]"}
+
+
+CARD_POLICY = """
+version: 1
+name: cards-masked
+extends: [default]
+loosen: [rules.default_cardholder]
+overrides:
+  rules:
+    default_cardholder: {action: redact}
+"""
+CARD_TEXT = "Customer Jane Roe paid with card 4111 1111 1111 1111."
+
+
+def test_the_core_result_masks_what_the_text_hid_in_the_chunks_metadata() -> None:
+    """``GuardResult.allowed`` is what may reach a model: its masked chunk's metadata holds
+    neither the name nor the card the text's masks hid, however they are written there."""
+    guard = Guard(parse_policy(CARD_POLICY))
+    metadata = {"holder": "Roe, Jane", "card": "4111 -- 1111 -- 1111 -- 1111", "source": "b"}
+    result = guard.check("who paid?", [{"text": CARD_TEXT, "metadata": metadata}])
+    (chunk,) = result.allowed
+    assert "[PAYMENT_CARD]" in chunk.text
+    assert chunk.metadata == {
+        "holder": "[PERSON_NAME], [PERSON_NAME]",
+        "card": "[PAYMENT_CARD]",
+        "source": "b",
+    }
+
+
+@pytest.mark.parametrize(
+    ("written", "masked"),
+    [
+        (["41111111", "11111111"], ["[CARD]", "[CARD]"]),  # a card split over two values
+        ("J. Roe", "J. [NAME]"),
+        ("jane.roe", "[NAME].[NAME]"),
+        ("Jane_Roe", "[NAME]_[NAME]"),
+        ("Jane\tRoe", "[NAME]\t[NAME]"),
+    ],
+)
+def test_a_masked_value_rewritten_or_split_in_metadata_is_masked(
+    written: object, masked: object
+) -> None:
+    """A piece of a masked number, and each word of a masked name that is no common word, are
+    masked wherever they stand alone."""
+    masks = [("Jane Roe", "[NAME]"), ("4111 1111 1111 1111", "[CARD]")]
+    assert scrubbed({"v": written}, masks) == {"v": masked}
+
+
+def test_a_masked_names_common_words_and_an_addresss_parts_stay_in_metadata() -> None:
+    """``Will`` of ``Will Smith`` is a common word, and an address is no name: only whole
+    values and uncommon name words are masked."""
+    masks = [("Will Smith", "[NAME]"), ("jo.roe@example.com", "[EMAIL]")]
+    assert scrubbed({"a": "Will do", "b": "Smith", "c": "roe.txt"}, masks) == {
+        "a": "Will do",
+        "b": "[NAME]",
+        "c": "roe.txt",
+    }
+
+
+def test_llama_index_withholds_a_node_whose_llm_metadata_writes_a_masked_value_another_way() -> (
+    None
+):
+    """The text's card is masked, but a metadata value the LLM sees writes it in a way no
+    recogniser reads (four marks between the groups), so no mask covered it there: the node
+    is withheld rather than shown with the card."""
+    guard = Guard(parse_policy(CARD_POLICY))
+    written = " ~~~~ ".join(["4111"] * 1 + ["1111"] * 3)
+    node = TextNode(text=CARD_TEXT, metadata={"card_on_file": written})
+    kept = GuardPostprocessor(guard=guard).postprocess_nodes(
+        [NodeWithScore(node=node, score=1.0)], query_str="who paid?"
+    )
+    assert kept == []

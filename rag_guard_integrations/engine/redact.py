@@ -95,7 +95,11 @@ def masked_values(decision: ChunkDecision) -> tuple[tuple[str, str], ...]:
     original = decision.original
     if original is None:
         return ()
-    found = {original.text[r.start : r.end]: f"[{r.label.upper()}]" for r in decision.redactions}
+    return _masks(original.text, decision.redactions)
+
+
+def _masks(text: str, spans: Iterable[Redaction]) -> tuple[tuple[str, str], ...]:
+    found = {text[r.start : r.end]: f"[{r.label.upper()}]" for r in spans}
     pairs = [(value, mask) for value, mask in found.items() if value.strip()]
     return tuple(sorted(pairs, key=lambda pair: -len(pair[0])))
 
@@ -103,15 +107,19 @@ def masked_values(decision: ChunkDecision) -> tuple[tuple[str, str], ...]:
 def scrubbed(value: Any, masks: Sequence[tuple[str, str]]) -> Any:
     """A metadata ``value`` without what the text's masks hid: each masked original is found as
     a whole value (not inside a longer word or number: ``Li`` is masked in ``Mr. Li``, not in
-    ``Library``), in any case, a number by its digits whatever its separators; strings are
-    rewritten in place, in lists, tuples, sets and mappings (keys too; a new container, the
-    input untouched); a number or other object whose text holds a masked value becomes the
-    mask.
+    ``Library``), in any case, a number by its digits whatever its separators (a piece of six
+    digits or more of it too: a card split over two fields); a value of several words also by
+    each of its words that is no common word (``Roe, Jane``, ``J. Roe``, ``jane.roe``).
+    Strings are rewritten in place, in lists, tuples, sets and mappings (keys too; a new
+    container, the input untouched); a number or other object whose text holds a masked value
+    becomes the mask.
 
     Example:
         >>> masks = [("Jane Roe", "[NAME]"), ("4111 1111 1111 1111", "[CARD]")]
         >>> scrubbed({"customer": "JANE ROE", "card": "4111-1111-1111-1111", "n": 7}, masks)
         {'customer': '[NAME]', 'card': '[CARD]', 'n': 7}
+        >>> scrubbed({"who": "Roe, Jane", "card": ["41111111", "11111111"]}, masks)
+        {'who': '[NAME], [NAME]', 'card': ['[CARD]', '[CARD]']}
     """
     if not masks:
         return value
@@ -158,19 +166,57 @@ def _plain(text: str) -> str:
 
 @lru_cache(maxsize=256)
 def _finders(masks: tuple[tuple[str, str], ...]) -> tuple[tuple[re.Pattern[str], str], ...]:
-    """A pattern per masked original: the value as a whole (no word character around it), in
-    any case; a number (six digits or more, mostly digits) by its digits, up to three
-    separators of any kind between them."""
-    out = []
+    """The patterns of :func:`scrubbed`, each with its mask: for a number (six digits or more,
+    mostly digits), its digits with up to :data:`_SEPARATORS` separators of any kind between
+    them, then each run of six of its digits or more standing alone (a piece of it); for
+    anything else the value as a whole (no word character around it), then each word of a
+    value of several words that is no common word (``_`` and ``.`` around it count as no
+    word character), in any case."""
+    whole, pieces = [], []
     for original, mask in masks:
         digits = _NOT_DIGIT.sub("", original)
         if len(digits) >= _MIN_DIGITS and len(digits) * 2 > len(original.replace(" ", "")):
-            body = r"[\W_]{0,3}".join(digits)  # any separator: " - ", "–", "_", "/"
-            out.append((re.compile(rf"(?<!\d){body}(?!\d)"), mask))
-        else:
-            body = re.escape(original)
-            out.append((re.compile(rf"(?<!\w){body}(?!\w)", re.IGNORECASE), mask))
-    return tuple(out)
+            body = _SEPARATOR.join(digits)  # any separator: " - ", "–", "_", "/", " -- "
+            whole.append((re.compile(rf"(?<!\d){body}(?!\d)"), mask))
+            pieces.append((_digit_pieces(digits), mask))
+            continue
+        body = re.escape(original)
+        whole.append((re.compile(rf"(?<!\w){body}(?!\w)", re.IGNORECASE), mask))
+        words = _name_words(original)
+        if words:
+            body = "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
+            pieces.append((re.compile(rf"(?<![^\W_])(?:{body})(?![^\W_])", re.IGNORECASE), mask))
+    return (*whole, *pieces)
+
+
+_SEPARATORS = 8
+_SEPARATOR = rf"[\W_]{{0,{_SEPARATORS}}}"
+_WORD = re.compile(r"[^\W\d_]{3,}")
+
+
+_WORDS_ONLY = re.compile(r"[^\W\d_]+\.?(?:[ '’-]+[^\W\d_]+\.?)+")
+
+
+def _digit_pieces(digits: str) -> re.Pattern[str]:
+    """A run of :data:`_MIN_DIGITS` digits or more, alone, that is a piece of ``digits``."""
+    size = len(digits)
+    runs = {digits[i:j] for i in range(size) for j in range(i + _MIN_DIGITS, size + 1)}
+    body = "|".join(sorted(runs, key=len, reverse=True))
+    return re.compile(rf"(?<!\d)(?:{body})(?!\d)")
+
+
+def _name_words(original: str) -> set[str]:
+    """The words of a value written as words alone, several of them (a name, not an address or
+    a code), that are no common word: each is masked alone."""
+    if _WORDS_ONLY.fullmatch(original.strip()) is None:
+        return set()
+    from rag_guard_integrations.classify.recognizers.name_context import (  # noqa: PLC0415
+        name_flags,
+    )
+    from rag_guard_integrations.classify.recognizers.names_table import COMMON  # noqa: PLC0415
+
+    flags = name_flags()
+    return {w for w in _WORD.findall(original) if not flags.get(w.lower(), 0) & COMMON}
 
 
 def redact(
@@ -192,7 +238,9 @@ def redact(
     )
     if targets & claimed or targets - {span.label for span in spans}:
         return None
-    masked = Chunk(mask_text(chunk.text, spans), chunk.metadata, chunk.score, chunk.id)
+    # What the text's masks hide is hidden in the metadata too: a copy without it.
+    metadata = scrubbed(chunk.metadata, _masks(chunk.text, spans))
+    masked = Chunk(mask_text(chunk.text, spans), metadata, chunk.score, chunk.id)
     return Masked(masked, spans, labels - targets, rule)
 
 

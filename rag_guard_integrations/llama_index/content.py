@@ -49,10 +49,11 @@ def masked_copy(
     masks: Sequence[tuple[str, str]] = (),
 ) -> BaseNode | None:
     """A copy of ``node`` with each span of its judged text masked where it came from (its
-    text, or a metadata value), and what the spans hid (``masks``) masked in the metadata kept
-    from the LLM too (lists and numbers included, which the guard does not judge); None when
-    a span crosses or leaves those parts, or when the copy would not be judged as exactly
-    ``expected`` (the guard's masked text)."""
+    text, or a metadata value), and what the spans hid (``masks``) masked in every metadata
+    value too (lists and numbers included, which the guard does not judge); None when a span
+    crosses or leaves those parts, or when the copy would not be judged as exactly
+    ``expected`` (the guard's masked text: a masked value written another way in a value the
+    LLM sees)."""
     segments = _segments(node)
     edits: dict[str | None, list[Redaction]] = {}
     for span in spans:
@@ -65,8 +66,10 @@ def masked_copy(
     for key, key_spans in edits.items():
         if key is not None:
             metadata[key] = mask_text(str(metadata[key]), key_spans)
-    for key in set(node.excluded_llm_metadata_keys) & set(metadata):
-        metadata[key] = scrubbed(metadata[key], masks)  # the LLM's view was masked above
+    # Kept from the LLM: masked here. Shown to it: masked above where the guard found a span;
+    # a masked value written there another way changes the LLM's view, and the copy is not
+    # made (the node is withheld).
+    metadata = {key: scrubbed(value, masks) for key, value in metadata.items()}
     copy = node.model_copy(update={"metadata": metadata})
     if None in edits:
         copy.set_content(mask_text(node.get_content(metadata_mode=MetadataMode.NONE), edits[None]))
