@@ -146,3 +146,15 @@ def test_a_thread_carries_on_when_its_principals_access_widens() -> None:
     assert "And the SOW?" in payload_text(out["messages"])
     with pytest.raises(AccessError, match="wider access than this request"):
         agent.invoke({"messages": [("user", "Back to MSA")]}, as_user("t", "alice", "MSA"))
+
+
+def test_a_thread_is_refused_to_a_request_that_leaves_out_an_attribute_it_was_granted() -> None:
+    """An access that names no contract type sees none: on a thread that read an MSA clause it
+    is narrower, so it is refused, not handed the thread."""
+    agent, model = memory_agent()
+    agent.invoke(QUESTION, as_user("t", "alice", "MSA"))
+    calls_before = len(model.received)
+    bare = {"configurable": {"thread_id": "t", "access": {"principal": "alice"}}}
+    with pytest.raises(AccessError, match="wider access than this request"):
+        agent.invoke({"messages": [("user", "And now?")]}, bare)
+    assert len(model.received) == calls_before

@@ -88,8 +88,9 @@ def after_run(state: Any) -> dict[str, Any] | None:
 
 
 def covers(access: AccessContext, held: AccessContext) -> bool:
-    """Whether ``access`` allows at least what ``held`` allowed: it limits no attribute
-    ``held`` left open, and keeps every value ``held`` allowed in those both limit.
+    """Whether ``access`` allows at least what ``held`` allowed: it names every attribute
+    ``held`` names (an attribute a context does not name is denied), each with every value
+    ``held`` allowed.
 
     Example:
         >>> wide = AccessContext("alice", contract_type={"MSA", "NDA"})
@@ -97,9 +98,13 @@ def covers(access: AccessContext, held: AccessContext) -> bool:
         True
         >>> covers(AccessContext("alice", contract_type={"MSA"}), wide)
         False
+        >>> covers(AccessContext("alice"), wide)  # names no contract type: sees none
+        False
     """
-    limits, before = access.allowlists, held.allowlists
-    return all(name in before and before[name] <= values for name, values in limits.items())
+    grants = access.allowlists
+    return all(
+        name in grants and values <= grants[name] for name, values in held.allowlists.items()
+    )
 
 
 def _access_of(held: str) -> AccessContext:
