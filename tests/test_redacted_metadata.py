@@ -205,3 +205,34 @@ def test_llama_index_withholds_a_node_whose_llm_metadata_writes_a_masked_value_a
         [NodeWithScore(node=node, score=1.0)], query_str="who paid?"
     )
     assert kept == []
+
+
+@pytest.mark.parametrize(
+    ("metadata", "masked"),
+    [
+        ({"card": ["4111", "1111", "1111", "1111"]}, {"card": "[CARD]"}),
+        ({"card": {"g1": "4111", "g2": "1111", "g3": "1111", "g4": "1111"}}, {"card": "[CARD]"}),
+        ({"x": {"y": ("4111", "1111", "1111", "1111")}}, {"x": {"y": "[CARD]"}}),
+        (
+            {"first8": "4111 1111", "last8": "1111 1111", "n": "a"},
+            {"first8": "[CARD]", "last8": "[CARD]", "n": "a"},
+        ),
+        ({"card": "4111 1111, expires 12/27"}, {"card": "[CARD], expires 12/27"}),
+    ],
+)
+def test_a_masked_number_spread_over_a_containers_items_or_keys_is_masked(
+    metadata: dict[str, object], masked: dict[str, object]
+) -> None:
+    """A card kept as its groups in a list, a mapping or nested tuple is the container's
+    value: the container becomes the mask; kept over two keys, both go; a piece of it beside
+    other digits is masked alone."""
+    assert scrubbed(metadata, [("4111 1111 1111 1111", "[CARD]")]) == masked
+
+
+def test_groups_shorter_than_a_piece_stay_when_no_container_spells_the_number() -> None:
+    """Four digits alone are no masked value: ``1111`` in a ticket number stays."""
+    masks = [("4111 1111 1111 1111", "[CARD]")]
+    assert scrubbed({"ticket": "T-1111", "ids": ["4111", "9"]}, masks) == {
+        "ticket": "T-1111",
+        "ids": ["4111", "9"],
+    }

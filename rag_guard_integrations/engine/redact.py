@@ -123,26 +123,59 @@ def scrubbed(value: Any, masks: Sequence[tuple[str, str]]) -> Any:
     """
     if not masks:
         return value
-    return _scrub(value, _finders(tuple(masks)))
+    finders = _finders(tuple(masks))
+    out = _scrub(value, finders)
+    if not isinstance(out, Mapping):
+        return out
+    # A value spread over several keys ("first8", "last8"): every key holding digits goes.
+    mask = _found_in(" ".join(_leaves(out)), finders)
+    if mask is None:
+        return out
+    return {
+        key: mask if _HAS_DIGITS.search(" ".join(_leaves(item))) else item
+        for key, item in out.items()
+    }
 
 
-def _scrub(value: Any, finders: Sequence[tuple[re.Pattern[str], str]]) -> Any:
+def _scrub(value: Any, finders: Finders) -> Any:
     if isinstance(value, str):
         return _scrub_text(value, finders)
-    if isinstance(value, Mapping):
-        return {_scrub(key, finders): _scrub(item, finders) for key, item in value.items()}
-    if isinstance(value, list | tuple):
-        items = [_scrub(item, finders) for item in value]
-        return items if isinstance(value, list) else tuple(items)
-    if isinstance(value, set | frozenset):
-        return {_scrub(item, finders) for item in value}
     if value is None or isinstance(value, bool):
         return value
-    text = _plain(str(value))
-    return next((mask for finder, mask in finders if finder.search(text)), value)
+    if isinstance(value, Mapping):
+        scrubbed_items: Any = {
+            _scrub(key, finders): _scrub(item, finders) for key, item in value.items()
+        }
+    elif isinstance(value, list | tuple):
+        items = [_scrub(item, finders) for item in value]
+        scrubbed_items = items if isinstance(value, list) else tuple(items)
+    elif isinstance(value, set | frozenset):
+        scrubbed_items = {_scrub(item, finders) for item in value}
+    else:
+        text = _plain(str(value))
+        return next((mask for finder, mask in finders if finder.search(text)), value)
+    # A value split over a container's items (a card as a list of its groups): the container
+    # is the mask.
+    mask = _found_in(" ".join(_leaves(scrubbed_items)), finders)
+    return scrubbed_items if mask is None else mask
 
 
-def _scrub_text(text: str, finders: Sequence[tuple[re.Pattern[str], str]]) -> str:
+def _leaves(value: Any) -> list[str]:
+    """The text of every item of ``value``, nested containers read in order (a mapping's
+    values: its keys name them)."""
+    if isinstance(value, Mapping):
+        return [leaf for item in value.values() for leaf in _leaves(item)]
+    if isinstance(value, list | tuple | set | frozenset):
+        return [leaf for item in value for leaf in _leaves(item)]
+    return [] if value is None else [str(value)]
+
+
+def _found_in(text: str, finders: Finders) -> str | None:
+    plain = _plain(text)
+    return next((mask for finder, mask in finders if finder.search(plain)), None)
+
+
+def _scrub_text(text: str, finders: Finders) -> str:
     for finder, mask in finders:
         text = finder.sub(mask, text)
     # Written another way (full-width, with invisible characters, as HTML references), a
@@ -164,21 +197,67 @@ def _plain(text: str) -> str:
     return "".join(ch for ch in text if unicodedata.category(ch) != "Cf")
 
 
+class _DigitPieces:
+    """Runs of digit groups (up to :data:`_SEPARATORS` marks between two) whose digits, six or
+    more, are a piece of a masked number's: ``4111 1111`` of ``4111 1111 1111 1111``. Read
+    like a pattern: :meth:`search` and :meth:`sub`."""
+
+    def __init__(self, digits: str) -> None:
+        self.digits = digits
+
+    def search(self, text: str) -> bool:
+        return bool(self._spans(text))
+
+    def sub(self, mask: str, text: str) -> str:
+        pieces, cursor = [], 0
+        for start, end in self._spans(text):
+            pieces += [text[cursor:start], mask]
+            cursor = end
+        return "".join([*pieces, text[cursor:]]) if pieces else text
+
+    def _spans(self, text: str) -> list[tuple[int, int]]:
+        out = []
+        for run in _DIGIT_RUN.finditer(text):
+            groups = [(m.start(), m.end(), m.group()) for m in _DIGITS.finditer(text, *run.span())]
+            first = 0
+            while first < len(groups):
+                joined, last = "", None
+                for index in range(first, len(groups)):
+                    joined += groups[index][2]
+                    if joined not in self.digits:
+                        break
+                    if len(joined) >= _MIN_DIGITS:
+                        last = index
+                if last is None:
+                    first += 1
+                    continue
+                out.append((groups[first][0], groups[last][1]))
+                first = last + 1
+        return out
+
+
+Finder = re.Pattern[str] | _DigitPieces
+Finders = tuple[tuple[Finder, str], ...]
+_DIGITS = re.compile(r"\d+")
+_HAS_DIGITS = re.compile(r"\d\d")
+
+
 @lru_cache(maxsize=256)
-def _finders(masks: tuple[tuple[str, str], ...]) -> tuple[tuple[re.Pattern[str], str], ...]:
+def _finders(masks: tuple[tuple[str, str], ...]) -> Finders:
     """The patterns of :func:`scrubbed`, each with its mask: for a number (six digits or more,
     mostly digits), its digits with up to :data:`_SEPARATORS` separators of any kind between
     them, then each run of six of its digits or more standing alone (a piece of it); for
     anything else the value as a whole (no word character around it), then each word of a
     value of several words that is no common word (``_`` and ``.`` around it count as no
     word character), in any case."""
-    whole, pieces = [], []
+    whole: list[tuple[Finder, str]] = []
+    pieces: list[tuple[Finder, str]] = []
     for original, mask in masks:
         digits = _NOT_DIGIT.sub("", original)
         if len(digits) >= _MIN_DIGITS and len(digits) * 2 > len(original.replace(" ", "")):
             body = _SEPARATOR.join(digits)  # any separator: " - ", "–", "_", "/", " -- "
             whole.append((re.compile(rf"(?<!\d){body}(?!\d)"), mask))
-            pieces.append((_digit_pieces(digits), mask))
+            pieces.append((_DigitPieces(digits), mask))
             continue
         body = re.escape(original)
         whole.append((re.compile(rf"(?<!\w){body}(?!\w)", re.IGNORECASE), mask))
@@ -191,18 +270,11 @@ def _finders(masks: tuple[tuple[str, str], ...]) -> tuple[tuple[re.Pattern[str],
 
 _SEPARATORS = 8
 _SEPARATOR = rf"[\W_]{{0,{_SEPARATORS}}}"
+_DIGIT_RUN = re.compile(rf"\d(?:{_SEPARATOR}\d)*")
 _WORD = re.compile(r"[^\W\d_]{3,}")
 
 
 _WORDS_ONLY = re.compile(r"[^\W\d_]+\.?(?:[ '’-]+[^\W\d_]+\.?)+")
-
-
-def _digit_pieces(digits: str) -> re.Pattern[str]:
-    """A run of :data:`_MIN_DIGITS` digits or more, alone, that is a piece of ``digits``."""
-    size = len(digits)
-    runs = {digits[i:j] for i in range(size) for j in range(i + _MIN_DIGITS, size + 1)}
-    body = "|".join(sorted(runs, key=len, reverse=True))
-    return re.compile(rf"(?<!\d)(?:{body})(?!\d)")
 
 
 def _name_words(original: str) -> set[str]:
