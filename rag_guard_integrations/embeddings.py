@@ -6,6 +6,7 @@ a dot product is the cosine similarity.
 
 from __future__ import annotations
 
+import math
 import os
 import threading
 from functools import lru_cache
@@ -131,9 +132,25 @@ def unit(vector: Sequence[float]) -> Any:
     if np is not None:
         array = np.asarray(vector, dtype=np.float32)
         norm = float(np.linalg.norm(array))
-        return array / norm if norm else array
+        return array / norm if norm and math.isfinite(norm) else array
     norm = sum(x * x for x in vector) ** 0.5
     return [x / norm for x in vector] if norm else list(vector)
+
+
+def usable(vector: Any) -> bool:
+    """Whether a vector from :func:`unit` can be compared: every entry finite and not all zero
+    (a broken embedder's NaN or zero vector is close to nothing, and must not read as "no
+    label").
+
+    Example:
+        >>> usable(unit([3.0, 4.0])), usable(unit([0.0, 0.0])), usable([float("nan"), 1.0])
+        (True, False, False)
+    """
+    np = _numpy()
+    if np is not None:
+        array = np.asarray(vector, dtype=np.float32)
+        return bool(array.size and np.isfinite(array).all() and array.any())
+    return bool(vector) and all(math.isfinite(x) for x in vector) and any(vector)
 
 
 def cosine(a: Any, b: Any) -> float:

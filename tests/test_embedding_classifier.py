@@ -14,6 +14,8 @@ from rag_guard_integrations.embeddings import cosine
 from rag_guard_integrations.policy.schema import LabelSpec
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from rag_guard_integrations.embeddings import MiniLMEmbedder
 
 LABELS = {
@@ -196,6 +198,47 @@ def test_wrong_vector_count_fails_closed(embedder: MiniLMEmbedder) -> None:
     classifier = EmbeddingClassifier(Short(embedder), labels={"legal": LABELS["legal"]})
     results = classifier.classify_many(["one text", "another text"])
     assert all(result.labels == {UNCLASSIFIED} for result in results)
+
+
+@pytest.mark.parametrize(
+    "broken",
+    [
+        lambda v: [float("nan")] * len(v),
+        lambda v: [float("nan"), *v[1:]],
+        lambda v: [float("inf")] * len(v),
+        lambda v: [0.0] * len(v),
+    ],
+    ids=["all-nan", "one-nan", "inf", "zero"],
+)
+def test_a_vector_that_is_not_finite_or_is_zero_fails_closed(
+    embedder: MiniLMEmbedder, broken: Callable[[list[float]], list[float]]
+) -> None:
+    """A NaN, infinite or zero vector is close to nothing: the text is unclassified (which the
+    packs block), not a text without labels, and the failure is not cached."""
+
+    class Broken(CountingEmbedder):
+        def embed_documents(self, texts: list[str]) -> list[list[float]]:
+            vectors = super().embed_documents(texts)
+            return [
+                broken(v) if "diabetes" in t else v for t, v in zip(texts, vectors, strict=True)
+            ]
+
+    classifier = EmbeddingClassifier(Broken(embedder), labels=LABELS, threshold=0.3)
+    text = "The patient was diagnosed with type 2 diabetes and prescribed metformin."
+    result = classifier.classify(text)
+    assert result.labels == {UNCLASSIFIED}
+    assert result.error is not None
+    assert "not finite or is zero" in result.error
+    assert classifier.classify("The hiking trail climbs to a lake.").labels == set()
+
+
+def test_a_label_late_in_a_long_text_is_found(embedder: MiniLMEmbedder) -> None:
+    """The model reads a text's first few hundred word pieces; a long text is read in windows
+    too, so a diagnosis after pages of filler still labels it."""
+    filler = " ".join(["The hiking trail climbs through pine forest to a mountain lake."] * 300)
+    text = f"{filler} The patient was diagnosed with type 2 diabetes and prescribed metformin."
+    result = EmbeddingClassifier(embedder, labels=LABELS, threshold=0.3).classify(text)
+    assert "medical" in result.labels
 
 
 @pytest.mark.parametrize(

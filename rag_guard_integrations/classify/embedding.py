@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import re
 import threading
 from typing import TYPE_CHECKING
 
@@ -10,7 +11,7 @@ from rag_guard_integrations.classify.base import Classification, Finding, descri
 from rag_guard_integrations.classify.vocabulary import VocabularyBound, label_specs
 from rag_guard_integrations.core.cache import BoundedCache, text_key
 from rag_guard_integrations.core.errors import ArgumentError
-from rag_guard_integrations.embeddings import cosine, default_embedder, unit
+from rag_guard_integrations.embeddings import cosine, default_embedder, unit, usable
 
 if TYPE_CHECKING:
     from collections.abc import Hashable, Mapping, Sequence
@@ -19,6 +20,12 @@ if TYPE_CHECKING:
     from rag_guard_integrations.policy.schema import LabelSpec
 
 RECOGNIZER = "embedding"
+# The default model reads about 256 word pieces of a text, and one sentence's meaning fades
+# in a long one: a longer text is also read sentence by sentence (see windows), and a label's
+# similarity is its best one.
+WINDOW_WORDS = 40
+_SENTENCE_BREAK = re.compile(r"(?<=[.!?;])\s+|\n\s*\n")
+_UNUSABLE = "embedding classifier: the embedder gave a vector that is not finite or is zero"
 NO_VOCABULARY = "embedding classifier has no labels; pass labels= or attach it to a Guard"
 CacheKey = tuple[str, tuple[tuple[str, str, float], ...]]
 
@@ -126,22 +133,29 @@ class EmbeddingClassifier(VocabularyBound):
     def _classify_batch(self, texts: dict[CacheKey, str]) -> dict[CacheKey, Classification]:
         try:
             label_vectors = self._descriptions_embedded()
-            vectors = self._model().embed_documents(list(texts.values()))
-            scored = {
-                key: self._score(text, unit(vector), label_vectors)
-                for (key, text), vector in zip(texts.items(), vectors, strict=True)
-            }
+            pieces = [(key, piece) for key, text in texts.items() for piece in windows(text)]
+            vectors = self._model().embed_documents([piece for _, piece in pieces])
+            read: dict[CacheKey, list[list[float]]] = {key: [] for key in texts}
+            for (key, _), vector in zip(pieces, vectors, strict=True):
+                read[key].append(unit(vector))
+            scored = {key: self._score(texts[key], read[key], label_vectors) for key in texts}
         except Exception as error:  # any embedder failure fails closed
             failure = Classification.failed(f"embedding classifier: {describe_error(error)}")
             return dict.fromkeys(texts, failure)
         for key, result in scored.items():
-            self._cache.put(key, result)
+            if result.error is None:
+                self._cache.put(key, result)
         return scored
 
     def _score(
-        self, text: str, vector: list[float], label_vectors: Mapping[str, list[float]]
+        self, text: str, vectors: list[list[float]], label_vectors: Mapping[str, list[float]]
     ) -> Classification:
-        similarities = {label: cosine(vector, other) for label, other in label_vectors.items()}
+        if not all(usable(vector) for vector in vectors):
+            return Classification.failed(_UNUSABLE)
+        similarities = {
+            label: max(cosine(vector, other) for vector in vectors)
+            for label, other in label_vectors.items()
+        }
         hits = sorted(
             (score, label)
             for label, score in similarities.items()
@@ -169,3 +183,29 @@ class EmbeddingClassifier(VocabularyBound):
                     name: unit(vector) for name, vector in zip(names, vectors, strict=True)
                 }
             return self._label_vectors
+
+
+def windows(text: str) -> list[str]:
+    """What is embedded of ``text``: the text itself, and past :data:`WINDOW_WORDS` words also
+    each of its sentences (one sentence's meaning fades in a long text), a sentence longer
+    than that in windows of that many words every half window; distinct, in order.
+
+    Example:
+        >>> windows("a short text")
+        ['a short text']
+        >>> long = " ".join(["Walk on."] * 30 + ["The patient has diabetes."])
+        >>> windows(long)[1:]
+        ['Walk on.', 'The patient has diabetes.']
+    """
+    words = text.split()
+    if len(words) <= WINDOW_WORDS:
+        return [text]
+    found = [text]
+    step = WINDOW_WORDS // 2
+    for sentence in _SENTENCE_BREAK.split(text):
+        part = sentence.split()
+        if len(part) <= WINDOW_WORDS:
+            found.append(" ".join(part))
+            continue
+        found += [" ".join(part[i : i + WINDOW_WORDS]) for i in range(0, len(part) - step, step)]
+    return list(dict.fromkeys(piece for piece in found if piece))
