@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from rag_guard_integrations.classify.pattern_fold import readings
+from rag_guard_integrations.classify.pattern_fold import digits_read, readings
 from rag_guard_integrations.core.patterns import compile_pattern, union_spans
 
 if TYPE_CHECKING:
@@ -25,11 +25,14 @@ def _matches(pattern: str, folded: str) -> list[tuple[int, int]]:
 def reference_findings(recognizers: Sequence[Recognizer], text: str) -> list[Span]:
     """``(recogniser, start, end)`` of every finding in ``text``, spans indexing ``text``, in
     the scanner's order (by span, then recogniser name); a recogniser's findings in the text's
-    readings that overlap count as one, their union."""
+    readings (each also with its digit look-alikes read as digits) that overlap count as one,
+    their union."""
     spans: dict[str, list[tuple[int, int]]] = {}
     for folded, _, offsets in readings(text):
-        for name, start, end in _found(recognizers, folded, offsets):
-            spans.setdefault(name, []).append((start, end))
+        as_digits = digits_read(folded)
+        for view in (folded,) if as_digits is None else (folded, as_digits):
+            for name, start, end in _found(recognizers, view, offsets):
+                spans.setdefault(name, []).append((start, end))
     found = [(name, s, e) for name, group in spans.items() for s, e in union_spans(group)]
     return sorted(found, key=lambda f: (f[1], f[2], f[0]))
 

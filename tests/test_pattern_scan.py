@@ -29,8 +29,8 @@ REGEX_RECOGNIZERS = [r for r in DEFAULT_RECOGNIZERS if isinstance(r, Recognizer)
 SCANNER = PatternScanner(REGEX_RECOGNIZERS)
 
 # Pieces of text the recognisers read: digits of several scripts (ASCII, Arabic-Indic,
-# Devanagari, full-width, mathematical), the separators numbers are written with, invisible
-# format characters, letters, context words and value prefixes.
+# Devanagari, full-width, mathematical), letters read as digits, the separators numbers are
+# written with, invisible format characters, letters, context words and value prefixes.
 DIGITS = "0123456789\u0663\u096b\uff13\U0001d7d9"
 SEPARATORS = [" ", "  ", "-", ".", "/", "(", ")", "+", "\t", "\n", "\u200b", "\u00a0", ","]
 WORDS = [
@@ -42,6 +42,7 @@ LETTERS = "aeZqé\u0436\u4e2d"
 PIECES = st.one_of(
     st.text(alphabet=DIGITS, min_size=1, max_size=6),
     st.text(alphabet="0123456789", min_size=1, max_size=12),
+    st.text(alphabet="0123456789lIoO", min_size=1, max_size=6),  # digits' look-alikes
     st.sampled_from(SEPARATORS),
     st.sampled_from(WORDS),
     st.text(alphabet=LETTERS, min_size=1, max_size=4),

@@ -124,3 +124,35 @@ def _squeeze(folded: str, offsets: list[int]) -> tuple[str, list[int]]:
     parts.append(folded[position:])
     kept.extend(offsets[position:])
     return "".join(parts), kept
+
+
+# Letters a reader takes for digits inside a run of digits: "4lll llll", "1ooo5", "l23-45".
+LOOKALIKE_TRIGGER = r"[0-9][lio]|[lio][0-9]"
+"""Where a digit look-alike touches a digit: the scanner's cue to read :func:`digits_read`."""
+_LOOKALIKE_RUN = re.compile(r"(?<![0-9lio])[0-9lio]{2,}(?:[ .\-/_]{1,2}[0-9lio]{2,})*(?![0-9lio])")
+_AS_DIGITS = str.maketrans("lio", "110")
+_TOUCHING = re.compile(LOOKALIKE_TRIGGER)
+_MIN_RUN_DIGITS = 9  # an SSN's nine: shorter runs ("io 12", "lo-fi 2") are words
+
+
+def digits_read(folded: str) -> str | None:
+    """``folded`` with the look-alike letters of its digit runs read as digits (``l`` and
+    ``i`` as 1, ``o`` as 0; not ``|``, a table's border), the same length; None when no run
+    holds a look-alike touching a digit and nine or more of both.
+
+    Example:
+        >>> digits_read("card 4lll llll llll llll, ssn l23-45-6789")
+        'card 4111 1111 1111 1111, ssn 123-45-6789'
+        >>> digits_read("in 2019 oil prices rose") is None
+        True
+    """
+    out, cursor = [], 0
+    for run in _LOOKALIKE_RUN.finditer(folded):
+        value = run.group()
+        letters = sum(value.count(c) for c in "lio")
+        digits = sum(c.isdigit() for c in value)
+        if letters + digits < _MIN_RUN_DIGITS or _TOUCHING.search(value) is None:
+            continue
+        out += [folded[cursor : run.start()], value.translate(_AS_DIGITS)]
+        cursor = run.end()
+    return "".join([*out, folded[cursor:]]) if out else None

@@ -10,7 +10,11 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from rag_guard_integrations.classify.base import Classification, Finding
 from rag_guard_integrations.classify.pattern_digits import digits_end, needs_digit
-from rag_guard_integrations.classify.pattern_fold import readings
+from rag_guard_integrations.classify.pattern_fold import (
+    LOOKALIKE_TRIGGER,
+    digits_read,
+    readings,
+)
 from rag_guard_integrations.core.patterns import (
     PatternSet,
     char_spans,
@@ -87,6 +91,11 @@ class PatternScanner:
                 patterns.append(gate)
                 alone = _alone(values, r.validator, r.standalone)
                 triggers.append(_Trigger(r.name, r.label, rival, alone))
+        # Where a digit look-alike touches a digit, the text is read again with them as
+        # digits (digits_read); the trigger itself finds nothing.
+        self._lookalike = len(patterns)
+        patterns.append(LOOKALIKE_TRIGGER)
+        triggers.append(_Trigger("", "", -1, _nothing))
         # Plain tuples: unpacking one is a single step, a named tuple's is not.
         self._triggers = [(t.name, t.label, t.rival, t.select) for t in triggers]
         self._match_utf8 = PatternSet(patterns).match_utf8
@@ -103,10 +112,25 @@ class PatternScanner:
         return classification(merged(found))
 
     def _found(self, folded: str, data: bytes, offsets: list[int] | None) -> list[Finding]:
-        """The findings of one reading, their spans indexing the original text."""
+        """The findings of one reading, and of it with digit look-alikes read as digits,
+        their spans indexing the original text."""
         hits = self._match_utf8(data)
         if not hits:
             return []
+        findings = self._selected(hits, folded, data, offsets)
+        if self._lookalike not in hits:
+            return findings
+        mapped = digits_read(folded)
+        if mapped is None:
+            return findings
+        encoded = mapped.encode()  # as long as folded: the offsets hold
+        findings += self._selected(self._match_utf8(encoded), mapped, encoded, offsets)
+        return merged(findings)
+
+    def _selected(
+        self, hits: list[int], folded: str, data: bytes, offsets: list[int] | None
+    ) -> list[Finding]:
+        """The findings the patterns at ``hits`` start, in the reading ``folded``."""
         findings: list[Finding] = []
         add = findings.append
         triggers = self._triggers
@@ -123,6 +147,10 @@ class PatternScanner:
                 for low, high in select(data, folded, wide, digits):
                     add(new_finding(name, label, offsets[low], offsets[high - 1] + 1, 1.0))
         return findings
+
+
+def _nothing(data: bytes, folded: str, wide: bool, digits: int) -> list[Span]:
+    return []
 
 
 def _finder(pattern: str) -> Find:
