@@ -104,11 +104,14 @@ def test_a_firm_column_s_placeholders_are_no_firms() -> None:
         ("Cardholder jane roe, card number 4111 1111 1111 1111.", "jane roe"),
         ("Patient name: ana silva, DOB 1990-01-01", "ana silva"),
         ("Customer = maria lopez; plan: gold", "maria lopez"),
+        ("Cardholder jean de la fontaine, card 4111 1111 1111 1111", "jean de la fontaine"),
+        ("Patient jane.roe, DOB 1990-01-01", "jane.roe"),
     ],
 )
 def test_a_name_in_lower_case_after_a_persons_label_is_a_person(text: str, person: str) -> None:
     """In a text with capitals elsewhere, a given and a family name written in lower case right
-    after a label naming a person are that person."""
+    after a label naming a person are that person, with particles between or joined by a
+    dot."""
     assert persons(text) == [person]
 
 

@@ -27,9 +27,20 @@ _TLD = (
 )
 _LITERAL = r"\[(?:\d{1,3}(?:\.\d{1,3}){3}|ipv6:[0-9a-f:.]+)\]"  # jo@[192.0.2.1]
 
+# An address spelled out so that a scraper misses it and a reader does not: "jo [at] example
+# [dot] com", "jo(at)example.com", "jo%40example.com", "jo at example dot com" (a plain "at"
+# only with a spelled-out "dot": "sign up at example.com" is no address).
+_BRACKETED_AT = r" ?[\[({<] ?at ?[\])}>] ?"
+_SPELLED_DOT = r"(?: ?[\[({<] ?dot ?[\])}>] ?| dot )"
+_SPELLED = (
+    rf"|{_LOCAL}(?:{_BRACKETED_AT}|%40)(?:{_LABEL}(?:\.|{_SPELLED_DOT}))+{_TLD}"
+    rf"|{_LOCAL} at (?:{_LABEL}{_SPELLED_DOT})+{_TLD}"
+)
+
 EMAIL = Recognizer(
     name="email",
     label="pii",
-    regex=rf"{_LOCAL}@(?:(?:{_LABEL}\.)+{_TLD}|{_LITERAL})",
+    regex=rf"{_LOCAL}@(?:(?:{_LABEL}\.)+{_TLD}|{_LITERAL}){_SPELLED}",
 )
-"""``jane.doe+news@example.co.uk``. No context needed: the ``@`` and a TLD are specific enough."""
+"""``jane.doe+news@example.co.uk``, ``jo [at] example [dot] com``. No context needed: the
+``@`` (or its spelling) and a TLD are specific enough."""

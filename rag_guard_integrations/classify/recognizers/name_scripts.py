@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 
+from rag_guard_integrations.classify.recognizers.name_words import PARTICLES
 from rag_guard_integrations.classify.recognizers.names_table import (
     COMMON,
     GIVEN,
@@ -40,8 +41,13 @@ _LABEL = (
 _LABELLED = re.compile(
     rf"(?i){_LABEL}\s*[:=]\s*([{_LETTERS}]+(?:[ \u00b7\u30fb][{_LETTERS}]+){{0,3}})"
 )
-# The label in any case, then two words in lower case (a name in capitals is the runs' to read).
-_LOWER_LABELLED = re.compile(rf"(?i:{_LABEL})[ \t]*[:=]?[ \t]*([a-z][a-z'’-]+) ([a-z][a-z'’-]+)\b")
+# The label in any case, then a given and a family name in lower case, maybe with particles
+# between ("jean de la fontaine") or joined by a dot ("jane.roe"); a name in capitals is the
+# runs' to read.
+_PARTICLES = "|".join(sorted(PARTICLES, key=len, reverse=True))
+_LOWER_LABELLED = re.compile(
+    rf"(?i:{_LABEL})[ \t]*[:=]?[ \t]*([a-z][a-z'’-]+)(?: (?:{_PARTICLES}))*[ .]([a-z][a-z'’-]+)\b"
+)
 
 
 def labelled_names(text: str) -> tuple[tuple[int, int], ...]:

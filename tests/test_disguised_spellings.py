@@ -1,6 +1,7 @@
-"""Letters a reader takes for digits inside a number (``4lll llll``, ``l23-45-6789``, ``37O4``):
-the recognisers read the number with them as digits, and the packs withhold it; words beside
-numbers (``2019 oil``, ``io 12``) and a table's ``|`` stay what they are."""
+"""Values written to slip past a scraper but not a reader: letters for digits inside a number
+(``4lll llll``, ``l23-45-6789``, ``37O4``), read with them as digits, and an address with its
+``@`` and dots spelled out. Words beside numbers (``2019 oil``, ``io 12``), a table's ``|``
+and a plain ``at`` before a site stay what they are."""
 
 from __future__ import annotations
 
@@ -59,3 +60,26 @@ def test_the_default_pack_withholds_a_cardholders_card_written_with_letters() ->
     result = Guard.from_policy("default").check("Which card is on file?", [{"text": text}])
     assert "default_cardholder" in {v.rule for v in result.violations}
     assert result.allowed == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Write to jo [at] example [dot] com today.",
+        "Write to jo(at)example.com today.",
+        "Write to JO AT EXAMPLE DOT COM today.",
+        "Write to jo{at}example{dot}co{dot}uk today.",
+        "Write to jo%40example.com today.",
+    ],
+)
+def test_an_address_with_its_at_and_dots_spelled_out_is_an_address(text: str) -> None:
+    """A reader takes ``jo [at] example [dot] com`` for the address; so does the recogniser."""
+    assert [r for r, _ in found(text)] == ["email"]
+
+
+@pytest.mark.parametrize(
+    "text", ["Sign up at example.com today.", "Look at the data dot com bubble."]
+)
+def test_a_plain_at_before_a_site_is_no_address(text: str) -> None:
+    """A plain ``at`` counts only with a spelled-out ``dot``: a site named after it is none."""
+    assert found(text) == []
