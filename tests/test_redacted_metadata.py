@@ -12,7 +12,7 @@ from llama_index.core.schema import NodeWithScore, TextNode
 from llama_index_support import REDACT_POLICY
 
 from rag_guard_integrations import Guard, parse_policy
-from rag_guard_integrations.engine.redact import scrubbed
+from rag_guard_integrations.engine.scrub import scrubbed
 from rag_guard_integrations.haystack import GuardedDocuments
 from rag_guard_integrations.langchain import GuardedRetriever
 from rag_guard_integrations.llama_index import GuardPostprocessor
@@ -196,10 +196,10 @@ def test_llama_index_withholds_a_node_whose_llm_metadata_writes_a_masked_value_a
     None
 ):
     """The text's card is masked, but a metadata value the LLM sees writes it in a way no
-    recogniser reads (four marks between the groups), so no mask covered it there: the node
+    recogniser reads (seven marks between the groups), so no mask covered it there: the node
     is withheld rather than shown with the card."""
     guard = Guard(parse_policy(CARD_POLICY))
-    written = " ~~~~ ".join(["4111"] * 1 + ["1111"] * 3)
+    written = "~~~~~~~".join(["4111"] * 1 + ["1111"] * 3)
     node = TextNode(text=CARD_TEXT, metadata={"card_on_file": written})
     kept = GuardPostprocessor(guard=guard).postprocess_nodes(
         [NodeWithScore(node=node, score=1.0)], query_str="who paid?"

@@ -13,7 +13,8 @@ from haystack.tracing.tracer import is_tracing_enabled, tracer
 from rag_guard_integrations.adapters.check import guarded
 from rag_guard_integrations.adapters.records import decision_rows
 from rag_guard_integrations.core.chunk import Chunk
-from rag_guard_integrations.engine.redact import masked_values, scrubbed
+from rag_guard_integrations.engine.redact import masked_values
+from rag_guard_integrations.engine.scrub import scrubbed
 from rag_guard_integrations.guards.non_text import NonTextChunk
 
 if TYPE_CHECKING:

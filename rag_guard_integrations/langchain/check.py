@@ -30,7 +30,8 @@ from rag_guard_integrations.core.chunk import Chunk
 from rag_guard_integrations.core.errors import QueryRejected
 from rag_guard_integrations.core.reasons import Reason
 from rag_guard_integrations.engine.audit import publish
-from rag_guard_integrations.engine.redact import masked_values, scrubbed
+from rag_guard_integrations.engine.redact import masked_values
+from rag_guard_integrations.engine.scrub import scrubbed
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Mapping, Sequence

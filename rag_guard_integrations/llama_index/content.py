@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING, Any
 
 from llama_index.core.schema import MetadataMode, TextNode
 
-from rag_guard_integrations.engine.redact import mask_text, scrubbed
+from rag_guard_integrations.engine.redact import mask_text
+from rag_guard_integrations.engine.scrub import scrubbed
 
 if TYPE_CHECKING:
     from collections.abc import Sequence

@@ -8,9 +8,7 @@ from rag_guard_integrations.classify.recognizers.validators import card_number
 # Between two groups of four digits: punctuation or markdown marks, white space, or HTML tags
 # (``<br>``, ``</td><td>``, ``<span class="x">``).
 _TAG = r"</?[a-z][a-z0-9]{0,9}(?: [^<>]{0,80})?/?>"
-_GROUP_BREAK = (
-    rf"(?:(?:\s*[-./_,:;|*+#~`'\"()\[\]]){{1,6}}\s*|\s+|(?:\s*{_TAG}){{1,4}}\s*)"
-)
+_GROUP_BREAK = rf"(?:(?:\s*[-./_,:;|*+#~`'\"()\[\]]){{1,6}}\s*|\s+|(?:\s*{_TAG}){{1,4}}\s*)"
 
 CREDIT_CARD = Recognizer(
     name="credit_card",

@@ -1,0 +1,199 @@
+"""What a mask hid in a chunk's text, hidden in its metadata too: the copy a redact rule hands
+on, and each adapter's own object (a LangChain or Haystack Document, a LlamaIndex node), may
+not carry the value in another field, another spelling or in pieces."""
+
+from __future__ import annotations
+
+import html
+import re
+import unicodedata
+from collections.abc import Mapping
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any
+
+from rag_guard_integrations.classify.recognizers.name_context import name_flags
+from rag_guard_integrations.classify.recognizers.names_table import COMMON
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+_NOT_DIGIT = re.compile(r"\D")
+_MIN_DIGITS = 6  # a masked value with this many digits is matched by its digits alone
+_SEPARATORS = 8  # marks of any kind between two of a masked number's digits
+_SEPARATOR = rf"[\W_]{{0,{_SEPARATORS}}}"
+_DIGIT_RUN = re.compile(rf"\d(?:{_SEPARATOR}\d)*")
+_DIGITS = re.compile(r"\d+")
+_HAS_DIGITS = re.compile(r"\d\d")
+_WORD = re.compile(r"[^\W\d_]{3,}")
+_WORDS_ONLY = re.compile(r"[^\W\d_]+\.?(?:[ '’-]+[^\W\d_]+\.?)+")
+
+
+def scrubbed(value: Any, masks: Sequence[tuple[str, str]]) -> Any:
+    """A metadata ``value`` without what the text's masks hid: each masked original is found as
+    a whole value (not inside a longer word or number: ``Li`` is masked in ``Mr. Li``, not in
+    ``Library``), in any case, a number by its digits whatever its separators (a piece of six
+    digits or more of it too: a card split over two fields); a value of several words also by
+    each of its words that is no common word (``Roe, Jane``, ``J. Roe``, ``jane.roe``).
+    Strings are rewritten in place, in lists, tuples, sets and mappings (keys too; a new
+    container, the input untouched); a number or other object whose text holds a masked value
+    becomes the mask.
+
+    Example:
+        >>> masks = [("Jane Roe", "[NAME]"), ("4111 1111 1111 1111", "[CARD]")]
+        >>> scrubbed({"customer": "JANE ROE", "card": "4111-1111-1111-1111", "n": 7}, masks)
+        {'customer': '[NAME]', 'card': '[CARD]', 'n': 7}
+        >>> scrubbed({"who": "Roe, Jane", "card": ["41111111", "11111111"]}, masks)
+        {'who': '[NAME], [NAME]', 'card': ['[CARD]', '[CARD]']}
+    """
+    if not masks:
+        return value
+    finders = _finders(tuple(masks))
+    out = _scrub(value, finders)
+    if not isinstance(out, Mapping):
+        return out
+    # A value spread over several keys ("first8", "last8"): every key holding digits goes.
+    mask = _found_in(" ".join(_leaves(out)), finders)
+    if mask is None:
+        return out
+    return {
+        key: mask if _HAS_DIGITS.search(" ".join(_leaves(item))) else item
+        for key, item in out.items()
+    }
+
+
+def _scrub(value: Any, finders: Finders) -> Any:
+    if isinstance(value, str):
+        return _scrub_text(value, finders)
+    if value is None or isinstance(value, bool):
+        return value
+    if isinstance(value, Mapping):
+        scrubbed_items: Any = {
+            _scrub(key, finders): _scrub(item, finders) for key, item in value.items()
+        }
+    elif isinstance(value, list | tuple):
+        items = [_scrub(item, finders) for item in value]
+        scrubbed_items = items if isinstance(value, list) else tuple(items)
+    elif isinstance(value, set | frozenset):
+        scrubbed_items = {_scrub(item, finders) for item in value}
+    else:
+        text = _plain(str(value))
+        return next((mask for finder, mask in finders if finder.search(text)), value)
+    # A value split over a container's items (a card as a list of its groups): the container
+    # is the mask.
+    mask = _found_in(" ".join(_leaves(scrubbed_items)), finders)
+    return scrubbed_items if mask is None else mask
+
+
+def _leaves(value: Any) -> list[str]:
+    """The text of every item of ``value``, nested containers read in order (a mapping's
+    values: its keys name them)."""
+    if isinstance(value, Mapping):
+        return [leaf for item in value.values() for leaf in _leaves(item)]
+    if isinstance(value, list | tuple | set | frozenset):
+        return [leaf for item in value for leaf in _leaves(item)]
+    return [] if value is None else [str(value)]
+
+
+def _found_in(text: str, finders: Finders) -> str | None:
+    plain = _plain(text)
+    return next((mask for finder, mask in finders if finder.search(plain)), None)
+
+
+def _scrub_text(text: str, finders: Finders) -> str:
+    for finder, mask in finders:
+        text = finder.sub(mask, text)
+    # Written another way (full-width, with invisible characters, as HTML references), a
+    # masked value is still found in the plain reading: then the whole string is the mask.
+    plain = _plain(text)
+    if plain is text:  # plain ASCII: the substitutions above already read it
+        return text
+    return next((mask for finder, mask in finders if finder.search(plain)), text)
+
+
+def _plain(text: str) -> str:
+    """``text`` as a reader sees it: HTML character references decoded, compatibility forms
+    folded (full-width digits and signs), invisible format characters dropped."""
+    if "&" in text:
+        text = html.unescape(text)
+    if text.isascii():
+        return text  # the same object when nothing was decoded
+    text = unicodedata.normalize("NFKC", text)
+    return "".join(ch for ch in text if unicodedata.category(ch) != "Cf")
+
+
+class _DigitPieces:
+    """Runs of digit groups (up to :data:`_SEPARATORS` marks between two) whose digits, six or
+    more, are a piece of a masked number's: ``4111 1111`` of ``4111 1111 1111 1111``. Read
+    like a pattern: :meth:`search` and :meth:`sub`."""
+
+    def __init__(self, digits: str) -> None:
+        self.digits = digits
+
+    def search(self, text: str) -> bool:
+        return bool(self._spans(text))
+
+    def sub(self, mask: str, text: str) -> str:
+        pieces, cursor = [], 0
+        for start, end in self._spans(text):
+            pieces += [text[cursor:start], mask]
+            cursor = end
+        return "".join([*pieces, text[cursor:]]) if pieces else text
+
+    def _spans(self, text: str) -> list[tuple[int, int]]:
+        out = []
+        for run in _DIGIT_RUN.finditer(text):
+            groups = [(m.start(), m.end(), m.group()) for m in _DIGITS.finditer(text, *run.span())]
+            first = 0
+            while first < len(groups):
+                joined, last = "", None
+                for index in range(first, len(groups)):
+                    joined += groups[index][2]
+                    if joined not in self.digits:
+                        break
+                    if len(joined) >= _MIN_DIGITS:
+                        last = index
+                if last is None:
+                    first += 1
+                    continue
+                out.append((groups[first][0], groups[last][1]))
+                first = last + 1
+        return out
+
+
+Finder = re.Pattern[str] | _DigitPieces
+Finders = tuple[tuple[Finder, str], ...]
+
+
+@lru_cache(maxsize=256)
+def _finders(masks: tuple[tuple[str, str], ...]) -> Finders:
+    """The patterns of :func:`scrubbed`, each with its mask: for a number (six digits or more,
+    mostly digits), its digits with up to :data:`_SEPARATORS` separators of any kind between
+    them, then each run of six of its digits or more standing alone (a piece of it); for
+    anything else the value as a whole (no word character around it), then each word of a
+    value of several words that is no common word (``_`` and ``.`` around it count as no
+    word character), in any case."""
+    whole: list[tuple[Finder, str]] = []
+    pieces: list[tuple[Finder, str]] = []
+    for original, mask in masks:
+        digits = _NOT_DIGIT.sub("", original)
+        if len(digits) >= _MIN_DIGITS and len(digits) * 2 > len(original.replace(" ", "")):
+            body = _SEPARATOR.join(digits)  # any separator: " - ", "–", "_", "/", " -- "
+            whole.append((re.compile(rf"(?<!\d){body}(?!\d)"), mask))
+            pieces.append((_DigitPieces(digits), mask))
+            continue
+        body = re.escape(original)
+        whole.append((re.compile(rf"(?<!\w){body}(?!\w)", re.IGNORECASE), mask))
+        words = _name_words(original)
+        if words:
+            body = "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
+            pieces.append((re.compile(rf"(?<![^\W_])(?:{body})(?![^\W_])", re.IGNORECASE), mask))
+    return (*whole, *pieces)
+
+
+def _name_words(original: str) -> set[str]:
+    """The words of a value written as words alone, several of them (a name, not an address or
+    a code), that are no common word: each is masked alone."""
+    if _WORDS_ONLY.fullmatch(original.strip()) is None:
+        return set()
+    flags = name_flags()
+    return {w for w in _WORD.findall(original) if not flags.get(w.lower(), 0) & COMMON}
