@@ -11,7 +11,6 @@ failed.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import re
 from importlib import resources
@@ -19,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
+from tools_support import tool_module
 
 from rag_guard_integrations import AccessContext, Chunk, Guard, load_policy
 from rag_guard_integrations.core import confusables
@@ -392,11 +392,6 @@ def test_look_alikes_of_other_scripts_do_not_slip_past_the_blocklist(
 
 def test_the_shipped_fold_table_is_what_the_generator_builds() -> None:
     """``core/confusables.py`` is up to date with the installed confusables data and Python."""
-    path = Path(__file__).resolve().parents[1] / "tools" / "gen_confusables.py"
-    spec = importlib.util.spec_from_file_location("gen_confusables", path)
-    assert spec is not None
-    assert spec.loader is not None
-    generator = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(generator)
+    generator = tool_module("gen_confusables")
     shipped = Path(confusables.__file__).read_text(encoding="utf-8")
     assert generator.render(generator.build()) == shipped

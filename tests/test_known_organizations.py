@@ -5,27 +5,13 @@ builds from the installed packages."""
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import pytest
 from names_support import names
+from tools_support import tool_module
 
 from rag_guard_integrations.classify.recognizers import known_organizations
-
-if TYPE_CHECKING:
-    from types import ModuleType
-
-
-def _generator() -> ModuleType:
-    path = Path(__file__).resolve().parents[1] / "tools" / "gen_organizations.py"
-    spec = importlib.util.spec_from_file_location("gen_organizations", path)
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 @pytest.mark.parametrize(
@@ -90,11 +76,11 @@ def test_the_generator_drops_legal_forms_and_notes_from_a_listed_name(
     listed: str, plain: str
 ) -> None:
     """A text names ``Adobe`` more often than ``Adobe Inc.``; a name that is only a form stays."""
-    assert _generator().plain_name(listed) == plain
+    assert tool_module("gen_organizations").plain_name(listed) == plain
 
 
 def test_the_shipped_table_is_what_the_generator_builds() -> None:
     """``data/organizations.txt`` is up to date with the installed packages."""
-    generator = _generator()
+    generator = tool_module("gen_organizations")
     shipped = Path(known_organizations.__file__).parent / "data" / "organizations.txt"
     assert generator.render(generator.build()) == shipped.read_text(encoding="utf-8")

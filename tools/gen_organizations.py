@@ -29,14 +29,8 @@ from importlib import resources
 from importlib.metadata import version
 from pathlib import Path
 
-OUT = (
-    Path(__file__).resolve().parents[1]
-    / "rag_guard_integrations"
-    / "classify"
-    / "recognizers"
-    / "data"
-    / "organizations.txt"
-)
+DATA = Path(__file__).resolve().parents[1] / "rag_guard_integrations/classify/recognizers/data"
+OUT = DATA / "organizations.txt"
 WORD_LOG_PROB = -16.0
 LOWER_MARGIN = 0.3
 # Legal forms a listing writes after a company's name.
