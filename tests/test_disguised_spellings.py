@@ -83,3 +83,18 @@ def test_an_address_with_its_at_and_dots_spelled_out_is_an_address(text: str) ->
 def test_a_plain_at_before_a_site_is_no_address(text: str) -> None:
     """A plain ``at`` counts only with a spelled-out ``dot``: a site named after it is none."""
     assert found(text) == []
+
+
+@pytest.mark.parametrize("separator", [",", " | ", "** **", "\n", " - ", "</td><td>", " · "])
+def test_letters_for_digits_apart_by_a_cards_group_breaks_are_read(separator: str) -> None:
+    """The look-alike reading joins groups as a card's groups may be joined."""
+    text = "Card " + separator.join(["4lll", "llll", "llll", "llll"]) + " on file"
+    assert "credit_card" in {r for r, _ in found(text)}
+
+
+@pytest.mark.parametrize(
+    "text", ["They aimed at red dot sights.", "The lab was founded at Bell dot labs."]
+)
+def test_a_plain_at_and_dot_need_a_common_top_level_domain(text: str) -> None:
+    """``X at Y dot Z`` is an address only when ``Z`` is a common top-level domain."""
+    assert found(text) == []

@@ -232,6 +232,35 @@ def test_a_vector_that_is_not_finite_or_is_zero_fails_closed(
     assert classifier.classify("The hiking trail climbs to a lake.").labels == set()
 
 
+def test_a_label_descriptions_broken_vector_fails_every_text_closed(
+    embedder: MiniLMEmbedder,
+) -> None:
+    """A description the embedder gives a NaN vector could match nothing: every text is
+    unclassified rather than passed unlabelled."""
+
+    class Broken(CountingEmbedder):
+        def embed_documents(self, texts: list[str]) -> list[list[float]]:
+            vectors = super().embed_documents(texts)
+            return [
+                [float("nan")] * len(v) if t == LABELS["medical"] else v
+                for t, v in zip(texts, vectors, strict=True)
+            ]
+
+    classifier = EmbeddingClassifier(Broken(embedder), labels=LABELS, threshold=0.3)
+    assert classifier.classify("The hiking trail climbs to a lake.").labels == {UNCLASSIFIED}
+
+
+def test_words_joined_by_invisible_characters_are_still_read_apart(
+    embedder: MiniLMEmbedder,
+) -> None:
+    """Filler joined by zero-width spaces is as long as it looks: the diagnosis after it is
+    read on its own."""
+    filler = "\u200b".join(["The hiking trail climbs to a lake."] * 300)
+    text = f"{filler} The patient was diagnosed with type 2 diabetes and prescribed metformin."
+    result = EmbeddingClassifier(embedder, labels=LABELS, threshold=0.3).classify(text)
+    assert "medical" in result.labels
+
+
 def test_a_label_late_in_a_long_text_is_found(embedder: MiniLMEmbedder) -> None:
     """The model reads a text's first few hundred word pieces; a long text is read in windows
     too, so a diagnosis after pages of filler still labels it."""

@@ -72,3 +72,17 @@ def test_invisible_characters_between_digit_groups_keep_the_groups(invisible: st
     [finding] = CLASSIFIER.classify(text).findings
     assert finding.recognizer == "us_ssn"
     assert text[finding.start : finding.end] == f"219{invisible}09{invisible}9999"
+
+
+@pytest.mark.parametrize(
+    "last", [" **0004**", "\n0004", " (0004)", ", 0004", "</td><td>0004", " - 0004", " / 0004"]
+)
+def test_a_card_whose_last_group_a_mark_sets_apart_is_read_whole(last: str) -> None:
+    """Groups of four are read first, so three spaced groups are not taken alone (and failed
+    by the checksum) when a mark sets the fourth apart."""
+    assert found(f"Card on file: 5500 0000 0000{last} (expires soon).") == {"credit_card"}
+
+
+def test_five_groups_of_four_are_one_longer_number_not_a_card() -> None:
+    """A grouped number longer than a card is taken whole and rejected, not cut to a card."""
+    assert found("Reference 5500 0000 0000 0004 1234 on the invoice.") == set()

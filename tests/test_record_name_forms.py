@@ -106,6 +106,12 @@ def test_a_firm_column_s_placeholders_are_no_firms() -> None:
         ("Customer = maria lopez; plan: gold", "maria lopez"),
         ("Cardholder jean de la fontaine, card 4111 1111 1111 1111", "jean de la fontaine"),
         ("Patient jane.roe, DOB 1990-01-01", "jane.roe"),
+        ("Cardholder jane  roe, card 4111 1111 1111 1111", "jane  roe"),
+        ("Cardholder maría garcía, card 4111 1111 1111 1111", "maría garcía"),
+        ("Cardholder jane roe-smith, card 4111 1111 1111 1111", "jane roe-smith"),
+        ("Cardholder jane r. roe, card 4111 1111 1111 1111", "jane r. roe"),
+        ("Policyholder: jane roe", "jane roe"),
+        ("Name | jane roe", "jane roe"),
     ],
 )
 def test_a_name_in_lower_case_after_a_persons_label_is_a_person(text: str, person: str) -> None:
@@ -117,7 +123,12 @@ def test_a_name_in_lower_case_after_a_persons_label_is_a_person(text: str, perso
 
 @pytest.mark.parametrize(
     "text",
-    ["Customer service is closed today.", "Member since 2019, renewed online.", "Contact us now."],
+    [
+        "Customer service is closed today.",
+        "Member since 2019, renewed online.",
+        "Contact us now.",
+        "Name: john.py",
+    ],
 )
 def test_lower_case_words_after_a_persons_label_that_are_no_name_name_none(text: str) -> None:
     """Words that are not a given and a family name of the table stay words."""

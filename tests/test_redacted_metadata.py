@@ -236,3 +236,16 @@ def test_groups_shorter_than_a_piece_stay_when_no_container_spells_the_number() 
         "ticket": "T-1111",
         "ids": ["4111", "9"],
     }
+
+
+def test_a_number_spread_over_keys_in_pieces_too_short_alone_is_masked() -> None:
+    """Five, five and six digits over three keys spell the card, though no piece is masked on
+    its own: every key holding digits goes."""
+    masks = [("4539 1488 0343 6467", "[CARD]")]
+    given = {"a": "45391", "b": "48803", "c": "436467", "note": "call back"}
+    assert scrubbed(given, masks) == {
+        "a": "[CARD]",
+        "b": "[CARD]",
+        "c": "[CARD]",
+        "note": "call back",
+    }

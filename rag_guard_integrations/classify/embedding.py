@@ -24,7 +24,9 @@ RECOGNIZER = "embedding"
 # in a long one: a longer text is also read sentence by sentence (see windows), and a label's
 # similarity is its best one.
 WINDOW_WORDS = 40
-_SENTENCE_BREAK = re.compile(r"(?<=[.!?;])\s+|\n\s*\n")
+# Words are apart by white space or an invisible character (a zero-width space joins none).
+_WORD_BREAK = re.compile(r"[\s\u200b-\u200d\u2060\ufeff]+")
+_SENTENCE_BREAK = re.compile(r"(?<=[.!?;])[\s\u200b-\u200d\u2060\ufeff]+|\n\s*\n")
 _UNUSABLE = "embedding classifier: the embedder gave a vector that is not finite or is zero"
 NO_VOCABULARY = "embedding classifier has no labels; pass labels= or attach it to a Guard"
 CacheKey = tuple[str, tuple[tuple[str, str, float], ...]]
@@ -178,10 +180,10 @@ class EmbeddingClassifier(VocabularyBound):
             if self._label_vectors is None:
                 names = sorted(self._labels or {})
                 descriptions = [(self._labels or {})[name].description for name in names]
-                vectors = model.embed_documents(descriptions)
-                self._label_vectors = {
-                    name: unit(vector) for name, vector in zip(names, vectors, strict=True)
-                }
+                vectors = [unit(v) for v in model.embed_documents(descriptions)]
+                if not all(usable(vector) for vector in vectors):
+                    raise ValueError("a label description's vector is not finite or is zero")
+                self._label_vectors = dict(zip(names, vectors, strict=True))
             return self._label_vectors
 
 
@@ -197,13 +199,13 @@ def windows(text: str) -> list[str]:
         >>> windows(long)[1:]
         ['Walk on.', 'The patient has diabetes.']
     """
-    words = text.split()
+    words = _WORD_BREAK.split(text.strip())
     if len(words) <= WINDOW_WORDS:
         return [text]
     found = [text]
     step = WINDOW_WORDS // 2
     for sentence in _SENTENCE_BREAK.split(text):
-        part = sentence.split()
+        part = [word for word in _WORD_BREAK.split(sentence) if word]
         if len(part) <= WINDOW_WORDS:
             found.append(" ".join(part))
             continue

@@ -129,7 +129,13 @@ def _squeeze(folded: str, offsets: list[int]) -> tuple[str, list[int]]:
 # Letters a reader takes for digits inside a run of digits: "4lll llll", "1ooo5", "l23-45".
 LOOKALIKE_TRIGGER = r"[0-9][lio]|[lio][0-9]"
 """Where a digit look-alike touches a digit: the scanner's cue to read :func:`digits_read`."""
-_LOOKALIKE_RUN = re.compile(r"(?<![0-9lio])[0-9lio]{2,}(?:[ .\-/_]{1,2}[0-9lio]{2,})*(?![0-9lio])")
+# Groups of digits and look-alikes, apart by what a card's groups may be apart by: marks,
+# markdown, a line break or a tag.
+_LOOKALIKE_RUN = re.compile(
+    r"(?<![0-9lio])[0-9lio]{2,}"
+    r"(?:(?:[\s.\-/_,:;|*+#~`'\"()\[\]·•]{1,6}|\s*</?[a-z][a-z0-9-]{0,9}[^<>]{0,40}>\s*){1,3}"
+    r"[0-9lio]{2,})*(?![0-9lio])"
+)
 _AS_DIGITS = str.maketrans("lio", "110")
 _TOUCHING = re.compile(LOOKALIKE_TRIGGER)
 _MIN_RUN_DIGITS = 9  # an SSN's nine: shorter runs ("io 12", "lo-fi 2") are words

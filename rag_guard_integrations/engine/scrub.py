@@ -48,11 +48,12 @@ def scrubbed(value: Any, masks: Sequence[tuple[str, str]]) -> Any:
     if not masks:
         return value
     finders = _finders(tuple(masks))
-    out = _scrub(value, finders)
-    if not isinstance(out, Mapping):
-        return out
-    # A value spread over several keys ("first8", "last8"): every key holding digits goes.
-    mask = _found_in(" ".join(_leaves(out)), finders)
+    if not isinstance(value, Mapping):
+        return _scrub(value, finders)
+    out = _items(value, finders)  # the metadata stays a mapping
+    # A number spread over several keys ("first8", "last8"; pieces too short to be masked
+    # alone): when the digits of the values as given hold it, every key holding digits goes.
+    mask = _found_in(" ".join(_leaves(out)), finders) or _spread(value, finders)
     if mask is None:
         return out
     return {
@@ -61,27 +62,46 @@ def scrubbed(value: Any, masks: Sequence[tuple[str, str]]) -> Any:
     }
 
 
+def _spread(value: Mapping[Any, Any], finders: Finders) -> str | None:
+    """The mask of a masked number whose digits the values of ``value`` hold, in order, and
+    no one of them alone (that one is masked where it stands)."""
+    leaves = ["".join(_DIGITS.findall(_plain(leaf))) for leaf in _leaves(value)]
+    digits = "".join(leaves)
+    return next(
+        (
+            mask
+            for f, mask in finders
+            if isinstance(f, _DigitPieces)
+            and f.digits in digits
+            and not any(f.digits in leaf for leaf in leaves)
+        ),
+        None,
+    )
+
+
 def _scrub(value: Any, finders: Finders) -> Any:
     if isinstance(value, str):
         return _scrub_text(value, finders)
     if value is None or isinstance(value, bool):
         return value
-    if isinstance(value, Mapping):
-        scrubbed_items: Any = {
-            _scrub(key, finders): _scrub(item, finders) for key, item in value.items()
-        }
-    elif isinstance(value, list | tuple):
-        items = [_scrub(item, finders) for item in value]
-        scrubbed_items = items if isinstance(value, list) else tuple(items)
-    elif isinstance(value, set | frozenset):
-        scrubbed_items = {_scrub(item, finders) for item in value}
-    else:
+    if not isinstance(value, Mapping | list | tuple | set | frozenset):
         text = _plain(str(value))
         return next((mask for finder, mask in finders if finder.search(text)), value)
+    scrubbed_items = _items(value, finders)
     # A value split over a container's items (a card as a list of its groups): the container
     # is the mask.
     mask = _found_in(" ".join(_leaves(scrubbed_items)), finders)
     return scrubbed_items if mask is None else mask
+
+
+def _items(value: Any, finders: Finders) -> Any:
+    """A container like ``value`` with each of its items (and a mapping's keys) scrubbed."""
+    if isinstance(value, Mapping):
+        return {_scrub(key, finders): _scrub(item, finders) for key, item in value.items()}
+    if isinstance(value, set | frozenset):
+        return {_scrub(item, finders) for item in value}
+    items = [_scrub(item, finders) for item in value]
+    return items if isinstance(value, list) else tuple(items)
 
 
 def _leaves(value: Any) -> list[str]:

@@ -7,22 +7,23 @@ from rag_guard_integrations.classify.recognizers.validators import card_number
 
 # Between two groups of four digits: punctuation or markdown marks, white space, or HTML tags
 # (``<br>``, ``</td><td>``, ``<span class="x">``).
-_TAG = r"</?[a-z][a-z0-9]{0,9}(?: [^<>]{0,80})?/?>"
-_GROUP_BREAK = rf"(?:(?:\s*[-./_,:;|*+#~`'\"()\[\]]){{1,6}}\s*|\s+|(?:\s*{_TAG}){{1,4}}\s*)"
+_TAG = r"</?[a-z][a-z0-9-]{0,9}(?: [^<>]{0,40})?/?>"
+_GROUP_BREAK = rf"(?:(?:\s*[-./_,:;|*+#~`'\"()\[\]·•]){{1,6}}\s*|\s+|(?:\s*{_TAG}){{1,4}}\s*)"
 
 CREDIT_CARD = Recognizer(
     name="credit_card",
     label="financial",
-    # The whole run of digits (spaces or hyphens between them) is taken, so that a longer
-    # number is rejected as a whole instead of yielding a card-sized slice. Groups of four
-    # may also be split by up to six punctuation or markdown marks with spaces around them
-    # (``--``, ``:``, ``|``, ``** **``, ``)(``, quotes), a line break, or HTML tags (``<br>``,
-    # ``</td><td>``). A number
-    # glued to the word that names it ("card4111...") counts too (the span takes the word).
+    # Groups of four come first, up to six of them, split by up to six punctuation or
+    # markdown marks with spaces around them (``--``, ``:``, ``|``, ``** **``, ``)(``,
+    # quotes), a line break or HTML tags: a card whose last group a mark sets apart
+    # (``4111 1111 1111 **1111**``) is read whole, and a longer grouped number is taken whole
+    # (and rejected by its length), not cut to a card-sized slice. Then a run of digits with
+    # spaces or hyphens, taken whole for the same reason. A number glued to the word that
+    # names it ("card4111...") counts too (the span takes the word).
     regex=(
         r"(?:\b|\b(?:card|cc|no|num|number))(?:"
-        r"\d(?:[ \-]?\d){10,22}"
-        rf"|\d{{4}}(?:{_GROUP_BREAK}\d{{4}}){{2,3}}(?:{_GROUP_BREAK}\d{{1,3}})?"
+        rf"\d{{4}}(?:{_GROUP_BREAK}\d{{4}}){{2,5}}(?:{_GROUP_BREAK}\d{{1,3}})?"
+        r"|\d(?:[ \-]?\d){10,22}"
         r")\b"
     ),
     validator=card_number,

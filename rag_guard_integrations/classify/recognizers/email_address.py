@@ -32,9 +32,11 @@ _LITERAL = r"\[(?:\d{1,3}(?:\.\d{1,3}){3}|ipv6:[0-9a-f:.]+)\]"  # jo@[192.0.2.1]
 # only with a spelled-out "dot": "sign up at example.com" is no address).
 _BRACKETED_AT = r" ?[\[({<] ?at ?[\])}>] ?"
 _SPELLED_DOT = r"(?: ?[\[({<] ?dot ?[\])}>] ?| dot )"
+# A plain "at ... dot" ends in a common TLD: "aimed at red dot sights" is no address.
+_COMMON_TLD = r"(?:com|org|net|edu|gov|io|co|uk|de|fr|es|it|nl|eu|info|biz|ca|au|in|jp)\b"
 _SPELLED = (
     rf"|{_LOCAL}(?:{_BRACKETED_AT}|%40)(?:{_LABEL}(?:\.|{_SPELLED_DOT}))+{_TLD}"
-    rf"|{_LOCAL} at (?:{_LABEL}{_SPELLED_DOT})+{_TLD}"
+    rf"|{_LOCAL} at (?:{_LABEL}{_SPELLED_DOT})+{_COMMON_TLD}"
 )
 
 EMAIL = Recognizer(

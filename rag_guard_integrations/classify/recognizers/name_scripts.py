@@ -35,8 +35,8 @@ _LETTERS = (
 )
 _LABEL = (
     r"\b(?:customer|client|employee|patient|applicant|candidate|tenant|borrower|"
-    r"card ?holder|account holder|beneficiary|contact|passenger|guest|member|(?:full )?name|"
-    r"surname)(?: name)?"
+    r"card[ -]?holder|account ?holder|policy ?holder|holder|beneficiary|contact|passenger|"
+    r"guest|member|(?:full )?name|surname)(?: name)?"
 )
 _LABELLED = re.compile(
     rf"(?i){_LABEL}\s*[:=]\s*([{_LETTERS}]+(?:[ \u00b7\u30fb][{_LETTERS}]+){{0,3}})"
@@ -45,24 +45,47 @@ _LABELLED = re.compile(
 # between ("jean de la fontaine") or joined by a dot ("jane.roe"); a name in capitals is the
 # runs' to read.
 _PARTICLES = "|".join(sorted(PARTICLES, key=len, reverse=True))
-_LOWER_LABELLED = re.compile(
-    rf"(?i:{_LABEL})[ \t]*[:=]?[ \t]*([a-z][a-z'’-]+)(?: (?:{_PARTICLES}))*[ .]([a-z][a-z'’-]+)\b"
+_GAP = r"[ \t\u00a0]+"
+_WORD = r"[^\W\d_]+(?:['’-][^\W\d_]+)*"
+_LOWER_LABELLED = tuple(
+    re.compile(
+        rf"(?i:{_LABEL})[ \t\u00a0]*[:=|]?[ \t\u00a0]*({_WORD}){middle}"
+        rf"(?:{_GAP}(?:{_PARTICLES}))*({_GAP}|\.)({_WORD})\b"
+    )
+    # Read without and with a middle name or initial ("mary ann smith", "jane r. roe").
+    for middle in ("", rf"{_GAP}(?:[^\W\d_]\.|{_WORD})")
 )
 
 
 def labelled_names(text: str) -> tuple[tuple[int, int], ...]:
     """The spans of names written without capitals right after a label naming a person."""
     found = [] if text.isascii() else [match.span(1) for match in _LABELLED.finditer(text)]
-    matches = list(_LOWER_LABELLED.finditer(text))
+    matches = [match for pattern in _LOWER_LABELLED for match in pattern.finditer(text)]
     if matches:
         flags = word_flags()
         found.extend(
-            (match.start(1), match.end(2))
-            for match in matches
-            if _given_and_family(flags.get(match.group(1), 0), flags.get(match.group(2), 0))
+            (match.start(1), match.end(3)) for match in matches if _lower_name(match, flags)
         )
-    return tuple(sorted(found))
+    return tuple(sorted(set(found)))
 
 
-def _given_and_family(given: int, family: int) -> bool:
-    return bool(given & GIVEN and family & NAME and not (given | family) & (COMMON | PLACE))
+def _lower_name(match: re.Match[str], flags: dict[str, int]) -> bool:
+    """Whether a label's match is a given name in lower case and a family name (either no
+    common word or place; a family name of several parts, each a name: ``roe-smith``)."""
+    given, joint, family = match.group(1), match.group(2), match.group(3)
+    if not given.islower() or (joint == "." and len(family) < 3):
+        return False  # "Name: john.py" names a file
+    first, last = _flags(given, flags), _flags(family, flags)
+    return bool(first & GIVEN and last & NAME and not (first | last) & (COMMON | PLACE))
+
+
+def _flags(word: str, flags: dict[str, int]) -> int:
+    """A word's flags, or those its parts share (``jean-paul``, ``o'brien``)."""
+    found = flags.get(word.lower(), 0)
+    if found:
+        return found
+    parts = [flags.get(p, 0) for p in re.split(r"['’-]", word.lower()) if len(p) > 1]
+    shared = parts[0] if parts and all(parts) else 0
+    for part in parts[1:]:
+        shared &= part
+    return shared
