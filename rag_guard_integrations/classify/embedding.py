@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from rag_guard_integrations.classify.base import Classification, Finding, describe_error
 from rag_guard_integrations.classify.vocabulary import VocabularyBound, label_specs
 from rag_guard_integrations.core.cache import BoundedCache, text_key
-from rag_guard_integrations.core.errors import ArgumentError
+from rag_guard_integrations.core.errors import ArgumentError, DataError
 from rag_guard_integrations.embeddings import cosine, default_embedder, unit, usable
 
 if TYPE_CHECKING:
@@ -182,7 +182,7 @@ class EmbeddingClassifier(VocabularyBound):
                 descriptions = [(self._labels or {})[name].description for name in names]
                 vectors = [unit(v) for v in model.embed_documents(descriptions)]
                 if not all(usable(vector) for vector in vectors):
-                    raise ValueError("a label description's vector is not finite or is zero")
+                    raise DataError("a label description's vector is not finite or is zero")
                 self._label_vectors = dict(zip(names, vectors, strict=True))
             return self._label_vectors
 
