@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from rag_guard_integrations.classify.recognizers.credit_card import GROUP_BREAK
 from rag_guard_integrations.core.normalize import ASCII_LINE_FOLDS, fold_keeping_lines
 from rag_guard_integrations.core.references import unescaped
 
@@ -129,12 +130,9 @@ def _squeeze(folded: str, offsets: list[int]) -> tuple[str, list[int]]:
 # Letters a reader takes for digits inside a run of digits: "4lll llll", "1ooo5", "l23-45".
 LOOKALIKE_TRIGGER = r"[0-9][lio]|[lio][0-9]"
 """Where a digit look-alike touches a digit: the scanner's cue to read :func:`digits_read`."""
-# Groups of digits and look-alikes, apart by what a card's groups may be apart by: marks,
-# markdown, a line break or a tag.
+# Groups of digits and look-alikes, apart by what a card's groups may be apart by.
 _LOOKALIKE_RUN = re.compile(
-    r"(?<![0-9lio])[0-9lio]{2,}"
-    r"(?:(?:[\s.\-/_,:;|*+#~`'\"()\[\]·•]{1,6}|\s*</?[a-z][a-z0-9-]{0,9}[^<>]{0,40}>\s*){1,3}"
-    r"[0-9lio]{2,})*(?![0-9lio])"
+    rf"(?<![0-9lio])[0-9lio]{{2,}}(?:{GROUP_BREAK}[0-9lio]{{2,}})*(?![0-9lio])"
 )
 _AS_DIGITS = str.maketrans("lio", "110")
 _TOUCHING = re.compile(LOOKALIKE_TRIGGER)

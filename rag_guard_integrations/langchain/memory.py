@@ -61,7 +61,7 @@ def before_run(state: Any, access: AccessContext | None) -> dict[str, Any] | Non
             f"thread {thread!r} belongs to another principal than {principal!r}; give each "
             "caller their own thread_id"
         )
-    elif held is not None and not covers(access, _access_of(held)):
+    elif held is not None and not covers(access, _held(held)):
         why = (
             f"thread {thread!r} holds what a wider access than this request's allowed; start "
             "a new thread_id when a caller's access narrows"
@@ -107,10 +107,10 @@ def covers(access: AccessContext, held: AccessContext) -> bool:
     )
 
 
-def _access_of(held: str) -> AccessContext:
-    fields = json.loads(held)
-    principal = fields.pop("principal", None)
-    return AccessContext(principal, **fields)
+def _held(held: str) -> AccessContext:
+    access = AccessContext.coerce(json.loads(held))
+    assert access is not None  # written by before_run from an AccessContext
+    return access
 
 
 def _checkpointed_thread() -> str | None:

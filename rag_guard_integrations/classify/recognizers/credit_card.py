@@ -8,7 +8,7 @@ from rag_guard_integrations.classify.recognizers.validators import card_number
 # Between two groups of four digits: punctuation or markdown marks, white space, or HTML tags
 # (``<br>``, ``</td><td>``, ``<span class="x">``).
 _TAG = r"</?[a-z][a-z0-9-]{0,9}(?: [^<>]{0,40})?/?>"
-_GROUP_BREAK = rf"(?:(?:\s*[-./_,:;|*+#~`'\"()\[\]·•]){{1,6}}\s*|\s+|(?:\s*{_TAG}){{1,4}}\s*)"
+GROUP_BREAK = rf"(?:(?:\s*[-./_,:;|*+#~`'\"()\[\]·•]){{1,6}}\s*|\s+|(?:\s*{_TAG}){{1,4}}\s*)"
 
 CREDIT_CARD = Recognizer(
     name="credit_card",
@@ -22,7 +22,7 @@ CREDIT_CARD = Recognizer(
     # names it ("card4111...") counts too (the span takes the word).
     regex=(
         r"(?:\b|\b(?:card|cc|no|num|number))(?:"
-        rf"\d{{4}}(?:{_GROUP_BREAK}\d{{4}}){{2,5}}(?:{_GROUP_BREAK}\d{{1,3}})?"
+        rf"\d{{4}}(?:{GROUP_BREAK}\d{{4}}){{2,5}}(?:{GROUP_BREAK}\d{{1,3}})?"
         r"|\d(?:[ \-]?\d){10,22}"
         r")\b"
     ),

@@ -5,9 +5,9 @@ members built by ``tools/gen_organizations.py`` (source and licence in ``data/NO
 
 A name written as one word counts only when nothing else reads the same: a word of the names
 table (``Apple``, ``Ford``, ``Shell`` and ``Target`` are given names, family names, common
-words or places), a word the name rules give a meaning of their own (a title, a role, an
-organisation noun, a month) or a generic acronym (``CEO``) is left to the rules that read
-the words around it. Names of several words count as written.
+words or places), and a word the name rules read as something else (a title, a role, a
+firm's trailing noun, a month, an office's initials) is left to the rules that read the
+words around it. Names of several words count as written.
 
 Example:
     >>> known = known_organizations()

@@ -16,6 +16,7 @@ from rag_guard_integrations.classify.recognizers.names_table import (
     COMMON,
     NAME,
     PLACE,
+    table_flags,
     word_flags,
 )
 
@@ -131,11 +132,7 @@ class Context:
     def flag(self, word: str) -> int:
         """The names-table flags of ``word`` (case and a trailing period ignored); a hyphened
         word the table lacks has the name flags of its first part (``Jae-won``)."""
-        word = word.rstrip(".").lower()
-        flags = self.flags.get(word, -1)
-        if flags >= 0:
-            return flags
-        return self.flags.get(word.partition("-")[0], 0) & NAME if "-" in word else 0
+        return table_flags(self.flags, word.rstrip(".").lower())
 
     def tail(self, start: int) -> str:
         """The lower-case text before ``start``, without the punctuation next to a name."""

@@ -25,6 +25,7 @@ from rag_guard_integrations.classify.recognizers.names_table import (
     GIVEN,
     NAME,
     PLACE,
+    table_flags,
     word_flags,
 )
 
@@ -70,22 +71,10 @@ def labelled_names(text: str) -> tuple[tuple[int, int], ...]:
 
 
 def _lower_name(match: re.Match[str], flags: dict[str, int]) -> bool:
-    """Whether a label's match is a given name in lower case and a family name (either no
-    common word or place; a family name of several parts, each a name: ``roe-smith``)."""
+    """Whether a label's match is a given name in lower case and a family name, neither a
+    common word or a place (a hyphened one by its first part: ``roe-smith``)."""
     given, joint, family = match.group(1), match.group(2), match.group(3)
     if not given.islower() or (joint == "." and len(family) < 3):
         return False  # "Name: john.py" names a file
-    first, last = _flags(given, flags), _flags(family, flags)
+    first, last = table_flags(flags, given.lower()), table_flags(flags, family.lower())
     return bool(first & GIVEN and last & NAME and not (first | last) & (COMMON | PLACE))
-
-
-def _flags(word: str, flags: dict[str, int]) -> int:
-    """A word's flags, or those its parts share (``jean-paul``, ``o'brien``)."""
-    found = flags.get(word.lower(), 0)
-    if found:
-        return found
-    parts = [flags.get(p, 0) for p in re.split(r"['’-]", word.lower()) if len(p) > 1]
-    shared = parts[0] if parts and all(parts) else 0
-    for part in parts[1:]:
-        shared &= part
-    return shared

@@ -23,6 +23,20 @@ them)."""
 NAME = GIVEN | FAMILY
 
 
+def table_flags(flags: dict[str, int], key: str) -> int:
+    """The flags of lower-case ``key`` in ``flags``; a hyphened word the table lacks has the
+    name flags of its first part (``jae-won``).
+
+    Example:
+        >>> table_flags({"jae": GIVEN}, "jae-won") == GIVEN
+        True
+    """
+    found = flags.get(key, -1)
+    if found >= 0:
+        return found
+    return flags.get(key.partition("-")[0], 0) & NAME if "-" in key else 0
+
+
 @lru_cache(maxsize=1)
 def word_flags() -> dict[str, int]:
     """Every word of the table (lower case) and its flags: about 250,000 words, 20 MB."""

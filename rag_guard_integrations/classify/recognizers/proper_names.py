@@ -52,7 +52,7 @@ from rag_guard_integrations.classify.recognizers.name_disguise import (
 from rag_guard_integrations.classify.recognizers.name_rules import judge
 from rag_guard_integrations.classify.recognizers.name_scripts import labelled_names
 from rag_guard_integrations.classify.recognizers.name_tables import table_names
-from rag_guard_integrations.classify.recognizers.names_table import COMMON, NAME
+from rag_guard_integrations.classify.recognizers.names_table import COMMON, NAME, table_flags
 from rag_guard_integrations.core.patterns import char_spans, union_spans
 from rag_guard_integrations.core.references import span_end
 
@@ -287,7 +287,7 @@ def _pieces(context: Context, start: int, value: str) -> list[list[Token]]:
             piece = []
         elif word.endswith(("'s", "’s")) and len(word) > 3 and following not in _ORG_ENDS:
             key = key[:-2]
-            piece.append((begin, begin + len(word) - 2, word[:-2], key, _flag(flags, key)))
+            piece.append((begin, begin + len(word) - 2, word[:-2], key, table_flags(flags, key)))
             pieces.append(piece)  # a possessive ends the name
             piece = []
         elif "." in key:  # initials written together, "J.R." as "J. R."
@@ -303,7 +303,7 @@ def _pieces(context: Context, start: int, value: str) -> list[list[Token]]:
                 pieces.append(piece)
                 piece = []
         else:
-            piece.append((begin, begin + len(word), word, key, _flag(flags, key)))
+            piece.append((begin, begin + len(word), word, key, table_flags(flags, key)))
     pieces.append(piece)
     return [p for p in pieces if p and not (len(p) == 1 and _alone(context.text, p[0]))]
 
@@ -319,9 +319,9 @@ def _before_period(
     if len(key) == 1 and key.isalpha():
         return (begin, begin + len(word), word, key, 0), False
     if len(key) > 1 and key not in _ABBREVIATIONS:
-        return (begin, begin + len(word) - 1, word[:-1], key, _flag(flags, key)), True
+        return (begin, begin + len(word) - 1, word[:-1], key, table_flags(flags, key)), True
     ends = key in words.LEGAL_FORMS and following not in _ORG_ENDS
-    return (begin, begin + len(word), word, key, _flag(flags, key)), ends
+    return (begin, begin + len(word), word, key, table_flags(flags, key)), ends
 
 
 def _street(key: str) -> bool:
@@ -347,12 +347,3 @@ def _alone(text: str, token: Token) -> bool:
     if camel_case(word):
         return False
     return not word[1:].islower() or at_sentence_start(text, token[0])
-
-
-def _flag(flags: dict[str, int], key: str) -> int:
-    """The names-table flags of ``key``; a hyphened word the table lacks has the name flags
-    of its first part (``Jae-won``)."""
-    found = flags.get(key, -1)
-    if found >= 0:
-        return found
-    return flags.get(key.partition("-")[0], 0) & NAME if "-" in key else 0
