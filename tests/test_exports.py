@@ -70,6 +70,7 @@ EXPORTS = {
         "CheckedResult",
         "GuardCompressor",
         "GuardMiddleware",
+        "GuardedCheckpointer",
         "GuardedRetriever",
         "MiniLMEmbeddings",
         "answer_or_refuse",

@@ -1,9 +1,10 @@
 """LangChain adapters: a guarded retriever, a guard document compressor, a guarded retriever
-tool and agent middleware, the smallest guarded RAG chain and the refusal step for your own,
-the text-free decision a chain passes on, and offline embeddings.
+tool, agent middleware and its checkpointer, the smallest guarded RAG chain and the refusal
+step for your own, the text-free decision a chain passes on, and offline embeddings.
 
-The only part of the package that imports LangChain; ``GuardMiddleware`` needs the ``agents``
-extra (``langchain``) and is imported on first use.
+The only part of the package that imports LangChain; ``GuardMiddleware`` and
+``GuardedCheckpointer`` need the ``agents`` extra (``langchain``) and are imported on first
+use.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from rag_guard_integrations.langchain.retriever import GuardedRetriever
 from rag_guard_integrations.langchain.tool import CheckedDocuments, create_guarded_retriever_tool
 
 if TYPE_CHECKING:
+    from rag_guard_integrations.langchain.checkpointer import GuardedCheckpointer
     from rag_guard_integrations.langchain.middleware import GuardMiddleware
 
 __all__ = [
@@ -25,6 +27,7 @@ __all__ = [
     "CheckedResult",
     "GuardCompressor",
     "GuardMiddleware",
+    "GuardedCheckpointer",
     "GuardedRetriever",
     "MiniLMEmbeddings",
     "answer_or_refuse",
@@ -39,4 +42,10 @@ def __getattr__(name: str) -> Any:
         from rag_guard_integrations.langchain.middleware import GuardMiddleware  # noqa: PLC0415
 
         return GuardMiddleware
+    if name == "GuardedCheckpointer":
+        from rag_guard_integrations.langchain.checkpointer import (  # noqa: PLC0415
+            GuardedCheckpointer,
+        )
+
+        return GuardedCheckpointer
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -10,6 +10,8 @@ allowed to less): its own input is removed
 from the thread (LangGraph writes a run's input before any hook runs), the run jumps to its end
 without calling the model, and the end raises :class:`AccessError`, so the caller receives no
 state. The thread's earlier checkpoints still hold that input, for time travel only.
+:class:`~rag_guard_integrations.langchain.checkpointer.GuardedCheckpointer` applies the same
+rule (:func:`refusal`) when the thread loads, so the run does not start at all.
 """
 
 from __future__ import annotations
@@ -27,7 +29,8 @@ from rag_guard_integrations.core.access import AccessContext
 from rag_guard_integrations.core.errors import AccessError
 
 logger = logging.getLogger("rag_guard_integrations")
-_CHECKPOINTER = "__pregel_checkpointer"  # where LangGraph keeps a run's checkpointer
+CHECKPOINTER = "__pregel_checkpointer"  # where LangGraph keeps a run's checkpointer...
+RUNTIME = "__pregel_runtime"  # ...and its runtime (whose context carries the access)
 
 
 class GuardState(AgentState[Any]):
@@ -48,33 +51,40 @@ def before_run(state: Any, access: AccessContext | None) -> dict[str, Any] | Non
     thread = _checkpointed_thread()
     if thread is None:
         return None
-    principal = None if access is None else access.principal
-    owner = state.get("rag_guard_principal")
-    held = state.get("rag_guard_access")
-    if access is None or principal is None:
-        why = (
-            f"thread {thread!r} keeps memory and the request names no principal; give the "
-            "access a principal (e.g. {'principal': 'alice', ...}) so the thread is theirs alone"
-        )
-    elif owner not in (None, principal):
-        why = (
-            f"thread {thread!r} belongs to another principal than {principal!r}; give each "
-            "caller their own thread_id"
-        )
-    elif held is not None and not covers(access, _held(held)):
-        why = (
-            f"thread {thread!r} holds what a wider access than this request's allowed; start "
-            "a new thread_id when a caller's access narrows"
-        )
-    else:
+    why = refusal(thread, access, state.get("rag_guard_principal"), state.get("rag_guard_access"))
+    if why is None and access is not None:  # refusal() lets no request without access in
         return {
-            "rag_guard_principal": principal,
+            "rag_guard_principal": access.principal,
             "rag_guard_access": json.dumps(access.to_dict(), sort_keys=True),
             "rag_guard_refused": None,
         }
     logger.warning("rag_guard refused the request: %s", why)
     removed = [RemoveMessage(id=m.id) for m in _this_runs_input(state) if m.id]
     return {"messages": removed, "rag_guard_refused": why, "jump_to": "end"}
+
+
+def refusal(
+    thread: str, access: AccessContext | None, owner: str | None, held: str | None
+) -> str | None:
+    """Why a request with ``access`` may not use ``thread``, bound to ``owner`` with the widest
+    access ``held`` (both None for a thread no request has bound yet), or None when it may."""
+    principal = None if access is None else access.principal
+    if access is None or principal is None:
+        return (
+            f"thread {thread!r} keeps memory and the request names no principal; give the "
+            "access a principal (e.g. {'principal': 'alice', ...}) so the thread is theirs alone"
+        )
+    if owner not in (None, principal):
+        return (
+            f"thread {thread!r} belongs to another principal than {principal!r}; give each "
+            "caller their own thread_id"
+        )
+    if held is not None and not covers(access, _held(held)):
+        return (
+            f"thread {thread!r} holds what a wider access than this request's allowed; start "
+            "a new thread_id when a caller's access narrows"
+        )
+    return None
 
 
 def after_run(state: Any) -> dict[str, Any] | None:
@@ -116,7 +126,7 @@ def _held(held: str) -> AccessContext:
 def _checkpointed_thread() -> str | None:
     configurable = get_config().get("configurable") or {}
     thread = configurable.get("thread_id")
-    return None if configurable.get(_CHECKPOINTER) is None or thread is None else str(thread)
+    return None if configurable.get(CHECKPOINTER) is None or thread is None else str(thread)
 
 
 def _this_runs_input(state: Any) -> list[Any]:

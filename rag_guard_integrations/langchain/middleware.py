@@ -21,8 +21,15 @@ from rag_guard_integrations.adapters.drive import Call, arun, run
 from rag_guard_integrations.core.access import NOT_GIVEN, AccessContext, resolve_access
 from rag_guard_integrations.engine.guard import as_guard
 from rag_guard_integrations.langchain.check import publish_withheld
+from rag_guard_integrations.langchain.checkpointer import GuardedCheckpointer
 from rag_guard_integrations.langchain.fields import given_access, refuse_unknown
-from rag_guard_integrations.langchain.memory import GuardState, after_run, before_run
+from rag_guard_integrations.langchain.memory import (
+    CHECKPOINTER,
+    RUNTIME,
+    GuardState,
+    after_run,
+    before_run,
+)
 from rag_guard_integrations.langchain.retriever import GuardedRetriever
 from rag_guard_integrations.langchain.tool import access_of, is_guarded_tool
 from rag_guard_integrations.langchain.vetting import ScreenedTool, Screening
@@ -73,7 +80,9 @@ class GuardMiddleware(AgentMiddleware[GuardState, Any]):
     Memory: with a checkpointer, a thread belongs to the principal of its first request (kept
     in the agent state, never shown to the model); a request from another principal, or one
     without a principal, is refused with an ``AccessError`` (logged as a WARNING) before the
-    model reads the thread, and its input is taken out of the thread again.
+    model reads the thread, and its input is taken out of the thread again. Wrap the
+    checkpointer in :class:`GuardedCheckpointer` so such a request is refused when the thread
+    loads, before anything of it streams.
 
     In a hand-built LangGraph graph, pass the hooks to the node: ``ToolNode(tools,
     wrap_tool_call=mw.wrap_tool_call, awrap_tool_call=mw.awrap_tool_call)``.
@@ -133,18 +142,19 @@ class GuardMiddleware(AgentMiddleware[GuardState, Any]):
         require_pinned_principal(type(self).__name__, self.access, pin_access, self.guard)
         self.pin_access = pin_access
         self.shadow = self.guard.policy.mode == "shadow"
+        self._told_unguarded = False
 
     @override
     @hook_config(can_jump_to=["end"])
     def before_agent(self, state: GuardState, runtime: Runtime[Any]) -> dict[str, Any] | None:
-        return before_run(state, self._access_of(getattr(runtime, "context", None)))
+        return self._bind(state, runtime)
 
     @override
     @hook_config(can_jump_to=["end"])
     async def abefore_agent(
         self, state: GuardState, runtime: Runtime[Any]
     ) -> dict[str, Any] | None:
-        return before_run(state, self._access_of(getattr(runtime, "context", None)))
+        return self._bind(state, runtime)
 
     @override
     def after_agent(self, state: GuardState, runtime: Runtime[Any]) -> dict[str, Any] | None:
@@ -201,11 +211,30 @@ class GuardMiddleware(AgentMiddleware[GuardState, Any]):
             return NOT_GIVEN
         return resolve_access(given, default=self.access, pinned=self.pin_access)
 
-    def _access_of(self, context: object) -> AccessContext | None:
+    def run_access(self, config: Any) -> AccessContext | None:
+        """The access of the run whose config is ``config`` (see the class docstring), or None
+        when it brings none."""
+        return self._access_in(config, (config.get("configurable") or {}).get(RUNTIME))
+
+    def _access_in(self, config: Any, runtime: object) -> AccessContext | None:
+        resolved = self._resolved(getattr(runtime, "context", None), config)
+        return resolved if isinstance(resolved, AccessContext) else None
+
+    def _bind(self, state: GuardState, runtime: Runtime[Any]) -> dict[str, Any] | None:
+        """The run's start: its thread bound, or the run refused (memory.before_run)."""
         from langgraph.config import get_config  # noqa: PLC0415 - only inside a graph run
 
-        resolved = self._resolved(context, get_config())
-        return resolved if isinstance(resolved, AccessContext) else None
+        config = get_config()
+        checkpointer = (config.get("configurable") or {}).get(CHECKPOINTER)
+        unguarded = checkpointer is not None and not isinstance(checkpointer, GuardedCheckpointer)
+        if unguarded and not self._told_unguarded:
+            self._told_unguarded = True
+            logger.warning(
+                "rag_guard: the agent's checkpointer is not a GuardedCheckpointer, so a "
+                "request refused a thread is refused only after LangGraph has loaded it "
+                "(a state stream shows it); pass GuardedCheckpointer(saver, middleware)"
+            )
+        return before_run(state, self._access_in(config, runtime))
 
     def _screened(self, request: ToolCallRequest) -> ToolCallRequest:
         tool = request.tool

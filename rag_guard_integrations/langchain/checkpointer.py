@@ -1,0 +1,269 @@
+"""GuardedCheckpointer: a LangGraph checkpointer that will not load a thread for a request
+that may not use it, so a refused run never starts and streams nothing of the thread."""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING, Any
+
+from langgraph.checkpoint.base import BaseCheckpointSaver
+from typing_extensions import override
+
+from rag_guard_integrations.core.errors import AccessError
+from rag_guard_integrations.langchain.memory import refusal
+
+if TYPE_CHECKING:
+    import builtins
+    from collections.abc import AsyncIterator, Collection, Iterator, Mapping, Sequence
+
+    from langchain_core.runnables import RunnableConfig
+    from langgraph.checkpoint.base import (
+        ChannelVersions,
+        Checkpoint,
+        CheckpointMetadata,
+        CheckpointTuple,
+        DeltaChannelHistory,
+    )
+
+    from rag_guard_integrations.langchain.middleware import GuardMiddleware
+
+logger = logging.getLogger("rag_guard_integrations")
+
+
+class GuardedCheckpointer(BaseCheckpointSaver[Any]):
+    """A checkpointer that loads a thread :class:`GuardMiddleware` has bound only for a request
+    that may use it: the thread's principal, with an access that covers the widest one the
+    thread has held (:mod:`~rag_guard_integrations.langchain.memory`). Any other request gets
+    an ``AccessError`` (logged as a WARNING) when LangGraph loads the thread, before the run
+    writes its input or streams anything: no state, debug, checkpoint, task or event stream
+    shows the thread, and nothing the refused input would remove is removed.
+
+    The request's access is read as ``GuardMiddleware`` reads it (``runtime.context``, else
+    ``config["configurable"]["access"]``, else the middleware's ``access``). Reading a bound
+    thread outside a run (``agent.get_state(config)``, ``get_state_history``) needs that
+    access in the config too; the wrapped ``saver`` reads anything, for operators. Writing,
+    deleting, copying and pruning pass straight to ``saver``.
+
+    Without this wrapper the middleware still refuses such a request, but only inside the run,
+    after LangGraph has loaded the thread.
+
+    Setup:
+        ```bash
+        pip install -U "rag-guard-integrations[agents]"
+        ```
+
+    Key init args:
+        saver: BaseCheckpointSaver
+            The checkpointer that stores the threads (``InMemorySaver``, a Postgres saver...).
+        middleware: GuardMiddleware
+            The middleware of the agent, which binds threads and resolves access.
+
+    Instantiate:
+        ```python
+        from langchain.agents import create_agent
+        from langgraph.checkpoint.memory import InMemorySaver
+        from rag_guard_integrations.langchain import GuardedCheckpointer, GuardMiddleware
+
+        middleware = GuardMiddleware(guard)
+        agent = create_agent(
+            model, [tool], middleware=[middleware],
+            checkpointer=GuardedCheckpointer(InMemorySaver(), middleware),
+        )
+        ```
+
+    Usage:
+        ```python
+        alice = {"thread_id": "t1", "access": {"principal": "alice", "contract_type": ["MSA"]}}
+        agent.invoke(question, config={"configurable": alice})
+        bob = {"thread_id": "t1", "access": {"principal": "bob", "contract_type": ["SOW"]}}
+        for chunk in agent.stream(question, {"configurable": bob}, stream_mode="values"):
+            ...  # never reached: AccessError before the first chunk
+        ```
+    """
+
+    def __init__(self, saver: BaseCheckpointSaver[Any], middleware: GuardMiddleware) -> None:
+        super().__init__(serde=saver.serde)
+        self.saver = saver
+        self.middleware = middleware
+
+    def vetted(
+        self, config: RunnableConfig | None, saved: CheckpointTuple, head: CheckpointTuple | None
+    ) -> CheckpointTuple:
+        """``saved``, loaded for the request whose config is ``config``; ``AccessError`` when
+        its thread is bound (in ``saved``, else in ``head``, the thread's latest checkpoint)
+        and that request may not use it."""
+        bound = binding(saved) or binding(head)
+        if bound is None:
+            return saved  # no request has bound this thread
+        thread = str((saved.config.get("configurable") or {}).get("thread_id"))
+        why = refusal(thread, self.middleware.run_access(config or {}), *bound)
+        if why is not None:
+            logger.warning("rag_guard refused to load the thread: %s", why)
+            raise AccessError(why)
+        return saved
+
+    @override
+    def get_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
+        saved = self.saver.get_tuple(config)
+        if saved is None:
+            return None
+        head = None if binding(saved) else self.saver.get_tuple(head_of(saved))
+        return self.vetted(config, saved, head)
+
+    @override
+    async def aget_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
+        saved = await self.saver.aget_tuple(config)
+        if saved is None:
+            return None
+        head = None if binding(saved) else await self.saver.aget_tuple(head_of(saved))
+        return self.vetted(config, saved, head)
+
+    @override
+    def list(
+        self,
+        config: RunnableConfig | None,
+        *,
+        filter: dict[str, Any] | None = None,
+        before: RunnableConfig | None = None,
+        limit: int | None = None,
+    ) -> Iterator[CheckpointTuple]:
+        heads: dict[str, CheckpointTuple | None] = {}
+        for saved in self.saver.list(config, filter=filter, before=before, limit=limit):
+            thread = head_of(saved)
+            key = str(thread["configurable"]["thread_id"])
+            if not binding(saved) and key not in heads:
+                heads[key] = self.saver.get_tuple(thread)
+            yield self.vetted(config, saved, heads.get(key))
+
+    @override
+    async def alist(
+        self,
+        config: RunnableConfig | None,
+        *,
+        filter: dict[str, Any] | None = None,
+        before: RunnableConfig | None = None,
+        limit: int | None = None,
+    ) -> AsyncIterator[CheckpointTuple]:
+        heads: dict[str, CheckpointTuple | None] = {}
+        async for saved in self.saver.alist(config, filter=filter, before=before, limit=limit):
+            thread = head_of(saved)
+            key = str(thread["configurable"]["thread_id"])
+            if not binding(saved) and key not in heads:
+                heads[key] = await self.saver.aget_tuple(thread)
+            yield self.vetted(config, saved, heads.get(key))
+
+    @override
+    def get_delta_channel_history(
+        self, *, config: RunnableConfig, channels: Sequence[str]
+    ) -> Mapping[str, DeltaChannelHistory]:
+        self.get_tuple(config)
+        return self.saver.get_delta_channel_history(config=config, channels=channels)
+
+    @override
+    async def aget_delta_channel_history(
+        self, *, config: RunnableConfig, channels: Sequence[str]
+    ) -> Mapping[str, DeltaChannelHistory]:
+        await self.aget_tuple(config)
+        return await self.saver.aget_delta_channel_history(config=config, channels=channels)
+
+    @override
+    def put(
+        self,
+        config: RunnableConfig,
+        checkpoint: Checkpoint,
+        metadata: CheckpointMetadata,
+        new_versions: ChannelVersions,
+    ) -> RunnableConfig:
+        return self.saver.put(config, checkpoint, metadata, new_versions)
+
+    @override
+    async def aput(
+        self,
+        config: RunnableConfig,
+        checkpoint: Checkpoint,
+        metadata: CheckpointMetadata,
+        new_versions: ChannelVersions,
+    ) -> RunnableConfig:
+        return await self.saver.aput(config, checkpoint, metadata, new_versions)
+
+    @override
+    def put_writes(
+        self,
+        config: RunnableConfig,
+        writes: Sequence[tuple[str, Any]],
+        task_id: str,
+        task_path: str = "",
+    ) -> None:
+        self.saver.put_writes(config, writes, task_id, task_path)
+
+    @override
+    async def aput_writes(
+        self,
+        config: RunnableConfig,
+        writes: Sequence[tuple[str, Any]],
+        task_id: str,
+        task_path: str = "",
+    ) -> None:
+        await self.saver.aput_writes(config, writes, task_id, task_path)
+
+    @override
+    def delete_thread(self, thread_id: str) -> None:
+        self.saver.delete_thread(thread_id)
+
+    @override
+    async def adelete_thread(self, thread_id: str) -> None:
+        await self.saver.adelete_thread(thread_id)
+
+    @override
+    def delete_for_runs(self, run_ids: Sequence[str]) -> None:
+        self.saver.delete_for_runs(run_ids)
+
+    @override
+    async def adelete_for_runs(self, run_ids: Sequence[str]) -> None:
+        await self.saver.adelete_for_runs(run_ids)
+
+    @override
+    def copy_thread(self, source_thread_id: str, target_thread_id: str) -> None:
+        self.saver.copy_thread(source_thread_id, target_thread_id)
+
+    @override
+    async def acopy_thread(self, source_thread_id: str, target_thread_id: str) -> None:
+        await self.saver.acopy_thread(source_thread_id, target_thread_id)
+
+    @override
+    def prune(self, thread_ids: Sequence[str], *, strategy: str = "keep_latest") -> None:
+        self.saver.prune(thread_ids, strategy=strategy)
+
+    @override
+    async def aprune(self, thread_ids: Sequence[str], *, strategy: str = "keep_latest") -> None:
+        await self.saver.aprune(thread_ids, strategy=strategy)
+
+    @override
+    def get_next_version(self, current: Any, channel: None) -> Any:
+        return self.saver.get_next_version(current, channel)
+
+    @property
+    @override
+    def config_specs(self) -> builtins.list[Any]:  # list: a method of this class
+        return self.saver.config_specs
+
+    @override
+    def with_allowlist(self, extra_allowlist: Collection[tuple[str, ...]]) -> GuardedCheckpointer:
+        saver = self.saver.with_allowlist(extra_allowlist)
+        return self if saver is self.saver else GuardedCheckpointer(saver, self.middleware)
+
+
+def binding(saved: CheckpointTuple | None) -> tuple[str | None, str | None] | None:
+    """The principal a checkpoint's thread is bound to and the widest access it has held
+    (``GuardState``), or None when the checkpoint holds neither."""
+    if saved is None:
+        return None
+    values = saved.checkpoint.get("channel_values") or {}
+    owner, held = values.get("rag_guard_principal"), values.get("rag_guard_access")
+    return None if owner is None and held is None else (owner, held)
+
+
+def head_of(saved: CheckpointTuple) -> RunnableConfig:
+    """The config of the latest checkpoint of ``saved``'s thread, in the agent's own
+    namespace: an earlier checkpoint, or a subgraph's, holds no binding of its own."""
+    return {"configurable": {"thread_id": saved.config["configurable"]["thread_id"]}}
