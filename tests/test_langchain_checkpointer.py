@@ -4,6 +4,7 @@ caller's run never starts, so no stream shows the thread and no input of theirs 
 from __future__ import annotations
 
 import logging
+import uuid
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -221,3 +222,23 @@ def test_an_earlier_checkpoint_of_a_bound_thread_is_refused_too() -> None:
     assert len(model.received) == calls_before
     with pytest.raises(AccessError, match="another principal than 'bob'"):
         agent.get_state(bob)
+
+
+async def test_a_checkpoint_id_the_thread_lacks_is_refused_too() -> None:
+    """A made-up ``checkpoint_id`` finds nothing: it is judged by the thread's latest
+    checkpoint, so Bob neither starts a run that takes over Alice's thread nor writes state
+    into it, sync or async, and Alice carries on."""
+    agent, _, _ = guarded_agent()
+    alices_thread(agent)
+    bob = on_thread("bob", "SOW")
+    bob["configurable"]["checkpoint_id"] = str(uuid.uuid4())
+    with pytest.raises(AccessError, match="another principal than 'bob'"):
+        agent.invoke({"messages": [("user", "Bob asks")]}, bob)
+    with pytest.raises(AccessError, match="another principal than 'bob'"):
+        await agent.ainvoke({"messages": [("user", "Bob asks")]}, bob)
+    with pytest.raises(AccessError, match="another principal than 'bob'"):
+        agent.update_state(bob, {"messages": [("user", "Bob writes")]}, as_node="model")
+    again = agent.invoke({"messages": [("user", "And again?")]}, on_thread("alice", "MSA"))
+    said = payload_text(again["messages"])
+    assert ALICE_ASKS in said
+    assert "Bob" not in said

@@ -102,21 +102,33 @@ class GuardedCheckpointer(BaseCheckpointSaver[Any]):
             raise AccessError(why)
         return saved
 
+    def loaded(
+        self, config: RunnableConfig, saved: CheckpointTuple | None, head: CheckpointTuple | None
+    ) -> CheckpointTuple | None:
+        """What a load of ``config`` returns: ``saved`` (None: not found) vetted by the
+        thread's latest checkpoint ``head``. Not found is vetted too: a run from a checkpoint id
+        the thread lacks would otherwise start afresh and write over the thread's head."""
+        if saved is None:
+            if head is not None:
+                self.vetted(config, head, None)
+            return None
+        return self.vetted(config, saved, head)
+
     @override
     def get_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
         saved = self.saver.get_tuple(config)
-        if saved is None:
-            return None
-        head = None if binding(saved) else self.saver.get_tuple(head_of(saved))
-        return self.vetted(config, saved, head)
+        if saved is not None and binding(saved):
+            return self.vetted(config, saved, None)
+        head = self.saver.get_tuple(head_of(config)) if needs_head(config, saved) else None
+        return self.loaded(config, saved, head)
 
     @override
     async def aget_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
         saved = await self.saver.aget_tuple(config)
-        if saved is None:
-            return None
-        head = None if binding(saved) else await self.saver.aget_tuple(head_of(saved))
-        return self.vetted(config, saved, head)
+        if saved is not None and binding(saved):
+            return self.vetted(config, saved, None)
+        head = await self.saver.aget_tuple(head_of(config)) if needs_head(config, saved) else None
+        return self.loaded(config, saved, head)
 
     @override
     def list(
@@ -129,7 +141,7 @@ class GuardedCheckpointer(BaseCheckpointSaver[Any]):
     ) -> Iterator[CheckpointTuple]:
         heads: dict[str, CheckpointTuple | None] = {}
         for saved in self.saver.list(config, filter=filter, before=before, limit=limit):
-            thread = head_of(saved)
+            thread = head_of(saved.config)
             key = str(thread["configurable"]["thread_id"])
             if not binding(saved) and key not in heads:
                 heads[key] = self.saver.get_tuple(thread)
@@ -146,7 +158,7 @@ class GuardedCheckpointer(BaseCheckpointSaver[Any]):
     ) -> AsyncIterator[CheckpointTuple]:
         heads: dict[str, CheckpointTuple | None] = {}
         async for saved in self.saver.alist(config, filter=filter, before=before, limit=limit):
-            thread = head_of(saved)
+            thread = head_of(saved.config)
             key = str(thread["configurable"]["thread_id"])
             if not binding(saved) and key not in heads:
                 heads[key] = await self.saver.aget_tuple(thread)
@@ -263,7 +275,17 @@ def binding(saved: CheckpointTuple | None) -> tuple[str | None, str | None] | No
     return None if owner is None and held is None else (owner, held)
 
 
-def head_of(saved: CheckpointTuple) -> RunnableConfig:
-    """The config of the latest checkpoint of ``saved``'s thread, in the agent's own
-    namespace: an earlier checkpoint, or a subgraph's, holds no binding of its own."""
-    return {"configurable": {"thread_id": saved.config["configurable"]["thread_id"]}}
+def head_of(config: RunnableConfig) -> RunnableConfig:
+    """The config of the latest checkpoint of the thread ``config`` names, in the agent's
+    own namespace: an earlier checkpoint, or a subgraph's, holds no binding of its own."""
+    return {"configurable": {"thread_id": config["configurable"]["thread_id"]}}
+
+
+def needs_head(config: RunnableConfig, saved: CheckpointTuple | None) -> bool:
+    """Whether a load of ``config`` that gave ``saved`` (without a binding, or None) must be
+    vetted by its thread's latest checkpoint: when it asked for an earlier checkpoint or a
+    subgraph's. Not when it asked for the latest, which ``saved`` then is (None: a new
+    thread)."""
+    configurable = config.get("configurable") or {}
+    asked = configurable.get("checkpoint_id") or configurable.get("checkpoint_ns")
+    return "thread_id" in configurable and bool(asked)
