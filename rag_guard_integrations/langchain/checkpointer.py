@@ -10,7 +10,7 @@ from langgraph.checkpoint.base import BaseCheckpointSaver
 from typing_extensions import override
 
 from rag_guard_integrations.core.errors import AccessError
-from rag_guard_integrations.langchain.memory import refusal
+from rag_guard_integrations.langchain.memory import refusal, withdrawn_since
 
 if TYPE_CHECKING:
     import builtins
@@ -33,7 +33,9 @@ logger = logging.getLogger("rag_guard_integrations")
 class GuardedCheckpointer(BaseCheckpointSaver[Any]):
     """A checkpointer that loads a thread :class:`GuardMiddleware` has bound only for a request
     that may use it: the thread's principal, with an access that covers the widest one the
-    thread has held (:mod:`~rag_guard_integrations.langchain.memory`). Any other request gets
+    thread has held, whose access source (if the guard has one) still grants every chunk the
+    thread's guarded tool results hold (:mod:`~rag_guard_integrations.langchain.memory`).
+    Any other request gets
     an ``AccessError`` (logged as a WARNING) when LangGraph loads the thread, before the run
     writes its input or streams anything: no state, debug, checkpoint, task or event stream
     shows the thread, and nothing the refused input would remove is removed.
@@ -96,7 +98,11 @@ class GuardedCheckpointer(BaseCheckpointSaver[Any]):
         if bound is None:
             return saved  # no request has bound this thread
         thread = str((saved.config.get("configurable") or {}).get("thread_id"))
-        why = refusal(thread, self.middleware.run_access(config or {}), *bound)
+        access = self.middleware.run_access(config or {})
+        why = refusal(thread, access, *bound)
+        if why is None:
+            messages = (saved.checkpoint.get("channel_values") or {}).get("messages") or ()
+            why = withdrawn_since(self.middleware.guard, thread, access, messages)
         if why is not None:
             logger.warning("rag_guard refused to load the thread: %s", why)
             raise AccessError(why)

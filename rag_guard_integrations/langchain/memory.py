@@ -2,7 +2,9 @@
 request on it, kept in the agent state (never shown to the model), so that a thread id shared
 by two callers cannot put one caller's messages and tool results into the other's model input
 or answer, and a thread started under wider access cannot show a later, narrower request what
-only the wider access allowed (a revoked contract type, a role taken away).
+only the wider access allowed (a revoked contract type, a role taken away), nor, with an
+access source, what the source no longer grants (its guarded tool results are judged again
+by the source at each request).
 
 A request from another principal, one naming none, or one whose access does not cover the
 access the thread has held is refused (a wider access is taken on: what the thread holds was
@@ -18,15 +20,23 @@ from __future__ import annotations
 
 import json
 import logging
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 from langchain.agents.middleware.types import AgentState, PrivateStateAttr
-from langchain_core.messages import HumanMessage, RemoveMessage
+from langchain_core.documents import Document
+from langchain_core.messages import HumanMessage, RemoveMessage, ToolMessage
 from langgraph.config import get_config
 from typing_extensions import NotRequired
 
+from rag_guard_integrations.adapters.recheck import withdrawn
 from rag_guard_integrations.core.access import AccessContext
+from rag_guard_integrations.core.chunk import Chunk
 from rag_guard_integrations.core.errors import AccessError
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from rag_guard_integrations.engine.guard import Guard
 
 logger = logging.getLogger("rag_guard_integrations")
 CHECKPOINTER = "__pregel_checkpointer"  # where LangGraph keeps a run's checkpointer...
@@ -44,7 +54,7 @@ class GuardState(AgentState[Any]):
     rag_guard_refused: NotRequired[Annotated[str | None, PrivateStateAttr]]
 
 
-def before_run(state: Any, access: AccessContext | None) -> dict[str, Any] | None:
+def before_run(state: Any, access: AccessContext | None, guard: Guard) -> dict[str, Any] | None:
     """The state update at the start of a run with ``access``: the thread bound to its
     principal and access, or, when it may not use the thread, its input removed and the run
     sent to its end."""
@@ -52,6 +62,8 @@ def before_run(state: Any, access: AccessContext | None) -> dict[str, Any] | Non
     if thread is None:
         return None
     why = refusal(thread, access, state.get("rag_guard_principal"), state.get("rag_guard_access"))
+    if why is None and state.get("rag_guard_principal") is not None:
+        why = withdrawn_since(guard, thread, access, state.get("messages") or ())
     if why is None and access is not None:  # refusal() lets no request without access in
         return {
             "rag_guard_principal": access.principal,
@@ -85,6 +97,34 @@ def refusal(
             "a new thread_id when a caller's access narrows"
         )
     return None
+
+
+def withdrawn_since(
+    guard: Guard, thread: str, access: AccessContext | None, messages: Sequence[Any]
+) -> str | None:
+    """Why ``thread`` may not be used with ``access`` although its binding allows it: the
+    guard's access source (or ACL age bound) now denies a chunk a guarded tool showed on it
+    (a grant taken away since), or None."""
+    count = withdrawn(guard, shown_chunks(messages), access)
+    if not count:
+        return None
+    return (
+        f"thread {thread!r} holds {count} chunk(s) this request's access no longer allows "
+        "(the access source denies them now); start a new thread_id"
+    )
+
+
+def shown_chunks(messages: Sequence[Any]) -> list[Chunk]:
+    """The Documents guarded tools returned on a thread (the artifacts of its tool messages,
+    as loaded: Documents, or their stored dicts), as chunks."""
+    shown: list[Chunk] = []
+    for message in messages:
+        artifact = getattr(message, "artifact", None) if isinstance(message, ToolMessage) else None
+        for item in artifact if isinstance(artifact, list) else ():
+            stored = isinstance(item, dict) and item.get("type") == "Document"
+            if stored or isinstance(item, Document):
+                shown.append(Chunk.from_any(item))
+    return shown
 
 
 def after_run(state: Any) -> dict[str, Any] | None:

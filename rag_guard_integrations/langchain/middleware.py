@@ -234,7 +234,7 @@ class GuardMiddleware(AgentMiddleware[GuardState, Any]):
                 "request refused a thread is refused only after LangGraph has loaded it "
                 "(a state stream shows it); pass GuardedCheckpointer(saver, middleware)"
             )
-        return before_run(state, self._access_in(config, runtime))
+        return before_run(state, self._access_in(config, runtime), self.guard)
 
     def _screened(self, request: ToolCallRequest) -> ToolCallRequest:
         tool = request.tool

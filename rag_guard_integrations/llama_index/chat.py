@@ -19,7 +19,9 @@ from llama_index.core.schema import QueryBundle
 
 from rag_guard_integrations.adapters.drive import arun, run
 from rag_guard_integrations.adapters.plan import fetches, plan
+from rag_guard_integrations.adapters.recheck import withdrawn
 from rag_guard_integrations.core.access import AccessContext
+from rag_guard_integrations.core.chunk import Chunk
 from rag_guard_integrations.core.errors import AdapterConfigError
 from rag_guard_integrations.engine.guard import Guard, as_guard
 from rag_guard_integrations.llama_index.fields import refuse_unknown, require_source
@@ -54,26 +56,35 @@ _TURN: ContextVar[GuardedNodes | None] = ContextVar("rag_guard_chat_turn", defau
 RECENT_TURNS = 3
 
 
-def _kept_for_the_turn(checked: GuardedNodes) -> list[NodeWithScore]:
-    """The nodes that go on; the check is kept for this turn's synthesizer choice."""
-    _TURN.set(checked)
-    return checked.nodes
-
-
 class _GuardedTurns:
-    """What both guarded engine kinds share: guarded nodes, and the refusal as the answer."""
+    """What both guarded engine kinds share: guarded nodes, and the refusal as the answer;
+    the nodes its conversation has shown, to be judged again (:func:`withdrawn`)."""
 
     _guarded: GuardedRetriever
     _after_guard: list[BaseNodePostprocessor]
+    shown: list[Chunk]
 
     def _guard_query(self, message: str) -> str:
         return message
 
     def _get_nodes(self, message: str) -> list[NodeWithScore]:
-        return _kept_for_the_turn(run(self._checking(message)))
+        return self._kept_for_the_turn(run(self._checking(message)))
 
     async def _aget_nodes(self, message: str) -> list[NodeWithScore]:
-        return _kept_for_the_turn(await arun(self._checking(message)))
+        return self._kept_for_the_turn(await arun(self._checking(message)))
+
+    def reset(self) -> None:
+        super().reset()  # type: ignore[misc]
+        self.shown = []
+
+    def _kept_for_the_turn(self, checked: GuardedNodes) -> list[NodeWithScore]:
+        """The nodes that go on, noted as shown; the check is kept for this turn's
+        synthesizer choice."""
+        _TURN.set(checked)
+        if not hasattr(self, "shown"):
+            self.shown = []
+        self.shown.extend(Chunk.from_any(node) for node in checked.nodes)
+        return checked.nodes
 
     def _checking(self, message: str) -> Flow[GuardedNodes]:
         return postprocessed(self._guarded, self._after_guard, self._bundle(message))
@@ -164,6 +175,12 @@ class GuardedChatEngine(BaseChatEngine):
             return self._build()
         with self._lock:
             engine = self._engines.get(key)
+            if engine is not None and withdrawn(self._retriever.guard, _shown(engine), key):
+                logger.warning(
+                    "guarded_chat_engine: a conversation was forgotten: the access source no "
+                    "longer grants its caller what it showed them"
+                )
+                engine = None
             if engine is None:
                 engine = self._engines[key] = self._build()
                 while len(self._engines) > self._max:
@@ -215,6 +232,10 @@ class GuardedChatEngine(BaseChatEngine):
     def chat_history(self) -> list[ChatMessage]:
         """The current caller's conversation."""
         return self.engine().chat_history
+
+
+def _shown(engine: BaseChatEngine) -> list[Chunk]:
+    return list(getattr(engine, "shown", ()))
 
 
 def guarded_chat_engine(

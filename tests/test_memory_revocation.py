@@ -1,0 +1,129 @@
+"""A grant taken away in the access source after a memory showed its chunks: a checkpointed
+LangChain thread no longer loads for that caller (GuardedCheckpointer), nor runs
+(GuardMiddleware alone), and a LlamaIndex conversation is forgotten, so the revoked chunks
+never reach their model input again; a new thread shows what they may still see. Over each
+real engine (Cedar, Casbin, an embedded SpiceDB)."""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING, Any
+
+import pytest
+from authz_support import ENGINES, engine
+from langchain.agents import create_agent
+from langchain_core.documents import Document
+from langchain_support import ListRetriever
+from langgraph.checkpoint.memory import InMemorySaver
+
+from rag_guard_integrations import Guard, parse_policy
+from rag_guard_integrations.authz.sample import SampleOrg
+from rag_guard_integrations.core.errors import AccessError
+from rag_guard_integrations.langchain import (
+    GuardedCheckpointer,
+    GuardMiddleware,
+    create_guarded_retriever_tool,
+)
+from rag_guard_integrations.langchain.testing import ToolCallingChat, payload_text
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from rag_guard_integrations import Chunk
+    from rag_guard_integrations.embeddings import MiniLMEmbedder
+
+ORG = SampleOrg.build()
+ANYTHING = parse_policy("version: 1\nname: anything\n")  # the access source alone decides
+ANA = {"access": {"principal": "ana"}}
+
+
+def org_chunks() -> list[Chunk]:
+    """Payroll-1 (shared with Ana) and the backend folder's documents."""
+    return [c for c in ORG.chunks() if c.metadata["doc_id"] == "payroll-1"] + [
+        c for c in ORG.chunks() if c.metadata["folder"] == "backend"
+    ]
+
+
+def org_agent(guard: Guard, wrapped: bool) -> tuple[Any, ToolCallingChat]:
+    """An agent whose guarded tool retrieves :func:`org_chunks`."""
+    documents = [Document(c.text, metadata=dict(c.metadata), id=c.id) for c in org_chunks()]
+    tool = create_guarded_retriever_tool(
+        ListRetriever(documents=documents), guard, name="files", description="Files."
+    )
+    model, middleware = ToolCallingChat(), GuardMiddleware(guard)
+    saver = InMemorySaver()
+    checkpointer = GuardedCheckpointer(saver, middleware) if wrapped else saver
+    agent = create_agent(model, [tool], middleware=[middleware], checkpointer=checkpointer)
+    return agent, model
+
+
+def on(thread: str) -> dict[str, Any]:
+    return {"configurable": {"thread_id": thread, **ANA}}
+
+
+@pytest.mark.parametrize("wrapped", [True, False], ids=["guarded-checkpointer", "middleware"])
+@pytest.mark.parametrize("name", ENGINES)
+def test_a_thread_that_showed_a_revoked_grants_chunks_is_refused(
+    name: str, wrapped: bool, tmp_path: Path
+) -> None:
+    """Ana reads the backend folder on a thread, then leaves the backend team: her next
+    request on that thread is refused before her model reads it; a new thread answers from
+    what she may still see."""
+    question = {"messages": [("user", "What does the backend folder hold?")]}
+    with engine(name, ORG, tmp_path, resource_key="doc_id") as built:
+        agent, model = org_agent(Guard(ANYTHING, access_source=built.source), wrapped)
+        first = agent.invoke(question, on("t"))
+        backend = [c.text for c in ORG.chunks() if c.metadata["folder"] == "backend"]
+        assert any(text in payload_text(first["messages"]) for text in backend)
+        built.revoke("ana")
+        calls_before = len(model.received)
+        with pytest.raises(AccessError, match="no longer allows"):
+            agent.invoke({"messages": [("user", "Remind me what it held")]}, on("t"))
+        assert len(model.received) == calls_before
+        fresh = payload_text(agent.invoke(question, on("new"))["messages"])
+        assert not any(text in fresh for text in backend)
+        assert "payroll-1" in fresh
+
+
+def test_a_thread_whose_grants_still_hold_carries_on(tmp_path: Path) -> None:
+    """Nothing revoked: Ana's second request on the thread runs, its earlier results judged
+    again and still granted."""
+    question = {"messages": [("user", "What does the backend folder hold?")]}
+    with engine("cedar", ORG, tmp_path, resource_key="doc_id") as built:
+        agent, _ = org_agent(Guard(ANYTHING, access_source=built.source), wrapped=True)
+        agent.invoke(question, on("t"))
+        again = agent.invoke({"messages": [("user", "And again?")]}, on("t"))
+        assert "And again?" in payload_text(again["messages"])
+
+
+@pytest.mark.parametrize("mode", ["condense_plus_context", "context"])
+def test_a_llama_index_conversation_that_showed_a_revoked_grants_nodes_is_forgotten(
+    mode: str, embedder: MiniLMEmbedder, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The same in a guarded LlamaIndex chat engine: once Ana leaves the backend team, her
+    next turn starts a new conversation (a WARNING says so), so no earlier answer quoting a
+    backend document reaches her prompt."""
+    from llama_index.core import VectorStoreIndex
+    from llama_index.core.schema import TextNode
+
+    from rag_guard_integrations.llama_index import guard_access, guarded_chat_engine
+    from rag_guard_integrations.llama_index.embedding import MiniLMEmbedding
+    from rag_guard_integrations.llama_index.testing import RecordingLLM
+
+    nodes = [TextNode(text=c.text, metadata=dict(c.metadata), id_=c.id) for c in org_chunks()]
+    index = VectorStoreIndex(nodes, embed_model=MiniLMEmbedding(embedder))
+    backend = [c.text for c in org_chunks() if c.metadata["folder"] == "backend"]
+    with engine("cedar", ORG, tmp_path, resource_key="doc_id") as built:
+        llm = RecordingLLM(echo=True)
+        guard = Guard(ANYTHING, access_source=built.source)
+        chat = guarded_chat_engine(index, guard, mode, llm=llm, similarity_top_k=4)  # type: ignore[arg-type]
+        with guard_access(ANA["access"]):
+            first = str(chat.chat("What does the backend folder hold?"))
+            assert any(text in first for text in backend)
+            built.revoke("ana")
+            llm.prompts.clear()
+            with caplog.at_level(logging.WARNING):
+                chat.chat("Remind me what it held")
+        assert llm.prompts
+        assert not any(text in prompt for prompt in llm.prompts for text in backend)
+        assert any("conversation was forgotten" in r.getMessage() for r in caplog.records)
