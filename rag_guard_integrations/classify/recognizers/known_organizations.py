@@ -9,21 +9,35 @@ words or places), and a word the name rules read as something else (a title, a r
 firm's trailing noun, a month, an office's initials) is left to the rules that read the
 words around it. Names of several words count as written.
 
+Written all in lower case, as chat and forms often are (``ordered from zalando``), a listed name
+counts too when it is a whole word that is no word of the names table, or of several words
+one of which is no common word (``deutsche bank``; not ``best buy``); never inside an address
+(``jo@netflix.com``).
+
 Example:
     >>> known = known_organizations()
     >>> "Allianz" in known, "Goldman Sachs" in known
     (True, True)
     >>> "Shell" in known, "Ford" in known, "Airbnb" in known
     (False, False, True)
+    >>> text = "ordered from zalando, paid with deutsche bank; the best buy"
+    >>> [text[s:e] for s, e in lower_case_listed(text)]
+    ['zalando', 'deutsche bank']
 """
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 from importlib import resources
 
 from rag_guard_integrations.classify.recognizers import name_words as words
 from rag_guard_integrations.classify.recognizers.name_context import name_flags
+from rag_guard_integrations.classify.recognizers.names_table import COMMON
+
+# Where a word written in lower case starts: not after a letter, digit or an address's marks.
+_LOWER_WORD = re.compile(r"(?<![\w@./:-])[^\W\d_A-Z][^\s,;:!?()\"]*")
+_ADDRESS_AFTER = re.compile(r"@|\.[^\W\d_]")
 
 # Words the name rules read as something other than a firm when written alone.
 _OWN_MEANING = (
@@ -61,3 +75,39 @@ def _unambiguous(name: str, flags: dict[str, int]) -> bool:
     if len(key) < 3 or not any(c.isalpha() for c in key) or key in _OWN_MEANING:
         return False
     return key not in flags  # any flag: a name, a common word or a place
+
+
+def lower_case_listed(text: str) -> tuple[tuple[int, int], ...]:
+    """The spans of listed names written in lower case in ``text`` (see the module
+    docstring), in text order."""
+    index = _lower_case_index()
+    found: list[tuple[int, int]] = []
+    reached = 0
+    for word in _LOWER_WORD.finditer(text):
+        start = word.start()
+        names = index.get(word.group().rstrip(".'’").lower()) if start >= reached else None
+        for name in names or ():
+            end = start + len(name)
+            if (
+                text.startswith(name, start)
+                and (end == len(text) or not text[end].isalnum())
+                and _ADDRESS_AFTER.match(text, end) is None
+            ):
+                found.append((start, end))
+                reached = end
+                break
+    return tuple(found)
+
+
+@lru_cache(maxsize=1)
+def _lower_case_index() -> dict[str, tuple[str, ...]]:
+    """The listed names that count in lower case, by their first word, longest first."""
+    flags = name_flags()
+    index: dict[str, list[str]] = {}
+    for name in known_organizations():
+        key = name.lower()
+        parts = key.split(" ")
+        if len(parts) > 1 and all(flags.get(part, 0) & COMMON for part in parts):
+            continue  # "best buy", "general electric": common words in lower case
+        index.setdefault(parts[0].rstrip(".'’"), []).append(key)
+    return {first: tuple(sorted(names, key=len, reverse=True)) for first, names in index.items()}

@@ -376,18 +376,42 @@ _CASELESS_BEFORE = tuple(
     {*words.ORGANIZATION_BEFORE, *words.ORGANIZATION_NEAR, *words.ORGANIZATION_SENDS} - _TITLED
 )
 _CASELESS_AFTER = (*words.ORGANIZATION_FOLLOWED, *words.ORGANIZATION_BESIDE)
+# The organisation nouns that name a firm's trade after its own word ("pellam freight"), and
+# no noun that a misspelt word could come before as often ("recieved services").
+_CASELESS_TRADES = frozenset(
+    (
+        "freight", "logistics", "couriers", "consulting", "consultants", "solicitors",
+        "architects", "accountants", "builders", "plumbing", "lettings", "estates", "realty",
+        "pharma", "labs", "analytics", "robotics", "technologies", "solutions", "software",
+        "ventures", "enterprises", "industries",
+    )
+)  # fmt: skip
+# Legal forms but the short ones and the ones that are common words ("sa", "co", "group").
+_CASELESS_FORMS = {f for f in words.LEGAL_FORMS if len(f) > 2} - {"group", "company", "partners"}
+_CASELESS_NOUN = re.compile(
+    r" (?:"
+    + "|".join(
+        re.escape(w) for w in sorted({*_CASELESS_TRADES, *_CASELESS_FORMS}, key=len, reverse=True)
+    )
+    + r")\b\.?"
+)
 
 
 def caseless_firms(text: str) -> tuple[Span, ...]:
     """Organisations in a text written all in lower case: a word the names table does not
     know (no common word, name or place) right after a phrase that names an organisation or
     right before one, a possessive between (``i work at zillow``, ``zillow customer
-    service``; ``i work at home`` names none). Only the few unknown words are looked at."""
+    service``; ``i work at home`` names none), or with a firm's trade or legal form after it
+    (``pellam freight``, ``vantor ltd``). Only the few unknown words are looked at."""
     table, found = word_flags(), []
     for match in _CASELESS_WORD.finditer(text):
         if match.group() in table:
             continue
         start, end = match.span()
+        trade = _CASELESS_NOUN.match(text, end)
+        if trade is not None:
+            found.append((start, trade.end()))  # "pellam freight", "vantor ltd"
+            continue
         after = text[end : end + WINDOW]
         after = after[2:] if after.startswith(("'s", "’s")) else after
         before = text[max(0, start - WINDOW) : start - 1]

@@ -90,7 +90,12 @@ def judge(context: Context, tokens: list[Token]) -> None:
     if trailing:  # "Jane Roe SSN ...", "Jane Roe Card ...": the name, then a field's name
         judge(context, tokens[:-trailing])
         return
-    if not honorific and (_listed(context, core) or _led_by_a_noun(context, tokens)):
+    if not honorific and (
+        _listed(context, core)
+        or _led_by_a_noun(context, tokens)
+        or _institution(context, tokens)
+        or _based(context, tokens)
+    ):
         return
     start, end = tokens[0][0], tokens[-1][1]
     head, tail = context.head(end), context.tail(start)
@@ -621,6 +626,42 @@ def _named_place(context: Context, tokens: list[Token]) -> bool:
         if any(t[2].isupper() for t in tokens[2:]):
             return False  # a heading: "Department of FINANCE"
     elif not any(proper(context, t[3]) for t in tokens[2:]):
+        return False
+    context.organization((tokens[0][0], tokens[-1][1]))
+    return True
+
+
+def _based(context: Context, tokens: list[Token]) -> bool:
+    """Record the words after a place's ``-based`` as an organisation (``Berlin-based
+    Nexaro``, ``a Leeds-based Brightwave Analytics``): people are said to live somewhere."""
+    if len(tokens) < 2 or not tokens[0][3].endswith("-based") or tokens[1][3] in _OPENERS:
+        return False
+    context.organization((tokens[1][0], tokens[-1][1]))
+    return True
+
+
+def _institution(context: Context, tokens: list[Token]) -> bool:
+    """Record capitalised words that end in a public body's or an institution's noun as an
+    organisation, common words as they may be: after ``the`` (``the European Central Bank``,
+    ``The Data Protection Authority``), or with the city after the noun (``University College
+    Dublin``). No heading in capitals, no person's post among them, two words at least."""
+    if tokens[0][3] == "the":
+        tokens = tokens[1:]
+        after_the = True
+    else:
+        before = context.text[max(0, tokens[0][0] - 4) : tokens[0][0]]
+        after_the = before.lower().endswith("the ")
+    if len(tokens) < 2:
+        return False
+    if len(tokens) > 2 and tokens[-1][4] & PLACE and tokens[-2][3] in words.INSTITUTIONS:
+        noun = tokens[-2]  # the city after the noun names the body: "University College Dublin"
+    elif after_the:
+        noun = tokens[-1]
+    else:
+        return False
+    if noun[3] not in words.INSTITUTIONS or noun is tokens[0]:
+        return False
+    if any(t[2].isupper() for t in tokens) or any(t[3] in _PEOPLES_WORDS for t in tokens):
         return False
     context.organization((tokens[0][0], tokens[-1][1]))
     return True

@@ -88,7 +88,7 @@ ORGANIZATION_NOUNS = _words(
     "oil gas power electronics devices instruments telecom shipping transport resorts "
     "properties developments construction builders engineering automotive aerospace "
     "security healthcare health care medical pharmacy brewery brewing wines claims "
-    "print press pictures films supplies philharmonic choir ensemble theatre "
+    "print press pictures films supplies philharmonic choir ensemble theatre works "
     "theater hospice savings broadband mobile audit research packaging plastics glass timber "
     "furniture apparel cosmetics beverages dairy farms bakery interiors utilities alliance "
     "partnership guild syndicate collective union fc bureau department police biotech "
@@ -202,7 +202,7 @@ PLACE_PREPOSITIONS = _words("in into near via at to from")
 
 PERSON_BEFORE = (
     "name", "name is", "name was", "named", "i'm", "i am", "this is", "dear", "hi", "hello",
-    "hey", "thanks", "attn", "attention", "signed by", "directed by", "written by", "customer",
+    "hey", "thanks", "attn", "attention", "fao", "f.a.o.", "signed by", "directed by", "written by", "customer",
     "signed", "signature", "approved by", "drafted by", "prepared by", "reviewed by",
     "taken by", "referred by", "placed by", "ask", "tell", "let", "talk to", "spoke to",
     "speak with", "spoke with", "met", "meet", "congratulations to", "welcome", "cheers",
@@ -249,6 +249,7 @@ AGE_AFTER = re.compile(r" is an? \d+[ -]years?[ -]old\b|, \d{1,2}, ")
 """An age after a name: ``X is a 30-year-old``, ``X, 42, ...``."""
 
 ORGANIZATION_BEFORE = (
+    "based",  # "a Berlin-based X", "the Leeds based X"
     "work for", "works for", "worked for", "working for", "work at", "works at", "worked at",
     "working at", "employed by", "employed at", "employed with", "employer",
     "job at", "job with", "position at", "role at", "internship at", "intern at", "career at",
@@ -311,7 +312,7 @@ ORGANIZATION_AFTER = re.compile(
     r"wholesaler|producer|developer|bakery|restaurant|hotel|school|university|hospital|"
     r"clinic|council|club|network|platform|marketplace|exchange|fund|union|society|"
     r"institute|foundation|association|practice|partnership|label|newspaper|broadcaster|"
-    r"fintech|insurtech|biotech|operator|charity|cooperative)\b"
+    r"fintech|insurtech|biotech|operator|charity|cooperative|app|band|orchestra)\b"
 )
 """Phrases just after a name that say it is an organisation's (``X is an Icelandic bank``,
 ``X, a Swedish retailer``)."""
@@ -370,6 +371,10 @@ ORGANIZATION_BESIDE = (
     " delivery", " parcel", " invoice", " membership", " flight", " flights", " open today",
     " open on", " open tomorrow", " open now", " policy number", " customer number",
     " membership number", " member number", " loyalty card", " rewards",
+    # Who works for it: "a former Infosys manager", "Greenpeace activists", "Uber drivers".
+    " engineer", " engineers", " manager", " managers", " drivers", " nurses", " activists",
+    " volunteers", " staffers", " executives", " recruiter", " recruiters", " contractors",
+    " interns",
 )  # fmt: skip
 """Words right after a name, but for a possessive, that make it an organisation's (``a
 Tarvo representative``, ``Ovanta products``): ``Nowak's representative`` is a person's."""
@@ -414,6 +419,11 @@ ORGANIZATION_DEEDS = (
     " both raised prices", " is taking applications", " is recruiting", " charge me", " charges me",
     " could be bought", " could be acquired", " is being acquired", " is up for sale",
     " posted a loss", " posted a profit", " reported a loss", " reported a profit",
+    # The plural a collective takes in British English: "Radiohead have announced".
+    " have announced", " have launched", " have unveiled", " have signed", " has signed",
+    " have confirmed", " confirmed on", " confirmed that", " have reported", " are cutting",
+    " is cutting", " have been fined", " has awarded", " have awarded", " has published",
+    " have published", " has called for", " have called for", ", founded by", ", founded in",
 )  # fmt: skip
 """What a firm does, right after a run (``Talvexa is headquartered in``, ``Dravik acquired``):
 it needs a proper word, and a single word of the names table stays a person's (``Maria

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from rag_guard_integrations.classify.recognizers import name_words as words
+from rag_guard_integrations.classify.recognizers.known_organizations import lower_case_listed
 from rag_guard_integrations.classify.recognizers.name_anchors import anchors
 from rag_guard_integrations.classify.recognizers.name_blocks import (
     block_names,
@@ -104,14 +105,16 @@ def find_names(text: str) -> Names:
     name: each :func:`~.name_disguise.plain_readings` of the text is read too, and the spans
     still index ``text``. So is its :func:`~.name_disguise.record_form` (a name in capitals or
     joined into a field's value), beside the text as written. A name in a script without
-    capitals counts after a label that names a person (:mod:`.name_scripts`), and a table's
-    cell under a person's or an organisation's column (:mod:`.name_tables`)."""
+    capitals counts after a label that names a person (:mod:`.name_scripts`), a table's
+    cell under a person's or an organisation's column (:mod:`.name_tables`), and a listed
+    company written in lower case (:func:`.known_organizations.lower_case_listed`)."""
     found = _find_names(text)
     labelled = labelled_names(text)
     tabled, firms = table_names(text)
-    if not (labelled or tabled or firms):
+    listed = lower_case_listed(text)
+    if not (labelled or tabled or firms or listed):
         return found
-    organizations = tuple(union_spans({*found.organizations, *firms}))
+    organizations = tuple(union_spans({*found.organizations, *firms, *listed}))
     persons = {*found.persons, *labelled, *tabled}
     return Names(text, *_apart(list(union_spans(persons)), list(organizations)))
 
