@@ -13,6 +13,8 @@ import pytest
 from authz_support import ENGINES, engine
 from langchain.agents import create_agent
 from langchain_core.documents import Document
+from langchain_core.messages import RemoveMessage
+from langchain_core.tools import BaseTool, tool
 from langchain_support import ListRetriever
 from langgraph.checkpoint.memory import InMemorySaver
 
@@ -21,6 +23,7 @@ from rag_guard_integrations.authz.sample import SampleOrg
 from rag_guard_integrations.core.errors import AccessError
 from rag_guard_integrations.langchain import (
     GuardedCheckpointer,
+    GuardedRetriever,
     GuardMiddleware,
     create_guarded_retriever_tool,
 )
@@ -44,13 +47,19 @@ def org_chunks() -> list[Chunk]:
     ]
 
 
-def org_agent(guard: Guard, wrapped: bool) -> tuple[Any, ToolCallingChat]:
-    """An agent whose guarded tool retrieves :func:`org_chunks`."""
-    documents = [Document(c.text, metadata=dict(c.metadata), id=c.id) for c in org_chunks()]
-    tool = create_guarded_retriever_tool(
-        ListRetriever(documents=documents), guard, name="files", description="Files."
-    )
-    model, middleware = ToolCallingChat(), GuardMiddleware(guard)
+def org_documents() -> list[Document]:
+    return [Document(c.text, metadata=dict(c.metadata), id=c.id) for c in org_chunks()]
+
+
+def org_agent(
+    guard: Guard, wrapped: bool, tool: BaseTool | None = None, middleware_guard: Guard | None = None
+) -> tuple[Any, ToolCallingChat]:
+    """An agent whose tool (by default a guarded one) retrieves :func:`org_chunks`."""
+    if tool is None:
+        tool = create_guarded_retriever_tool(
+            ListRetriever(documents=org_documents()), guard, name="files", description="Files."
+        )
+    model, middleware = ToolCallingChat(), GuardMiddleware(middleware_guard or guard)
     saver = InMemorySaver()
     checkpointer = GuardedCheckpointer(saver, middleware) if wrapped else saver
     agent = create_agent(model, [tool], middleware=[middleware], checkpointer=checkpointer)
@@ -127,3 +136,77 @@ def test_a_llama_index_conversation_that_showed_a_revoked_grants_nodes_is_forgot
         assert llm.prompts
         assert not any(text in prompt for prompt in llm.prompts for text in backend)
         assert any("conversation was forgotten" in r.getMessage() for r in caplog.records)
+
+
+QUESTION = {"messages": [("user", "What does the backend folder hold?")]}
+BACKEND = [c.text for c in ORG.chunks() if c.metadata["folder"] == "backend"]
+
+
+def test_the_thread_stays_refused_whatever_its_messages_still_show(tmp_path: Path) -> None:
+    """Ana's input removes the tool result that showed the backend files (her earlier answer
+    still quotes them): the thread's notes still name them, so her model is not called."""
+    with engine("cedar", ORG, tmp_path, resource_key="doc_id") as built:
+        agent, model = org_agent(Guard(ANYTHING, access_source=built.source), wrapped=False)
+        first = agent.invoke(QUESTION, on("t"))
+        [shown] = [m for m in first["messages"] if m.type == "tool"]
+        built.revoke("ana")
+        calls_before = len(model.received)
+        removal = {"messages": [RemoveMessage(id=str(shown.id)), ("user", "Remind me")]}
+        with pytest.raises(AccessError, match="no longer allows"):
+            agent.invoke(removal, on("t"))
+        assert len(model.received) == calls_before
+
+
+def test_a_plain_tool_returning_a_guarded_retrievers_text_is_judged_again(
+    tmp_path: Path,
+) -> None:
+    """A tool of your own that joins what a GuardedRetriever allowed into a string: the
+    retriever's guard is heard, its chunks noted, and the thread refused once revoked."""
+    with engine("cedar", ORG, tmp_path, resource_key="doc_id") as built:
+        guard = Guard(ANYTHING, access_source=built.source)
+        guarded = GuardedRetriever(retriever=ListRetriever(documents=org_documents()), guard=guard)
+
+        @tool
+        def files(query: str) -> str:
+            """Files."""
+            return "\n".join(d.page_content for d in guarded.invoke(query))
+
+        agent, _ = org_agent(guard, wrapped=True, tool=files)
+        assert any(text in str(agent.invoke(QUESTION, on("t"))) for text in BACKEND)
+        built.revoke("ana")
+        with pytest.raises(AccessError, match="no longer allows"):
+            agent.invoke({"messages": [("user", "Remind me")]}, on("t"))
+
+
+def test_the_tools_own_guard_judges_again_when_the_middlewares_has_no_source(
+    tmp_path: Path,
+) -> None:
+    """GuardMiddleware built with a guard without the access source: the tool's guard, heard
+    in its call, judges the thread's notes again."""
+    with engine("cedar", ORG, tmp_path, resource_key="doc_id") as built:
+        guard = Guard(ANYTHING, access_source=built.source)
+        agent, _ = org_agent(guard, wrapped=True, middleware_guard=Guard(ANYTHING))
+        agent.invoke(QUESTION, on("t"))
+        built.revoke("ana")
+        with pytest.raises(AccessError, match="no longer allows"):
+            agent.invoke({"messages": [("user", "Remind me")]}, on("t"))
+
+
+def test_a_source_that_fails_on_the_second_judgement_refuses_and_says_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The source down: the thread is refused (fail closed) with a reason that says it could
+    not be judged, not that access was taken away; once it answers, the thread carries on."""
+    with engine("cedar", ORG, tmp_path, resource_key="doc_id") as built:
+        agent, _ = org_agent(Guard(ANYTHING, access_source=built.source), wrapped=True)
+        agent.invoke(QUESTION, on("t"))
+
+        def down(principal: str, resources: Any) -> Any:
+            raise ConnectionError("policy store unreachable")
+
+        monkeypatch.setattr(built.source, "check", down)
+        with pytest.raises(AccessError, match="could not be judged again"):
+            agent.invoke({"messages": [("user", "Remind me")]}, on("t"))
+        monkeypatch.undo()
+        again = agent.invoke({"messages": [("user", "Remind me")]}, on("t"))
+        assert "Remind me" in str(again["messages"])

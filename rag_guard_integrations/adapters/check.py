@@ -90,7 +90,7 @@ def guarded(
         blocked = error
     if blocked is not None:  # raised here, so the full result is not its __context__ either
         publish(blocked.result)
-        hear(blocked.result, (), tag)
+        hear(blocked.result, (), tag, guard)
         raise ContextBlocked(without_text(blocked.result))
     kept: list[T] = []
     denials: dict[int, Reason] = {}
@@ -107,5 +107,5 @@ def guarded(
         result = replace(result, refusal=refusal)
     returned = kept if limit is None else kept[:limit]
     publish(result)
-    hear(result, returned, tag)
+    hear(result, returned, tag, guard)
     return Checked(returned, result, planned, len(items), refusal)

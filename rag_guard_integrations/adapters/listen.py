@@ -13,16 +13,19 @@ if TYPE_CHECKING:
     from collections.abc import Iterator, Sequence
 
     from rag_guard_integrations.core.decisions import GuardResult
+    from rag_guard_integrations.engine.guard import Guard
 
 
 @dataclass(frozen=True, slots=True)
 class Heard:
     """One guarded request as its listeners hear it: the result, the framework objects it
-    handed on (``items``) and the adapter's ``tag`` (a run id), if any."""
+    handed on (``items``), the adapter's ``tag`` (a run id), if any, and the guard that
+    judged it."""
 
     result: GuardResult
     items: Sequence[Any]
     tag: object = None
+    guard: Guard | None = None
 
 
 # A tuple of lists: concurrent requests (which copy the context) never see each other's
@@ -62,7 +65,9 @@ def guard_results() -> Iterator[list[GuardResult]]:
             results.extend(report.result for report in reports)
 
 
-def hear(result: GuardResult, items: Sequence[Any], tag: object = None) -> None:
+def hear(
+    result: GuardResult, items: Sequence[Any], tag: object = None, guard: Guard | None = None
+) -> None:
     """Hand one request's outcome to every listener of this thread or task."""
     for reports in _LISTENERS.get():
-        reports.append(Heard(result, items, tag))
+        reports.append(Heard(result, items, tag, guard))

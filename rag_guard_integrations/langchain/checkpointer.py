@@ -10,7 +10,7 @@ from langgraph.checkpoint.base import BaseCheckpointSaver
 from typing_extensions import override
 
 from rag_guard_integrations.core.errors import AccessError
-from rag_guard_integrations.langchain.memory import refusal, withdrawn_since
+from rag_guard_integrations.langchain.memory import SHOWN, refusal, withdrawn_since
 
 if TYPE_CHECKING:
     import builtins
@@ -101,8 +101,7 @@ class GuardedCheckpointer(BaseCheckpointSaver[Any]):
         access = self.middleware.run_access(config or {})
         why = refusal(thread, access, *bound)
         if why is None:
-            messages = (saved.checkpoint.get("channel_values") or {}).get("messages") or ()
-            why = withdrawn_since(self.middleware.guard, thread, access, messages)
+            why = withdrawn_since(self.middleware.judges, thread, access, notes_in(saved))
         if why is not None:
             logger.warning("rag_guard refused to load the thread: %s", why)
             raise AccessError(why)
@@ -295,3 +294,14 @@ def needs_head(config: RunnableConfig, saved: CheckpointTuple | None) -> bool:
     configurable = config.get("configurable") or {}
     asked = configurable.get("checkpoint_id") or configurable.get("checkpoint_ns")
     return "thread_id" in configurable and bool(asked)
+
+
+def notes_in(saved: CheckpointTuple) -> list[Any]:
+    """The thread's notes of what it was shown, in ``saved`` and in the writes pending on it
+    (a step's tool results not yet folded into a checkpoint)."""
+    values = saved.checkpoint.get("channel_values") or {}
+    notes = list(values.get(SHOWN) or ())
+    for _, channel, value in saved.pending_writes or ():
+        if channel == SHOWN and isinstance(value, list):
+            notes.extend(value)
+    return notes

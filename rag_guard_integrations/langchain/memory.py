@@ -2,59 +2,68 @@
 request on it, kept in the agent state (never shown to the model), so that a thread id shared
 by two callers cannot put one caller's messages and tool results into the other's model input
 or answer, and a thread started under wider access cannot show a later, narrower request what
-only the wider access allowed (a revoked contract type, a role taken away), nor, with an
-access source, what the source no longer grants (its guarded tool results are judged again
-by the source at each request).
+only the wider access allowed (a revoked contract type, a role taken away).
 
 A request from another principal, one naming none, or one whose access does not cover the
 access the thread has held is refused (a wider access is taken on: what the thread holds was
-allowed to less): its own input is removed
-from the thread (LangGraph writes a run's input before any hook runs), the run jumps to its end
-without calling the model, and the end raises :class:`AccessError`, so the caller receives no
-state. The thread's earlier checkpoints still hold that input, for time travel only.
+allowed to less): its own input is removed from the thread (LangGraph writes a run's input
+before any hook runs), the run jumps to its end without calling the model, and the end raises
+:class:`AccessError`, so the caller receives no state. The thread's earlier checkpoints still
+hold that input, for time travel only.
+
+With an access source (or an ACL age bound), the thread also keeps notes of the chunks its
+guarded tool calls let through, and before every model call the source judges them again:
+when it no longer grants one (a grant taken away since), the call raises :class:`AccessError`
+and the model does not read the thread again, whatever the messages still show of it (an
+answer quoting it, a summary).
+
 :class:`~rag_guard_integrations.langchain.checkpointer.GuardedCheckpointer` applies the same
-rule (:func:`refusal`) when the thread loads, so the run does not start at all.
+rules (:func:`refusal`, :func:`withdrawn_since`) when the thread loads, so the run does not
+start at all.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import operator
 from typing import TYPE_CHECKING, Annotated, Any
 
 from langchain.agents.middleware.types import AgentState, PrivateStateAttr
-from langchain_core.documents import Document
-from langchain_core.messages import HumanMessage, RemoveMessage, ToolMessage
+from langchain_core.messages import HumanMessage, RemoveMessage
 from langgraph.config import get_config
 from typing_extensions import NotRequired
 
 from rag_guard_integrations.adapters.recheck import withdrawn
 from rag_guard_integrations.core.access import AccessContext
-from rag_guard_integrations.core.chunk import Chunk
 from rag_guard_integrations.core.errors import AccessError
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Mapping, Sequence
 
     from rag_guard_integrations.engine.guard import Guard
 
 logger = logging.getLogger("rag_guard_integrations")
 CHECKPOINTER = "__pregel_checkpointer"  # where LangGraph keeps a run's checkpointer...
 RUNTIME = "__pregel_runtime"  # ...and its runtime (whose context carries the access)
+SHOWN = "rag_guard_shown"  # the state key of the thread's notes of what it was shown
 
 
 class GuardState(AgentState[Any]):
     """The agent state plus, for a checkpointed thread, who it belongs to and the widest access
     it has been used with (:meth:`AccessContext.to_dict` as JSON), its last message when that
-    principal's latest run ended, and why the current run is refused."""
+    principal's latest run ended, why the current run is refused, and notes of the chunks its
+    guarded tool calls let through (no text), to judge again with the access source."""
 
     rag_guard_principal: NotRequired[Annotated[str | None, PrivateStateAttr]]
     rag_guard_access: NotRequired[Annotated[str | None, PrivateStateAttr]]
     rag_guard_last: NotRequired[Annotated[str | None, PrivateStateAttr]]
     rag_guard_refused: NotRequired[Annotated[str | None, PrivateStateAttr]]
+    # What its guarded tool calls let through, as notes (adapters.recheck): kept for good.
+    rag_guard_shown: NotRequired[Annotated[list[dict[str, Any]], PrivateStateAttr, operator.add]]
 
 
-def before_run(state: Any, access: AccessContext | None, guard: Guard) -> dict[str, Any] | None:
+def before_run(state: Any, access: AccessContext | None) -> dict[str, Any] | None:
     """The state update at the start of a run with ``access``: the thread bound to its
     principal and access, or, when it may not use the thread, its input removed and the run
     sent to its end."""
@@ -62,8 +71,6 @@ def before_run(state: Any, access: AccessContext | None, guard: Guard) -> dict[s
     if thread is None:
         return None
     why = refusal(thread, access, state.get("rag_guard_principal"), state.get("rag_guard_access"))
-    if why is None and state.get("rag_guard_principal") is not None:
-        why = withdrawn_since(guard, thread, access, state.get("messages") or ())
     if why is None and access is not None:  # refusal() lets no request without access in
         return {
             "rag_guard_principal": access.principal,
@@ -100,31 +107,32 @@ def refusal(
 
 
 def withdrawn_since(
-    guard: Guard, thread: str, access: AccessContext | None, messages: Sequence[Any]
+    judges: Mapping[str, Guard],
+    thread: str,
+    access: AccessContext | None,
+    notes: Sequence[Mapping[str, Any]],
 ) -> str | None:
-    """Why ``thread`` may not be used with ``access`` although its binding allows it: the
-    guard's access source (or ACL age bound) now denies a chunk a guarded tool showed on it
-    (a grant taken away since), or None."""
-    count = withdrawn(guard, shown_chunks(messages), access)
-    if not count:
-        return None
-    return (
-        f"thread {thread!r} holds {count} chunk(s) this request's access no longer allows "
-        "(the access source denies them now); start a new thread_id"
-    )
+    """Why ``thread`` may not be used with ``access`` although its binding allows it: an
+    access check of ``judges`` denies now a chunk the thread's ``notes`` say it was shown (a
+    grant taken away since), or cannot judge it (fail closed); None when every one holds."""
+    found = withdrawn(judges, notes, access) if notes else None
+    return found.reason(f"thread {thread!r}") if found else None
 
 
-def shown_chunks(messages: Sequence[Any]) -> list[Chunk]:
-    """The Documents guarded tools returned on a thread (the artifacts of its tool messages,
-    as loaded: Documents, or their stored dicts), as chunks."""
-    shown: list[Chunk] = []
-    for message in messages:
-        artifact = getattr(message, "artifact", None) if isinstance(message, ToolMessage) else None
-        for item in artifact if isinstance(artifact, list) else ():
-            stored = isinstance(item, dict) and item.get("type") == "Document"
-            if stored or isinstance(item, Document):
-                shown.append(Chunk.from_any(item))
-    return shown
+def judged_again(state: Any, access: AccessContext | None, judges: Mapping[str, Guard]) -> None:
+    """Before a model call on a checkpointed thread: raise :class:`AccessError` when what
+    the thread was shown is no longer allowed (:func:`withdrawn_since`), so the model never
+    reads it again, whichever way the run started (a new input, a resume)."""
+    thread = _checkpointed_thread()
+    why = None if thread is None else withdrawn_since(judges, thread, access, notes_of(state))
+    if why is not None:
+        logger.warning("rag_guard refused the request: %s", why)
+        raise AccessError(why)
+
+
+def notes_of(state: Any) -> list[Mapping[str, Any]]:
+    """The thread's notes of what it was shown (:data:`GuardState.rag_guard_shown`)."""
+    return list(state.get(SHOWN) or ())
 
 
 def after_run(state: Any) -> dict[str, Any] | None:

@@ -14,10 +14,13 @@ from langchain_core.messages import ToolMessage
 from langchain_core.prompts import BasePromptTemplate
 from langchain_core.retrievers import BaseRetriever
 from langchain_core.tools import RetrieverInput
+from langgraph.types import Command
 from typing_extensions import override
 
 from rag_guard_integrations.adapters.access import require_pinned_principal, resolved_access
 from rag_guard_integrations.adapters.drive import Call, arun, run
+from rag_guard_integrations.adapters.listen import Heard, listening
+from rag_guard_integrations.adapters.recheck import check_name, shown_entries
 from rag_guard_integrations.core.access import NOT_GIVEN, AccessContext, resolve_access
 from rag_guard_integrations.engine.guard import as_guard
 from rag_guard_integrations.langchain.check import publish_withheld
@@ -26,9 +29,12 @@ from rag_guard_integrations.langchain.fields import given_access, refuse_unknown
 from rag_guard_integrations.langchain.memory import (
     CHECKPOINTER,
     RUNTIME,
+    SHOWN,
     GuardState,
     after_run,
     before_run,
+    judged_again,
+    notes_of,
 )
 from rag_guard_integrations.langchain.retriever import GuardedRetriever
 from rag_guard_integrations.langchain.tool import access_of, is_guarded_tool
@@ -40,7 +46,6 @@ if TYPE_CHECKING:
     from langchain_core.tools import BaseTool
     from langgraph.prebuilt.tool_node import ToolCallRequest
     from langgraph.runtime import Runtime
-    from langgraph.types import Command
 
     from rag_guard_integrations.adapters.drive import Flow
     from rag_guard_integrations.engine.guard import Guard
@@ -80,9 +85,11 @@ class GuardMiddleware(AgentMiddleware[GuardState, Any]):
     Memory: with a checkpointer, a thread belongs to the principal of its first request (kept
     in the agent state, never shown to the model); a request from another principal, or one
     without a principal, is refused with an ``AccessError`` (logged as a WARNING) before the
-    model reads the thread, and its input is taken out of the thread again. Wrap the
-    checkpointer in :class:`GuardedCheckpointer` so such a request is refused when the thread
-    loads, before anything of it streams.
+    model reads the thread, and its input is taken out of the thread again. With an access
+    source, the thread keeps notes of what its tool calls' guards let through, judged again
+    before each model call: a grant taken away since refuses the call. Wrap the checkpointer
+    in :class:`GuardedCheckpointer` so such a request is refused when the thread loads,
+    before anything of it streams.
 
     In a hand-built LangGraph graph, pass the hooks to the node: ``ToolNode(tools,
     wrap_tool_call=mw.wrap_tool_call, awrap_tool_call=mw.awrap_tool_call)``.
@@ -143,6 +150,10 @@ class GuardMiddleware(AgentMiddleware[GuardState, Any]):
         self.pin_access = pin_access
         self.shadow = self.guard.policy.mode == "shadow"
         self._told_unguarded = False
+        own = check_name(self.guard)
+        self.judges: dict[str, Guard] = {} if own is None else {own: self.guard}
+        """The guards whose access checks judge a thread's notes again, by check name: the
+        middleware's own, and each guard its tool calls have heard since."""
 
     @override
     @hook_config(can_jump_to=["end"])
@@ -155,6 +166,18 @@ class GuardMiddleware(AgentMiddleware[GuardState, Any]):
         self, state: GuardState, runtime: Runtime[Any]
     ) -> dict[str, Any] | None:
         return self._bind(state, runtime)
+
+    @override
+    def before_model(self, state: GuardState, runtime: Runtime[Any]) -> dict[str, Any] | None:
+        self._judge_again(state, runtime)
+        return None
+
+    @override
+    async def abefore_model(
+        self, state: GuardState, runtime: Runtime[Any]
+    ) -> dict[str, Any] | None:
+        self._judge_again(state, runtime)
+        return None
 
     @override
     def after_agent(self, state: GuardState, runtime: Runtime[Any]) -> dict[str, Any] | None:
@@ -191,8 +214,31 @@ class GuardMiddleware(AgentMiddleware[GuardState, Any]):
                 return refusal
             message: ToolMessage | Command[Any] = yield Call(partial(handler, request))
             return message
-        with resolved_access(self.request_access(request)):
+        with resolved_access(self.request_access(request)), listening() as reports:
             message = yield Call(partial(handler, self._screened(request)))
+        return self._noted(message, reports)
+
+    def _noted(
+        self, message: ToolMessage | Command[Any], reports: list[Heard]
+    ) -> ToolMessage | Command[Any]:
+        """The tool call's result, with notes of what its guards let through added to the
+        thread's state (for an access check to judge them again before each model call)."""
+        notes = shown_entries(reports)
+        if not notes:
+            return message
+        for report in reports:
+            name = None if report.guard is None else check_name(report.guard)
+            if name is not None and report.guard is not None:
+                self.judges.setdefault(name, report.guard)
+        if isinstance(message, ToolMessage):
+            return Command(update={"messages": [message], SHOWN: notes})
+        if isinstance(message.update, dict):
+            return Command(
+                graph=message.graph,
+                update={**message.update, SHOWN: [*message.update.get(SHOWN, ()), *notes]},
+                resume=message.resume,
+                goto=message.goto,
+            )
         return message
 
     def request_access(self, request: ToolCallRequest) -> object:
@@ -220,6 +266,13 @@ class GuardMiddleware(AgentMiddleware[GuardState, Any]):
         resolved = self._resolved(getattr(runtime, "context", None), config)
         return resolved if isinstance(resolved, AccessContext) else None
 
+    def _judge_again(self, state: GuardState, runtime: Runtime[Any]) -> None:
+        """Before a model call: what the thread was shown, judged again (memory.judged_again)."""
+        if notes_of(state):
+            from langgraph.config import get_config  # noqa: PLC0415 - only inside a graph run
+
+            judged_again(state, self._access_in(get_config(), runtime), self.judges)
+
     def _bind(self, state: GuardState, runtime: Runtime[Any]) -> dict[str, Any] | None:
         """The run's start: its thread bound, or the run refused (memory.before_run)."""
         from langgraph.config import get_config  # noqa: PLC0415 - only inside a graph run
@@ -234,7 +287,7 @@ class GuardMiddleware(AgentMiddleware[GuardState, Any]):
                 "request refused a thread is refused only after LangGraph has loaded it "
                 "(a state stream shows it); pass GuardedCheckpointer(saver, middleware)"
             )
-        return before_run(state, self._access_in(config, runtime), self.guard)
+        return before_run(state, self._access_in(config, runtime))
 
     def _screened(self, request: ToolCallRequest) -> ToolCallRequest:
         tool = request.tool

@@ -19,9 +19,8 @@ from llama_index.core.schema import QueryBundle
 
 from rag_guard_integrations.adapters.drive import arun, run
 from rag_guard_integrations.adapters.plan import fetches, plan
-from rag_guard_integrations.adapters.recheck import withdrawn
+from rag_guard_integrations.adapters.recheck import check_name, entries_of, withdrawn
 from rag_guard_integrations.core.access import AccessContext
-from rag_guard_integrations.core.chunk import Chunk
 from rag_guard_integrations.core.errors import AdapterConfigError
 from rag_guard_integrations.engine.guard import Guard, as_guard
 from rag_guard_integrations.llama_index.fields import refuse_unknown, require_source
@@ -62,7 +61,7 @@ class _GuardedTurns:
 
     _guarded: GuardedRetriever
     _after_guard: list[BaseNodePostprocessor]
-    shown: list[Chunk]
+    shown: list[dict[str, Any]]  # notes of what the conversation showed (adapters.recheck)
 
     def _guard_query(self, message: str) -> str:
         return message
@@ -83,7 +82,7 @@ class _GuardedTurns:
         _TURN.set(checked)
         if not hasattr(self, "shown"):
             self.shown = []
-        self.shown.extend(Chunk.from_any(node) for node in checked.nodes)
+        self.shown.extend(entries_of(self._guarded.guard, checked.result))
         return checked.nodes
 
     def _checking(self, message: str) -> Flow[GuardedNodes]:
@@ -175,7 +174,7 @@ class GuardedChatEngine(BaseChatEngine):
             return self._build()
         with self._lock:
             engine = self._engines.get(key)
-            if engine is not None and withdrawn(self._retriever.guard, _shown(engine), key):
+            if engine is not None and _withdrawn(self._retriever.guard, engine, key):
                 logger.warning(
                     "guarded_chat_engine: a conversation was forgotten: the access source no "
                     "longer grants its caller what it showed them"
@@ -234,8 +233,11 @@ class GuardedChatEngine(BaseChatEngine):
         return self.engine().chat_history
 
 
-def _shown(engine: BaseChatEngine) -> list[Chunk]:
-    return list(getattr(engine, "shown", ()))
+def _withdrawn(guard: Guard, engine: BaseChatEngine, access: AccessContext) -> bool:
+    """Whether the guard's access check denies ``access`` now a node ``engine``'s
+    conversation has shown (or cannot judge it: fail closed)."""
+    name, shown = check_name(guard), getattr(engine, "shown", ())
+    return bool(name is not None and shown and withdrawn({name: guard}, shown, access))
 
 
 def guarded_chat_engine(

@@ -202,7 +202,8 @@ PLACE_PREPOSITIONS = _words("in into near via at to from")
 
 PERSON_BEFORE = (
     "name", "name is", "name was", "named", "i'm", "i am", "this is", "dear", "hi", "hello",
-    "hey", "thanks", "attn", "attention", "fao", "f.a.o.", "signed by", "directed by", "written by", "customer",
+    "hey", "thanks", "attn", "attention", "signed by", "directed by", "written by", "customer",
+    "fao", "f.a.o.",
     "signed", "signature", "approved by", "drafted by", "prepared by", "reviewed by",
     "taken by", "referred by", "placed by", "ask", "tell", "let", "talk to", "spoke to",
     "speak with", "spoke with", "met", "meet", "congratulations to", "welcome", "cheers",
