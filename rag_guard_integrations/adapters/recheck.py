@@ -130,9 +130,15 @@ def withdrawn(
         1
     """
     by_check: dict[str, list[Chunk]] = {}
+    seen: set[tuple[str, str]] = set()
     for entry in entries:
-        chunk = Chunk("", dict(entry.get("metadata") or {}), id=entry.get("id"))
-        by_check.setdefault(str(entry.get("check")), []).append(chunk)
+        name, chunk_id = str(entry.get("check")), entry.get("id")
+        if chunk_id is not None:
+            if (name, chunk_id) in seen:
+                continue  # shown again on a later turn: judged once
+            seen.add((name, chunk_id))
+        chunk = Chunk("", dict(entry.get("metadata") or {}), id=chunk_id)
+        by_check.setdefault(name, []).append(chunk)
     count, failed = 0, False
     for name, chunks in by_check.items():
         guard = judges.get(name)
