@@ -3,6 +3,7 @@ the answer, the clause intent of follow-ups, streaming and async, in both chat m
 
 from __future__ import annotations
 
+import threading
 from typing import TYPE_CHECKING
 
 import pytest
@@ -258,3 +259,15 @@ def test_an_anonymous_caller_brings_their_own_history(
     with guard_access(ANONYMOUS):
         chat.chat(QUERY, chat_history=history)
     assert any("pelican" in p for p in llm.prompts)
+
+
+def test_a_sync_chat_leaves_no_connection_thread_behind(
+    index: VectorStoreIndex, guard: Guard
+) -> None:
+    """Each conversation's memory lives in the process: no SQLite connection thread outlives
+    a sync turn's event loop (which prints tracebacks when the process exits)."""
+    chat, _ = chat_for(index, guard, "context")
+    with guard_access(ALICE):
+        chat.chat(QUERY)
+        chat.chat("And what exactly does it say?")
+    assert not [t for t in threading.enumerate() if "connection_worker" in t.name]

@@ -17,6 +17,7 @@ from langchain_core.messages import RemoveMessage
 from langchain_core.tools import BaseTool, tool
 from langchain_support import ListRetriever
 from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.types import Command, Overwrite
 
 from rag_guard_integrations import Guard, parse_policy
 from rag_guard_integrations.authz.sample import SampleOrg
@@ -27,6 +28,7 @@ from rag_guard_integrations.langchain import (
     GuardMiddleware,
     create_guarded_retriever_tool,
 )
+from rag_guard_integrations.langchain.memory import SHOWN
 from rag_guard_integrations.langchain.testing import ToolCallingChat, payload_text
 
 if TYPE_CHECKING:
@@ -178,18 +180,19 @@ def test_a_plain_tool_returning_a_guarded_retrievers_text_is_judged_again(
             agent.invoke({"messages": [("user", "Remind me")]}, on("t"))
 
 
-def test_the_tools_own_guard_judges_again_when_the_middlewares_has_no_source(
-    tmp_path: Path,
+def test_a_tool_whose_guard_has_another_source_than_the_middlewares_is_withheld(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    """GuardMiddleware built with a guard without the access source: the tool's guard, heard
-    in its call, judges the thread's notes again."""
+    """GuardMiddleware built with a guard without the tool's access source could not judge
+    the thread again: the tool's result is withheld, with a WARNING naming the fix."""
     with engine("cedar", ORG, tmp_path, resource_key="doc_id") as built:
         guard = Guard(ANYTHING, access_source=built.source)
-        agent, _ = org_agent(guard, wrapped=True, middleware_guard=Guard(ANYTHING))
-        agent.invoke(QUESTION, on("t"))
-        built.revoke("ana")
-        with pytest.raises(AccessError, match="no longer allows"):
-            agent.invoke({"messages": [("user", "Remind me")]}, on("t"))
+        agent, model = org_agent(guard, wrapped=True, middleware_guard=Guard(ANYTHING))
+        with caplog.at_level(logging.WARNING, logger="rag_guard_integrations"):
+            out = agent.invoke(QUESTION, on("t"))
+        assert not any(text in payload_text(out["messages"]) for text in BACKEND)
+        assert not any(text in payload_text(model.received) for text in BACKEND)
+        assert any("same access source" in r.getMessage() for r in caplog.records)
 
 
 def test_a_source_that_fails_on_the_second_judgement_refuses_and_says_so(
@@ -210,3 +213,64 @@ def test_a_source_that_fails_on_the_second_judgement_refuses_and_says_so(
         monkeypatch.undo()
         again = agent.invoke({"messages": [("user", "Remind me")]}, on("t"))
         assert "Remind me" in str(again["messages"])
+
+
+@pytest.mark.parametrize("via", ["input", "update_state"])
+def test_a_caller_cannot_clear_the_threads_notes(via: str, tmp_path: Path) -> None:
+    """Overwriting the notes before a revocation (so that the thread would load after it)
+    is refused when the thread is written."""
+    with engine("cedar", ORG, tmp_path, resource_key="doc_id") as built:
+        agent, _ = org_agent(Guard(ANYTHING, access_source=built.source), wrapped=True)
+        agent.invoke(QUESTION, on("t"))
+        clear = {SHOWN: Overwrite([])}
+        refused = pytest.raises(AccessError, match="cannot be removed")
+        if via == "input":
+            with refused:
+                agent.invoke(Command(update=clear, goto="model"), on("t"))
+        else:
+            with refused:
+                agent.update_state(on("t"), clear)
+        built.revoke("ana")
+        with pytest.raises(AccessError, match="no longer allows"):
+            agent.invoke({"messages": [("user", "Remind me")]}, on("t"))
+
+
+def test_a_run_that_jumps_to_the_model_is_judged_in_the_model_node(tmp_path: Path) -> None:
+    """Without GuardedCheckpointer, ``Command(goto="model")`` skips the agent's start: the
+    model node judges the binding and the notes itself, for the owner after a revocation and
+    for another principal."""
+    with engine("cedar", ORG, tmp_path, resource_key="doc_id") as built:
+        agent, model = org_agent(Guard(ANYTHING, access_source=built.source), wrapped=False)
+        agent.invoke(QUESTION, on("t"))
+        calls_before = len(model.received)
+        bob = {"configurable": {"thread_id": "t", "access": {"principal": "bob"}}}
+        with pytest.raises(AccessError, match="another principal than 'bob'"):
+            agent.invoke(Command(goto="model"), bob)
+        built.revoke("ana")
+        with pytest.raises(AccessError, match="no longer allows"):
+            agent.invoke(Command(goto="model"), on("t"))
+        assert len(model.received) == calls_before
+
+
+def test_a_shadow_policy_notes_nothing_and_refuses_nothing(tmp_path: Path) -> None:
+    """``mode: shadow`` withholds nothing: a revoked grant refuses no later turn."""
+    shadow = parse_policy("version: 1\nname: watching\nmode: shadow\n")
+    with engine("cedar", ORG, tmp_path, resource_key="doc_id") as built:
+        agent, _ = org_agent(Guard(shadow, access_source=built.source), wrapped=True)
+        agent.invoke(QUESTION, on("t"))
+        built.revoke("ana")
+        again = agent.invoke({"messages": [("user", "And again?")]}, on("t"))
+        assert "And again?" in payload_text(again["messages"])
+
+
+def test_notes_hold_ids_only_and_a_chunk_shown_again_once(tmp_path: Path) -> None:
+    """The notes keep each chunk's id and resource id, no text or other metadata, and a
+    chunk shown on a later turn is not noted again."""
+    with engine("cedar", ORG, tmp_path, resource_key="doc_id") as built:
+        agent, _ = org_agent(Guard(ANYTHING, access_source=built.source), wrapped=True)
+        agent.invoke(QUESTION, on("t"))
+        notes = agent.get_state(on("t")).values[SHOWN]
+        assert notes
+        assert all(set(note) == {"id", "resource"} for note in notes)
+        agent.invoke(QUESTION, on("t"))
+        assert agent.get_state(on("t")).values[SHOWN] == notes

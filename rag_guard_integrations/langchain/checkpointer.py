@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from typing_extensions import override
 
+from rag_guard_integrations.adapters.recheck import fresh
 from rag_guard_integrations.core.errors import AccessError
 from rag_guard_integrations.langchain.memory import SHOWN, refusal, withdrawn_since
 
@@ -101,7 +102,7 @@ class GuardedCheckpointer(BaseCheckpointSaver[Any]):
         access = self.middleware.run_access(config or {})
         why = refusal(thread, access, *bound)
         if why is None:
-            why = withdrawn_since(self.middleware.judges, thread, access, notes_in(saved))
+            why = withdrawn_since(self.middleware.source, thread, access, notes_in(saved))
         if why is not None:
             logger.warning("rag_guard refused to load the thread: %s", why)
             raise AccessError(why)
@@ -191,6 +192,8 @@ class GuardedCheckpointer(BaseCheckpointSaver[Any]):
         metadata: CheckpointMetadata,
         new_versions: ChannelVersions,
     ) -> RunnableConfig:
+        if SHOWN in new_versions:
+            kept_notes(self.saver.get_tuple(config), checkpoint)
         return self.saver.put(config, checkpoint, metadata, new_versions)
 
     @override
@@ -201,6 +204,8 @@ class GuardedCheckpointer(BaseCheckpointSaver[Any]):
         metadata: CheckpointMetadata,
         new_versions: ChannelVersions,
     ) -> RunnableConfig:
+        if SHOWN in new_versions:
+            kept_notes(await self.saver.aget_tuple(config), checkpoint)
         return await self.saver.aput(config, checkpoint, metadata, new_versions)
 
     @override
@@ -305,3 +310,17 @@ def notes_in(saved: CheckpointTuple) -> list[Any]:
         if channel == SHOWN and isinstance(value, list):
             notes.extend(value)
     return notes
+
+
+def kept_notes(parent: CheckpointTuple | None, checkpoint: Checkpoint) -> None:
+    """Raise :class:`AccessError` when ``checkpoint`` would drop a note its ``parent`` holds
+    (an input, ``update_state`` or a tool writing ``Overwrite`` to the notes): they are the
+    thread's record of what it was shown, only ever added to."""
+    if parent is None:
+        return
+    before = (parent.checkpoint.get("channel_values") or {}).get(SHOWN) or ()
+    after = (checkpoint.get("channel_values") or {}).get(SHOWN) or ()
+    if fresh(before, after):
+        why = "a thread's notes of what it was shown cannot be removed or replaced"
+        logger.warning("rag_guard refused to write the thread: %s", why)
+        raise AccessError(why)

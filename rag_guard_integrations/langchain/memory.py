@@ -11,11 +11,12 @@ before any hook runs), the run jumps to its end without calling the model, and t
 :class:`AccessError`, so the caller receives no state. The thread's earlier checkpoints still
 hold that input, for time travel only.
 
-With an access source (or an ACL age bound), the thread also keeps notes of the chunks its
-guarded tool calls let through, and before every model call the source judges them again:
-when it no longer grants one (a grant taken away since), the call raises :class:`AccessError`
-and the model does not read the thread again, whatever the messages still show of it (an
-answer quoting it, a summary).
+Inside the model node the binding is checked again (a run that skipped the agent's start by
+``Command(goto=...)`` is judged too). With an access source, the thread also keeps notes of
+the chunks its tool calls' guards let through (ids and resource ids), and before every model
+call the source judges them again: when it no longer grants one (a grant taken away since),
+the call raises :class:`AccessError` and the model does not read the thread again, whatever
+the messages still show of it (an answer quoting it, a summary).
 
 :class:`~rag_guard_integrations.langchain.checkpointer.GuardedCheckpointer` applies the same
 rules (:func:`refusal`, :func:`withdrawn_since`) when the thread loads, so the run does not
@@ -41,7 +42,7 @@ from rag_guard_integrations.core.errors import AccessError
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
-    from rag_guard_integrations.engine.guard import Guard
+    from rag_guard_integrations.authz.source import AccessSource
 
 logger = logging.getLogger("rag_guard_integrations")
 CHECKPOINTER = "__pregel_checkpointer"  # where LangGraph keeps a run's checkpointer...
@@ -107,24 +108,33 @@ def refusal(
 
 
 def withdrawn_since(
-    judges: Mapping[str, Guard],
+    source: AccessSource | None,
     thread: str,
     access: AccessContext | None,
     notes: Sequence[Mapping[str, Any]],
 ) -> str | None:
-    """Why ``thread`` may not be used with ``access`` although its binding allows it: an
-    access check of ``judges`` denies now a chunk the thread's ``notes`` say it was shown (a
-    grant taken away since), or cannot judge it (fail closed); None when every one holds."""
-    found = withdrawn(judges, notes, access) if notes else None
+    """Why ``thread`` may not be used with ``access`` although its binding allows it: the
+    access ``source`` denies now a chunk the thread's ``notes`` say it was shown (a grant
+    taken away since), or cannot judge it (fail closed); None when every one holds."""
+    found = withdrawn(source, notes, access) if source is not None and notes else None
     return found.reason(f"thread {thread!r}") if found else None
 
 
-def judged_again(state: Any, access: AccessContext | None, judges: Mapping[str, Guard]) -> None:
-    """Before a model call on a checkpointed thread: raise :class:`AccessError` when what
-    the thread was shown is no longer allowed (:func:`withdrawn_since`), so the model never
-    reads it again, whichever way the run started (a new input, a resume)."""
+def before_model_call(
+    state: Any, access: AccessContext | None, source: AccessSource | None
+) -> None:
+    """Inside the model node, whichever way the run reached it (a new input, a resume, a
+    ``Command(goto=...)`` that skipped the agent's start): raise :class:`AccessError` when
+    the request may not use the checkpointed thread (:func:`refusal`, once the thread is
+    bound) or the thread holds what the access source no longer grants
+    (:func:`withdrawn_since`), so the model never reads it."""
     thread = _checkpointed_thread()
-    why = None if thread is None else withdrawn_since(judges, thread, access, notes_of(state))
+    owner, held = state.get("rag_guard_principal"), state.get("rag_guard_access")
+    if thread is None or (owner is None and held is None):
+        return
+    why = refusal(thread, access, owner, held) or withdrawn_since(
+        source, thread, access, notes_of(state)
+    )
     if why is not None:
         logger.warning("rag_guard refused the request: %s", why)
         raise AccessError(why)

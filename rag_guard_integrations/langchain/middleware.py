@@ -20,7 +20,7 @@ from typing_extensions import override
 from rag_guard_integrations.adapters.access import require_pinned_principal, resolved_access
 from rag_guard_integrations.adapters.drive import Call, arun, run
 from rag_guard_integrations.adapters.listen import Heard, listening
-from rag_guard_integrations.adapters.recheck import check_name, shown_entries
+from rag_guard_integrations.adapters.recheck import fresh, heard_notes, noting_source
 from rag_guard_integrations.core.access import NOT_GIVEN, AccessContext, resolve_access
 from rag_guard_integrations.engine.guard import as_guard
 from rag_guard_integrations.langchain.check import publish_withheld
@@ -32,9 +32,8 @@ from rag_guard_integrations.langchain.memory import (
     SHOWN,
     GuardState,
     after_run,
+    before_model_call,
     before_run,
-    judged_again,
-    notes_of,
 )
 from rag_guard_integrations.langchain.retriever import GuardedRetriever
 from rag_guard_integrations.langchain.tool import access_of, is_guarded_tool
@@ -43,6 +42,8 @@ from rag_guard_integrations.langchain.vetting import ScreenedTool, Screening
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable
 
+    from langchain.agents.middleware import ModelRequest, ModelResponse
+    from langchain_core.messages import AIMessage
     from langchain_core.tools import BaseTool
     from langgraph.prebuilt.tool_node import ToolCallRequest
     from langgraph.runtime import Runtime
@@ -55,6 +56,10 @@ if TYPE_CHECKING:
 logger = logging.getLogger("rag_guard_integrations")
 UNGUARDED_RETRIEVER = "its retriever's output reaches the model unjudged"
 UNCHECKED_RESULT = "it carries Documents or retriever runs no guard checked"
+FOREIGN_SOURCE = (
+    "its guard checks access with another source than this middleware's guard, so a thread "
+    "that holds it could not be judged again; build both with the same access source"
+)
 
 
 class GuardMiddleware(AgentMiddleware[GuardState, Any]):
@@ -85,11 +90,13 @@ class GuardMiddleware(AgentMiddleware[GuardState, Any]):
     Memory: with a checkpointer, a thread belongs to the principal of its first request (kept
     in the agent state, never shown to the model); a request from another principal, or one
     without a principal, is refused with an ``AccessError`` (logged as a WARNING) before the
-    model reads the thread, and its input is taken out of the thread again. With an access
-    source, the thread keeps notes of what its tool calls' guards let through, judged again
-    before each model call: a grant taken away since refuses the call. Wrap the checkpointer
-    in :class:`GuardedCheckpointer` so such a request is refused when the thread loads,
-    before anything of it streams.
+    model reads the thread, and its input is taken out of the thread again; the model node
+    checks the binding again. With an access source, the thread keeps notes (ids, no text) of
+    what its tool calls' guards let through, judged again before each model call: a grant
+    taken away since refuses the call. ``guard`` must carry the tools' access source (a tool
+    result judged with another is withheld); put this middleware first in the list. Wrap the
+    checkpointer in :class:`GuardedCheckpointer` so such a request is refused when the thread
+    loads, before anything of it streams, and the notes cannot be rewritten.
 
     In a hand-built LangGraph graph, pass the hooks to the node: ``ToolNode(tools,
     wrap_tool_call=mw.wrap_tool_call, awrap_tool_call=mw.awrap_tool_call)``.
@@ -150,10 +157,8 @@ class GuardMiddleware(AgentMiddleware[GuardState, Any]):
         self.pin_access = pin_access
         self.shadow = self.guard.policy.mode == "shadow"
         self._told_unguarded = False
-        own = check_name(self.guard)
-        self.judges: dict[str, Guard] = {} if own is None else {own: self.guard}
-        """The guards whose access checks judge a thread's notes again, by check name: the
-        middleware's own, and each guard its tool calls have heard since."""
+        self.source = noting_source(self.guard)
+        """The access source that judges a thread's notes again (None: nothing is noted)."""
 
     @override
     @hook_config(can_jump_to=["end"])
@@ -168,16 +173,22 @@ class GuardMiddleware(AgentMiddleware[GuardState, Any]):
         return self._bind(state, runtime)
 
     @override
-    def before_model(self, state: GuardState, runtime: Runtime[Any]) -> dict[str, Any] | None:
-        self._judge_again(state, runtime)
-        return None
+    def wrap_model_call(
+        self,
+        request: ModelRequest[Any],
+        handler: Callable[[ModelRequest[Any]], ModelResponse[Any]],
+    ) -> ModelResponse[Any] | AIMessage:
+        self._before_model_call(request)
+        return handler(request)
 
     @override
-    async def abefore_model(
-        self, state: GuardState, runtime: Runtime[Any]
-    ) -> dict[str, Any] | None:
-        self._judge_again(state, runtime)
-        return None
+    async def awrap_model_call(
+        self,
+        request: ModelRequest[Any],
+        handler: Callable[[ModelRequest[Any]], Awaitable[ModelResponse[Any]]],
+    ) -> ModelResponse[Any] | AIMessage:
+        self._before_model_call(request)
+        return await handler(request)
 
     @override
     def after_agent(self, state: GuardState, runtime: Runtime[Any]) -> dict[str, Any] | None:
@@ -216,20 +227,27 @@ class GuardMiddleware(AgentMiddleware[GuardState, Any]):
             return message
         with resolved_access(self.request_access(request)), listening() as reports:
             message = yield Call(partial(handler, self._screened(request)))
-        return self._noted(message, reports)
+        return self._noted(request, message, reports)
 
     def _noted(
-        self, message: ToolMessage | Command[Any], reports: list[Heard]
+        self,
+        request: ToolCallRequest,
+        message: ToolMessage | Command[Any],
+        reports: list[Heard],
     ) -> ToolMessage | Command[Any]:
         """The tool call's result, with notes of what its guards let through added to the
-        thread's state (for an access check to judge them again before each model call)."""
-        notes = shown_entries(reports)
+        thread's state (for the access source to judge them again before each model call).
+        A result from a guard whose access source is not the middleware's is withheld: the
+        middleware could not judge it again."""
+        noted = [r for r in reports if r.guard is not None and noting_source(r.guard)]
+        if any(noting_source(r.guard) is not self.source for r in noted if r.guard is not None):
+            refusal = self._withhold(request, Screening(None, [], 0), FOREIGN_SOURCE)
+            if refusal is not None:
+                return refusal
+        held = (getattr(request, "state", None) or {}).get(SHOWN) or ()
+        notes = fresh(heard_notes(noted), held) if self.source is not None else []
         if not notes:
             return message
-        for report in reports:
-            name = None if report.guard is None else check_name(report.guard)
-            if name is not None and report.guard is not None:
-                self.judges.setdefault(name, report.guard)
         if isinstance(message, ToolMessage):
             return Command(update={"messages": [message], SHOWN: notes})
         if isinstance(message.update, dict):
@@ -266,12 +284,13 @@ class GuardMiddleware(AgentMiddleware[GuardState, Any]):
         resolved = self._resolved(getattr(runtime, "context", None), config)
         return resolved if isinstance(resolved, AccessContext) else None
 
-    def _judge_again(self, state: GuardState, runtime: Runtime[Any]) -> None:
-        """Before a model call: what the thread was shown, judged again (memory.judged_again)."""
-        if notes_of(state):
-            from langgraph.config import get_config  # noqa: PLC0415 - only inside a graph run
+    def _before_model_call(self, request: ModelRequest[Any]) -> None:
+        """Inside the model node: the thread's binding and notes judged again
+        (memory.before_model_call)."""
+        from langgraph.config import get_config  # noqa: PLC0415 - only inside a graph run
 
-            judged_again(state, self._access_in(get_config(), runtime), self.judges)
+        access = self._access_in(get_config(), request.runtime)
+        before_model_call(request.state, access, self.source)
 
     def _bind(self, state: GuardState, runtime: Runtime[Any]) -> dict[str, Any] | None:
         """The run's start: its thread bound, or the run refused (memory.before_run)."""

@@ -15,11 +15,13 @@ from llama_index.core.chat_engine import CondensePlusContextChatEngine, ContextC
 from llama_index.core.chat_engine.types import BaseChatEngine
 from llama_index.core.indices.base import BaseIndex
 from llama_index.core.llms import MessageRole
+from llama_index.core.memory import ChatMemoryBuffer
 from llama_index.core.schema import QueryBundle
+from llama_index.core.settings import Settings
 
 from rag_guard_integrations.adapters.drive import arun, run
 from rag_guard_integrations.adapters.plan import fetches, plan
-from rag_guard_integrations.adapters.recheck import check_name, entries_of, withdrawn
+from rag_guard_integrations.adapters.recheck import notes_of, noting_source, withdrawn
 from rag_guard_integrations.core.access import AccessContext
 from rag_guard_integrations.core.errors import AdapterConfigError
 from rag_guard_integrations.engine.guard import Guard, as_guard
@@ -82,7 +84,7 @@ class _GuardedTurns:
         _TURN.set(checked)
         if not hasattr(self, "shown"):
             self.shown = []
-        self.shown.extend(entries_of(self._guarded.guard, checked.result))
+        self.shown.extend(notes_of(self._guarded.guard, checked.result))
         return checked.nodes
 
     def _checking(self, message: str) -> Flow[GuardedNodes]:
@@ -174,19 +176,17 @@ class GuardedChatEngine(BaseChatEngine):
             return self._build()
         with self._lock:
             engine = self._engines.get(key)
-            if engine is not None and _withdrawn(self._retriever.guard, engine, key):
-                logger.warning(
-                    "guarded_chat_engine: a conversation was forgotten: the access source no "
-                    "longer grants its caller what it showed them"
-                )
-                engine = None
-            if engine is None:
-                engine = self._engines[key] = self._build()
+        # Judged outside the lock: a slow source holds up this caller only.
+        stale = engine is not None and _forgotten(self._retriever.guard, engine, key)
+        with self._lock:
+            current = self._engines.get(key)
+            if current is None or (stale and current is engine):
+                current = self._engines[key] = self._build()
                 while len(self._engines) > self._max:
                     self._engines.popitem(last=False)
             else:
                 self._engines.move_to_end(key)
-            return engine
+            return current
 
     def _warn_anonymous(self) -> None:
         with self._lock:
@@ -233,11 +233,21 @@ class GuardedChatEngine(BaseChatEngine):
         return self.engine().chat_history
 
 
-def _withdrawn(guard: Guard, engine: BaseChatEngine, access: AccessContext) -> bool:
-    """Whether the guard's access check denies ``access`` now a node ``engine``'s
-    conversation has shown (or cannot judge it: fail closed)."""
-    name, shown = check_name(guard), getattr(engine, "shown", ())
-    return bool(name is not None and shown and withdrawn({name: guard}, shown, access))
+def _forgotten(guard: Guard, engine: BaseChatEngine, access: AccessContext) -> bool:
+    """Whether ``engine``'s conversation must be forgotten before ``access`` goes on with it:
+    its access source denies now a node it showed, or cannot judge one (fail closed, the
+    conversation is not read), saying which in a WARNING."""
+    source, shown = noting_source(guard), getattr(engine, "shown", ())
+    found = withdrawn(source, shown, access) if source is not None and shown else None
+    if not found:
+        return False
+    logger.warning(
+        "guarded_chat_engine: a conversation was forgotten: %s",
+        "its access source failed to judge again what it showed (fail closed)"
+        if found.failed
+        else "the access source no longer grants its caller what it showed them",
+    )
+    return True
 
 
 def guarded_chat_engine(
@@ -304,7 +314,13 @@ def guarded_chat_engine(
     after_guard = list(node_postprocessors or [])
 
     def build() -> BaseChatEngine:
-        engine = engine_class.from_defaults(retriever=guarded, llm=llm, **kwargs)  # type: ignore[attr-defined]
+        # An in-process memory per conversation: LlamaIndex's default one opens an SQLite
+        # connection thread that outlives a sync turn's event loop (tracebacks at exit).
+        window = (llm or Settings.llm).metadata.context_window
+        memory = ChatMemoryBuffer.from_defaults(token_limit=window - 256)
+        engine = engine_class.from_defaults(  # type: ignore[attr-defined]
+            retriever=guarded, llm=llm, memory=memory, **kwargs
+        )
         engine._guarded = guarded
         engine._after_guard = after_guard
         return engine  # type: ignore[no-any-return]
