@@ -4,11 +4,13 @@ that may not use it, so a refused run never starts and streams nothing of the th
 from __future__ import annotations
 
 import logging
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from typing_extensions import override
 
+from rag_guard_integrations.adapters.drive import Call, arun, run
 from rag_guard_integrations.adapters.recheck import fresh
 from rag_guard_integrations.core.errors import AccessError
 from rag_guard_integrations.langchain.memory import SHOWN, refusal, withdrawn_since
@@ -26,6 +28,7 @@ if TYPE_CHECKING:
         DeltaChannelHistory,
     )
 
+    from rag_guard_integrations.adapters.drive import Flow
     from rag_guard_integrations.langchain.middleware import GuardMiddleware
 
 logger = logging.getLogger("rag_guard_integrations")
@@ -122,19 +125,11 @@ class GuardedCheckpointer(BaseCheckpointSaver[Any]):
 
     @override
     def get_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
-        saved = self.saver.get_tuple(config)
-        if saved is not None and binding(saved):
-            return self.vetted(config, saved, None)
-        head = self.saver.get_tuple(head_of(config)) if needs_head(config, saved) else None
-        return self.loaded(config, saved, head)
+        return run(self._load(config))
 
     @override
     async def aget_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
-        saved = await self.saver.aget_tuple(config)
-        if saved is not None and binding(saved):
-            return self.vetted(config, saved, None)
-        head = await self.saver.aget_tuple(head_of(config)) if needs_head(config, saved) else None
-        return self.loaded(config, saved, head)
+        return await arun(self._load(config))
 
     @override
     def list(
@@ -147,11 +142,7 @@ class GuardedCheckpointer(BaseCheckpointSaver[Any]):
     ) -> Iterator[CheckpointTuple]:
         heads: dict[str, CheckpointTuple | None] = {}
         for saved in self.saver.list(config, filter=filter, before=before, limit=limit):
-            thread = head_of(saved.config)
-            key = str(thread["configurable"]["thread_id"])
-            if not binding(saved) and key not in heads:
-                heads[key] = self.saver.get_tuple(thread)
-            yield self.vetted(config, saved, heads.get(key))
+            yield run(self._listed(config, saved, heads))
 
     @override
     async def alist(
@@ -164,11 +155,32 @@ class GuardedCheckpointer(BaseCheckpointSaver[Any]):
     ) -> AsyncIterator[CheckpointTuple]:
         heads: dict[str, CheckpointTuple | None] = {}
         async for saved in self.saver.alist(config, filter=filter, before=before, limit=limit):
-            thread = head_of(saved.config)
-            key = str(thread["configurable"]["thread_id"])
-            if not binding(saved) and key not in heads:
-                heads[key] = await self.saver.aget_tuple(thread)
-            yield self.vetted(config, saved, heads.get(key))
+            yield await arun(self._listed(config, saved, heads))
+
+    def _read(self, config: RunnableConfig) -> Call[CheckpointTuple | None]:
+        return Call(partial(self.saver.get_tuple, config), partial(self.saver.aget_tuple, config))
+
+    def _load(self, config: RunnableConfig) -> Flow[CheckpointTuple | None]:
+        """A load of ``config``, for both drivers: vetted by itself when it holds the
+        binding, else by the thread's latest checkpoint when it is an earlier one."""
+        saved = yield self._read(config)
+        if saved is not None and binding(saved):
+            return self.vetted(config, saved, None)
+        head = (yield self._read(head_of(config))) if needs_head(config, saved) else None
+        return self.loaded(config, saved, head)
+
+    def _listed(
+        self,
+        config: RunnableConfig | None,
+        saved: CheckpointTuple,
+        heads: dict[str, CheckpointTuple | None],
+    ) -> Flow[CheckpointTuple]:
+        """One checkpoint of a listing, vetted; each thread's latest read once."""
+        thread = head_of(saved.config)
+        key = str(thread["configurable"]["thread_id"])
+        if not binding(saved) and key not in heads:
+            heads[key] = yield self._read(thread)
+        return self.vetted(config, saved, heads.get(key))
 
     @override
     def get_delta_channel_history(
@@ -192,9 +204,7 @@ class GuardedCheckpointer(BaseCheckpointSaver[Any]):
         metadata: CheckpointMetadata,
         new_versions: ChannelVersions,
     ) -> RunnableConfig:
-        if SHOWN in new_versions:
-            kept_notes(self.saver.get_tuple(config), checkpoint)
-        return self.saver.put(config, checkpoint, metadata, new_versions)
+        return run(self._put(config, checkpoint, metadata, new_versions))
 
     @override
     async def aput(
@@ -204,9 +214,23 @@ class GuardedCheckpointer(BaseCheckpointSaver[Any]):
         metadata: CheckpointMetadata,
         new_versions: ChannelVersions,
     ) -> RunnableConfig:
+        return await arun(self._put(config, checkpoint, metadata, new_versions))
+
+    def _put(
+        self,
+        config: RunnableConfig,
+        checkpoint: Checkpoint,
+        metadata: CheckpointMetadata,
+        new_versions: ChannelVersions,
+    ) -> Flow[RunnableConfig]:
+        """A write, for both drivers: refused when it would drop a note (:func:`kept_notes`)."""
         if SHOWN in new_versions:
-            kept_notes(await self.saver.aget_tuple(config), checkpoint)
-        return await self.saver.aput(config, checkpoint, metadata, new_versions)
+            kept_notes((yield self._read(config)), checkpoint)
+        args = (config, checkpoint, metadata, new_versions)
+        written: RunnableConfig = yield Call(
+            partial(self.saver.put, *args), partial(self.saver.aput, *args)
+        )
+        return written
 
     @override
     def put_writes(
