@@ -30,13 +30,14 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 from importlib import resources
+from typing import Any
+
+import re2
 
 from rag_guard_integrations.classify.recognizers import name_words as words
 from rag_guard_integrations.classify.recognizers.name_context import name_flags
 from rag_guard_integrations.classify.recognizers.names_table import COMMON
 
-# Where a word written in lower case starts: not after a letter, digit or an address's marks.
-_LOWER_WORD = re.compile(r"(?<![\w@./:-])[^\W\d_A-Z][^\s,;:!?()\"]*")
 _ADDRESS_AFTER = re.compile(r"@|\.[^\W\d_]")
 
 # Words the name rules read as something other than a firm when written alone.
@@ -79,24 +80,28 @@ def _unambiguous(name: str, flags: dict[str, int]) -> bool:
 
 def lower_case_listed(text: str) -> tuple[tuple[int, int], ...]:
     """The spans of listed names written in lower case in ``text`` (see the module
-    docstring), in text order."""
-    index = _lower_case_index()
+    docstring), in text order: one RE2 scan of every such name, each checked where found."""
+    search = _lower_case_finder().search
     found: list[tuple[int, int]] = []
-    reached = 0
-    for word in _LOWER_WORD.finditer(text):
-        start = word.start()
-        names = index.get(word.group().rstrip(".'’").lower()) if start >= reached else None
-        for name in names or ():
-            end = start + len(name)
-            if (
-                text.startswith(name, start)
-                and (end == len(text) or not text[end].isalnum())
-                and _ADDRESS_AFTER.match(text, end) is None
-            ):
-                found.append((start, end))
-                reached = end
-                break
+    position = 0
+    while (match := search(text, position)) is not None:
+        start, end = match.span(1)
+        position = end
+        if _ADDRESS_AFTER.match(text, end) is None:
+            found.append((start, end))
     return tuple(found)
+
+
+@lru_cache(maxsize=1)
+def _lower_case_finder() -> Any:
+    """Every name of :func:`_lower_case_index` as written, longest first (RE2 takes the
+    first alternative that matches), as a whole word and not inside an address."""
+    names = sorted({n for ns in _lower_case_index().values() for n in ns}, key=len, reverse=True)
+    alternatives = "|".join(re2.escape(name) for name in names)
+    options = re2.Options()
+    options.max_mem = 64 << 20  # a DFA for some 1,600 names that does not run out of room
+    options.log_errors = False
+    return re2.compile(rf"(?:^|[^\pL\pN@./:_-])({alternatives})(?:[^\pL\pN]|$)", options=options)
 
 
 @lru_cache(maxsize=1)
