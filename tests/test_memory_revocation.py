@@ -17,7 +17,7 @@ from langchain_core.messages import RemoveMessage
 from langchain_core.tools import BaseTool, tool
 from langchain_support import ListRetriever
 from langgraph.checkpoint.memory import InMemorySaver
-from langgraph.types import Command, Overwrite
+from langgraph.types import Command, Overwrite, interrupt
 
 from rag_guard_integrations import Guard, parse_policy
 from rag_guard_integrations.authz.sample import SampleOrg
@@ -274,3 +274,49 @@ def test_notes_hold_ids_only_and_a_chunk_shown_again_once(tmp_path: Path) -> Non
         assert all(set(note) == {"id", "resource"} for note in notes)
         agent.invoke(QUESTION, on("t"))
         assert agent.get_state(on("t")).values[SHOWN] == notes
+
+
+@pytest.mark.parametrize("via", ["update_state", "input"])
+def test_a_caller_cannot_unbind_or_narrow_the_threads_binding(via: str, tmp_path: Path) -> None:
+    """Setting the thread's principal and held access to nothing (so that anyone could load
+    it later) is refused when the thread is written."""
+    with engine("cedar", ORG, tmp_path, resource_key="doc_id") as built:
+        agent, _ = org_agent(Guard(ANYTHING, access_source=built.source), wrapped=True)
+        agent.invoke(QUESTION, on("t"))
+        unbind = {"rag_guard_principal": None, "rag_guard_access": None}
+        refused = pytest.raises(AccessError, match="cannot be replaced or narrowed")
+        if via == "input":
+            with refused:
+                agent.invoke(Command(update=unbind, goto="model"), on("t"))
+        else:
+            with refused:
+                agent.update_state(on("t"), unbind)
+        bob = {"configurable": {"thread_id": "t", "access": {"principal": "bob"}}}
+        with pytest.raises(AccessError, match="another principal than 'bob'"):
+            agent.get_state(bob)
+
+
+def test_a_tool_that_interrupts_after_a_guarded_retrieval_is_noted_beside_the_interrupt(
+    tmp_path: Path,
+) -> None:
+    """A tool of your own that asks a human to approve what a GuardedRetriever found ends in
+    an interrupt, with no result to note: the notes are stored beside the interrupt, so once
+    the grant is revoked the thread (and the interrupt's payload) no longer loads."""
+    with engine("cedar", ORG, tmp_path, resource_key="doc_id") as built:
+        guard = Guard(ANYTHING, access_source=built.source)
+        guarded = GuardedRetriever(retriever=ListRetriever(documents=org_documents()), guard=guard)
+
+        @tool
+        def files(query: str) -> str:
+            """Files, sent once a human approves them."""
+            text = "\\n".join(d.page_content for d in guarded.invoke(query))
+            return text if interrupt({"approve_sending": text}) else "not sent"
+
+        agent, _ = org_agent(guard, wrapped=True, tool=files)
+        paused = agent.invoke(QUESTION, on("t"))
+        assert any(text in str(paused["__interrupt__"]) for text in BACKEND)
+        built.revoke("ana")
+        with pytest.raises(AccessError, match="no longer allows"):
+            agent.get_state(on("t"))
+        with pytest.raises(AccessError, match="no longer allows"):
+            agent.invoke(Command(resume=True), on("t"))

@@ -13,7 +13,7 @@ from typing_extensions import override
 from rag_guard_integrations.adapters.drive import Call, arun, run
 from rag_guard_integrations.adapters.recheck import fresh
 from rag_guard_integrations.core.errors import AccessError
-from rag_guard_integrations.langchain.memory import SHOWN, refusal, withdrawn_since
+from rag_guard_integrations.langchain.memory import SHOWN, keeps_binding, refusal, withdrawn_since
 
 if TYPE_CHECKING:
     import builtins
@@ -32,6 +32,8 @@ if TYPE_CHECKING:
     from rag_guard_integrations.langchain.middleware import GuardMiddleware
 
 logger = logging.getLogger("rag_guard_integrations")
+# The state keys a write may only add to: the notes and the binding.
+_RECORD = frozenset({SHOWN, "rag_guard_principal", "rag_guard_access"})
 
 
 class GuardedCheckpointer(BaseCheckpointSaver[Any]):
@@ -91,6 +93,13 @@ class GuardedCheckpointer(BaseCheckpointSaver[Any]):
         super().__init__(serde=saver.serde)
         self.saver = saver
         self.middleware = middleware
+        self._held: dict[str, list[dict[str, Any]]] = {}
+
+    def hold(self, task_id: str, notes: list[dict[str, Any]]) -> None:
+        """Keep ``notes`` of a tool call that ended in an interrupt or an error until the
+        writes of its task ``task_id`` are stored: they are stored beside them (under a task
+        id of their own, which LangGraph applies to no task), where a load finds them."""
+        self._held.setdefault(task_id, []).extend(notes)
 
     def vetted(
         self, config: RunnableConfig | None, saved: CheckpointTuple, head: CheckpointTuple | None
@@ -105,7 +114,8 @@ class GuardedCheckpointer(BaseCheckpointSaver[Any]):
         access = self.middleware.run_access(config or {})
         why = refusal(thread, access, *bound)
         if why is None:
-            why = withdrawn_since(self.middleware.source, thread, access, notes_in(saved))
+            notes = [*notes_in(saved), *(() if head is None else notes_in(head))]
+            why = withdrawn_since(self.middleware.source, thread, access, notes)
         if why is not None:
             logger.warning("rag_guard refused to load the thread: %s", why)
             raise AccessError(why)
@@ -223,9 +233,10 @@ class GuardedCheckpointer(BaseCheckpointSaver[Any]):
         metadata: CheckpointMetadata,
         new_versions: ChannelVersions,
     ) -> Flow[RunnableConfig]:
-        """A write, for both drivers: refused when it would drop a note (:func:`kept_notes`)."""
-        if SHOWN in new_versions:
-            kept_notes((yield self._read(config)), checkpoint)
+        """A write, for both drivers: refused when it would drop a note or loosen the
+        binding (:func:`kept_record`)."""
+        if not _RECORD.isdisjoint(new_versions):
+            kept_record((yield self._read(config)), checkpoint)
         args = (config, checkpoint, metadata, new_versions)
         written: RunnableConfig = yield Call(
             partial(self.saver.put, *args), partial(self.saver.aput, *args)
@@ -240,7 +251,7 @@ class GuardedCheckpointer(BaseCheckpointSaver[Any]):
         task_id: str,
         task_path: str = "",
     ) -> None:
-        self.saver.put_writes(config, writes, task_id, task_path)
+        run(self._put_writes(config, writes, task_id, task_path))
 
     @override
     async def aput_writes(
@@ -250,7 +261,18 @@ class GuardedCheckpointer(BaseCheckpointSaver[Any]):
         task_id: str,
         task_path: str = "",
     ) -> None:
-        await self.saver.aput_writes(config, writes, task_id, task_path)
+        await arun(self._put_writes(config, writes, task_id, task_path))
+
+    def _put_writes(
+        self, config: RunnableConfig, writes: Sequence[tuple[str, Any]], task_id: str, path: str
+    ) -> Flow[None]:
+        """A task's writes, for both drivers, and the notes held for it (:meth:`hold`)."""
+        held = self._held.pop(task_id, None)
+        aside = () if not held else ((f"{task_id}:{SHOWN}", [(SHOWN, held)]),)
+        for task, stored in ((task_id, writes), *aside):
+            args = (config, stored, task, path)
+            sync, asynchronous = self.saver.put_writes, self.saver.aput_writes
+            yield Call(partial(sync, *args), partial(asynchronous, *args))
 
     @override
     def delete_thread(self, thread_id: str) -> None:
@@ -336,15 +358,20 @@ def notes_in(saved: CheckpointTuple) -> list[Any]:
     return notes
 
 
-def kept_notes(parent: CheckpointTuple | None, checkpoint: Checkpoint) -> None:
-    """Raise :class:`AccessError` when ``checkpoint`` would drop a note its ``parent`` holds
-    (an input, ``update_state`` or a tool writing ``Overwrite`` to the notes): they are the
-    thread's record of what it was shown, only ever added to."""
+def kept_record(parent: CheckpointTuple | None, checkpoint: Checkpoint) -> None:
+    """Raise :class:`AccessError` when ``checkpoint`` would drop a note its ``parent`` holds,
+    or loosen its binding (another principal, a narrower or no held access): an input
+    ``Command``, ``update_state`` or a tool writing them. The notes are the thread's record
+    of what it was shown, only ever added to; the binding only ever widens."""
     if parent is None:
         return
-    before = (parent.checkpoint.get("channel_values") or {}).get(SHOWN) or ()
-    after = (checkpoint.get("channel_values") or {}).get(SHOWN) or ()
-    if fresh(before, after):
+    before = parent.checkpoint.get("channel_values") or {}
+    after = checkpoint.get("channel_values") or {}
+    if fresh(before.get(SHOWN) or (), after.get(SHOWN) or ()):
         why = "a thread's notes of what it was shown cannot be removed or replaced"
-        logger.warning("rag_guard refused to write the thread: %s", why)
-        raise AccessError(why)
+    elif not keeps_binding(before, after):
+        why = "a thread's principal and held access cannot be replaced or narrowed"
+    else:
+        return
+    logger.warning("rag_guard refused to write the thread: %s", why)
+    raise AccessError(why)

@@ -48,6 +48,7 @@ logger = logging.getLogger("rag_guard_integrations")
 CHECKPOINTER = "__pregel_checkpointer"  # where LangGraph keeps a run's checkpointer...
 RUNTIME = "__pregel_runtime"  # ...and its runtime (whose context carries the access)
 SHOWN = "rag_guard_shown"  # the state key of the thread's notes of what it was shown
+TASK = "__pregel_task_id"  # where LangGraph keeps the id of the task a node runs in
 
 
 class GuardState(AgentState[Any]):
@@ -143,6 +144,19 @@ def before_model_call(
 def notes_of(state: Any) -> list[Mapping[str, Any]]:
     """The thread's notes of what it was shown (:data:`GuardState.rag_guard_shown`)."""
     return list(state.get(SHOWN) or ())
+
+
+def keeps_binding(before: Mapping[str, Any], after: Mapping[str, Any]) -> bool:
+    """Whether a thread's state ``after`` a write keeps the binding it had ``before``: the
+    same principal once one is bound, and a held access that covers the one held before
+    (it may widen, never narrow or go)."""
+    owner, held = before.get("rag_guard_principal"), before.get("rag_guard_access")
+    if owner is not None and after.get("rag_guard_principal") != owner:
+        return False
+    if held is None:
+        return True
+    now = after.get("rag_guard_access")
+    return now is not None and covers(_held(now), _held(held))
 
 
 def after_run(state: Any) -> dict[str, Any] | None:

@@ -30,6 +30,7 @@ from rag_guard_integrations.langchain.memory import (
     CHECKPOINTER,
     RUNTIME,
     SHOWN,
+    TASK,
     GuardState,
     after_run,
     before_model_call,
@@ -226,8 +227,27 @@ class GuardMiddleware(AgentMiddleware[GuardState, Any]):
             message: ToolMessage | Command[Any] = yield Call(partial(handler, request))
             return message
         with resolved_access(self.request_access(request)), listening() as reports:
-            message = yield Call(partial(handler, self._screened(request)))
+            try:
+                message = yield Call(partial(handler, self._screened(request)))
+            except BaseException:  # an interrupt or an error after its guards let chunks on
+                self._hold_for_the_saver(reports)
+                raise
         return self._noted(request, message, reports)
+
+    def _hold_for_the_saver(self, reports: list[Heard]) -> None:
+        """A tool call that ends in an interrupt or an error returns no result to note: its
+        notes go to the :class:`GuardedCheckpointer`, which writes them beside the call's
+        interrupt or error, where a load of the thread finds them."""
+        own = [r for r in reports if r.guard is not None and noting_source(r.guard) is self.source]
+        notes = heard_notes(own) if self.source is not None else []
+        if not notes:
+            return
+        from langgraph.config import get_config  # noqa: PLC0415 - only inside a graph run
+
+        configurable = get_config().get("configurable") or {}
+        saver, task = configurable.get(CHECKPOINTER), configurable.get(TASK)
+        if isinstance(saver, GuardedCheckpointer) and task:
+            saver.hold(str(task), notes)
 
     def _noted(
         self,
@@ -240,7 +260,8 @@ class GuardMiddleware(AgentMiddleware[GuardState, Any]):
         A result from a guard whose access source is not the middleware's is withheld: the
         middleware could not judge it again."""
         noted = [r for r in reports if r.guard is not None and noting_source(r.guard)]
-        if any(noting_source(r.guard) is not self.source for r in noted if r.guard is not None):
+        own = self.guard.access_source
+        if any(noting_source(r.guard) is not own for r in noted if r.guard is not None):
             refusal = self._withhold(request, Screening(None, [], 0), FOREIGN_SOURCE)
             if refusal is not None:
                 return refusal
