@@ -157,6 +157,35 @@ def span_finder(regex: Any) -> Callable[[bytes, int], list[tuple[int, int]]]:
     return spans
 
 
+def trie_pattern(keys: list[str]) -> str:
+    """One RE2 alternation of sorted, distinct ``keys``, factored by common prefixes (a
+    key that is a prefix of another matches only where the longer one does not).
+
+    Example:
+        >>> trie_pattern(["bank", "banker", "bar"])
+        'ba(?:nk(?:er)?|r)'
+    """
+
+    def build(low: int, high: int, depth: int) -> str:
+        ends = len(keys[low]) == depth  # sorted: a key that ends here comes first
+        index = low + ends
+        branches = []
+        while index < high:
+            char, last = keys[index][depth], index + 1
+            while last < high and keys[last][depth] == char:
+                last += 1
+            branches.append(re2.escape(char) + build(index, last, depth + 1))
+            index = last
+        if not branches:
+            return ""
+        body = branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
+        if ends:
+            return f"(?:{body})?" if len(body) > 1 else f"{body}?"
+        return body
+
+    return build(0, len(keys), 0) if keys else "(?!)"
+
+
 def char_spans(spans: Sequence[tuple[int, int]], data: bytes) -> list[tuple[int, int]]:
     """Byte spans of a :func:`span_finder` in UTF-8 ``data`` as character offsets into the text
     ``data`` encodes; ``spans`` in order and not overlapping, each on character boundaries (as

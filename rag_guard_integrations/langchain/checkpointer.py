@@ -13,7 +13,15 @@ from typing_extensions import override
 from rag_guard_integrations.adapters.drive import Call, arun, run
 from rag_guard_integrations.adapters.recheck import fresh
 from rag_guard_integrations.core.errors import AccessError
-from rag_guard_integrations.langchain.memory import SHOWN, keeps_binding, refusal, withdrawn_since
+from rag_guard_integrations.langchain.memory import (
+    HELD,
+    PRINCIPAL,
+    SHOWN,
+    bound_to,
+    keeps_binding,
+    refusal,
+    withdrawn_since,
+)
 
 if TYPE_CHECKING:
     import builtins
@@ -33,7 +41,7 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger("rag_guard_integrations")
 # The state keys a write may only add to: the notes and the binding.
-_RECORD = frozenset({SHOWN, "rag_guard_principal", "rag_guard_access"})
+_RECORD = frozenset({SHOWN, PRINCIPAL, HELD})
 
 
 class GuardedCheckpointer(BaseCheckpointSaver[Any]):
@@ -49,8 +57,9 @@ class GuardedCheckpointer(BaseCheckpointSaver[Any]):
     The request's access is read as ``GuardMiddleware`` reads it (``runtime.context``, else
     ``config["configurable"]["access"]``, else the middleware's ``access``). Reading a bound
     thread outside a run (``agent.get_state(config)``, ``get_state_history``) needs that
-    access in the config too; the wrapped ``saver`` reads anything, for operators. Writing,
-    deleting, copying and pruning pass straight to ``saver``.
+    access in the config too; the wrapped ``saver`` reads anything, for operators. A write
+    that would remove a note or replace or narrow the binding is refused; deleting, copying
+    and pruning pass straight to ``saver``.
 
     Without this wrapper the middleware still refuses such a request, but only inside the run,
     after LangGraph has loaded the thread.
@@ -121,18 +130,6 @@ class GuardedCheckpointer(BaseCheckpointSaver[Any]):
             raise AccessError(why)
         return saved
 
-    def loaded(
-        self, config: RunnableConfig, saved: CheckpointTuple | None, head: CheckpointTuple | None
-    ) -> CheckpointTuple | None:
-        """What a load of ``config`` returns: ``saved`` (None: not found) vetted by the
-        thread's latest checkpoint ``head``. Not found is vetted too: a run from a checkpoint id
-        the thread lacks would otherwise start afresh and write over the thread's head."""
-        if saved is None:
-            if head is not None:
-                self.vetted(config, head, None)
-            return None
-        return self.vetted(config, saved, head)
-
     @override
     def get_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
         return run(self._load(config))
@@ -176,8 +173,14 @@ class GuardedCheckpointer(BaseCheckpointSaver[Any]):
         saved = yield self._read(config)
         if saved is not None and binding(saved):
             return self.vetted(config, saved, None)
-        head = (yield self._read(head_of(config))) if needs_head(config, saved) else None
-        return self.loaded(config, saved, head)
+        head = (yield self._read(head_of(config))) if needs_head(config) else None
+        if saved is None:
+            # Not found is vetted too: a run from a checkpoint id the thread lacks would
+            # otherwise start afresh and write over the thread's head.
+            if head is not None:
+                self.vetted(config, head, None)
+            return None
+        return self.vetted(config, saved, head)
 
     def _listed(
         self,
@@ -322,13 +325,8 @@ class GuardedCheckpointer(BaseCheckpointSaver[Any]):
 
 
 def binding(saved: CheckpointTuple | None) -> tuple[str | None, str | None] | None:
-    """The principal a checkpoint's thread is bound to and the widest access it has held
-    (``GuardState``), or None when the checkpoint holds neither."""
-    if saved is None:
-        return None
-    values = saved.checkpoint.get("channel_values") or {}
-    owner, held = values.get("rag_guard_principal"), values.get("rag_guard_access")
-    return None if owner is None and held is None else (owner, held)
+    """The binding a checkpoint holds (:func:`~.memory.bound_to`), or None."""
+    return None if saved is None else bound_to(saved.checkpoint.get("channel_values") or {})
 
 
 def head_of(config: RunnableConfig) -> RunnableConfig:
@@ -337,11 +335,10 @@ def head_of(config: RunnableConfig) -> RunnableConfig:
     return {"configurable": {"thread_id": config["configurable"]["thread_id"]}}
 
 
-def needs_head(config: RunnableConfig, saved: CheckpointTuple | None) -> bool:
-    """Whether a load of ``config`` that gave ``saved`` (without a binding, or None) must be
-    vetted by its thread's latest checkpoint: when it asked for an earlier checkpoint or a
-    subgraph's. Not when it asked for the latest, which ``saved`` then is (None: a new
-    thread)."""
+def needs_head(config: RunnableConfig) -> bool:
+    """Whether a load of ``config`` that found no binding (or nothing) must be vetted by its
+    thread's latest checkpoint: when it asked for an earlier checkpoint or a subgraph's. Not
+    when it asked for the latest, which it then is (nothing found: a new thread)."""
     configurable = config.get("configurable") or {}
     asked = configurable.get("checkpoint_id") or configurable.get("checkpoint_ns")
     return "thread_id" in configurable and bool(asked)

@@ -49,6 +49,7 @@ CHECKPOINTER = "__pregel_checkpointer"  # where LangGraph keeps a run's checkpoi
 RUNTIME = "__pregel_runtime"  # ...and its runtime (whose context carries the access)
 SHOWN = "rag_guard_shown"  # the state key of the thread's notes of what it was shown
 TASK = "__pregel_task_id"  # where LangGraph keeps the id of the task a node runs in
+PRINCIPAL, HELD = "rag_guard_principal", "rag_guard_access"  # the state keys of the binding
 
 
 class GuardState(AgentState[Any]):
@@ -72,11 +73,11 @@ def before_run(state: Any, access: AccessContext | None) -> dict[str, Any] | Non
     thread = _checkpointed_thread()
     if thread is None:
         return None
-    why = refusal(thread, access, state.get("rag_guard_principal"), state.get("rag_guard_access"))
+    why = refusal(thread, access, state.get(PRINCIPAL), state.get(HELD))
     if why is None and access is not None:  # refusal() lets no request without access in
         return {
-            "rag_guard_principal": access.principal,
-            "rag_guard_access": json.dumps(access.to_dict(), sort_keys=True),
+            PRINCIPAL: access.principal,
+            HELD: json.dumps(access.to_dict(), sort_keys=True),
             "rag_guard_refused": None,
         }
     logger.warning("rag_guard refused the request: %s", why)
@@ -129,11 +130,10 @@ def before_model_call(
     the request may not use the checkpointed thread (:func:`refusal`, once the thread is
     bound) or the thread holds what the access source no longer grants
     (:func:`withdrawn_since`), so the model never reads it."""
-    thread = _checkpointed_thread()
-    owner, held = state.get("rag_guard_principal"), state.get("rag_guard_access")
-    if thread is None or (owner is None and held is None):
+    thread, bound = _checkpointed_thread(), bound_to(state)
+    if thread is None or bound is None:
         return
-    why = refusal(thread, access, owner, held) or withdrawn_since(
+    why = refusal(thread, access, *bound) or withdrawn_since(
         source, thread, access, notes_of(state)
     )
     if why is not None:
@@ -146,16 +146,23 @@ def notes_of(state: Any) -> list[Mapping[str, Any]]:
     return list(state.get(SHOWN) or ())
 
 
+def bound_to(values: Mapping[str, Any]) -> tuple[str | None, str | None] | None:
+    """The principal a thread's state (or a checkpoint's channel values) is bound to and the
+    widest access it has held, or None when it holds neither (no request has bound it)."""
+    owner, held = values.get(PRINCIPAL), values.get(HELD)
+    return None if owner is None and held is None else (owner, held)
+
+
 def keeps_binding(before: Mapping[str, Any], after: Mapping[str, Any]) -> bool:
     """Whether a thread's state ``after`` a write keeps the binding it had ``before``: the
     same principal once one is bound, and a held access that covers the one held before
     (it may widen, never narrow or go)."""
-    owner, held = before.get("rag_guard_principal"), before.get("rag_guard_access")
-    if owner is not None and after.get("rag_guard_principal") != owner:
+    owner, held = before.get(PRINCIPAL), before.get(HELD)
+    if owner is not None and after.get(PRINCIPAL) != owner:
         return False
     if held is None:
         return True
-    now = after.get("rag_guard_access")
+    now = after.get(HELD)
     return now is not None and covers(_held(now), _held(held))
 
 

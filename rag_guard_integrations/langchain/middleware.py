@@ -238,8 +238,7 @@ class GuardMiddleware(AgentMiddleware[GuardState, Any]):
         """A tool call that ends in an interrupt or an error returns no result to note: its
         notes go to the :class:`GuardedCheckpointer`, which writes them beside the call's
         interrupt or error, where a load of the thread finds them."""
-        own = [r for r in reports if r.guard is not None and noting_source(r.guard) is self.source]
-        notes = heard_notes(own) if self.source is not None else []
+        notes = self._notes(reports)
         if not notes:
             return
         from langgraph.config import get_config  # noqa: PLC0415 - only inside a graph run
@@ -248,6 +247,15 @@ class GuardMiddleware(AgentMiddleware[GuardState, Any]):
         saver, task = configurable.get(CHECKPOINTER), configurable.get(TASK)
         if isinstance(saver, GuardedCheckpointer) and task:
             saver.hold(str(task), notes)
+
+    def _notes(self, reports: list[Heard]) -> list[dict[str, Any]]:
+        """The notes of what the guards with the middleware's own access source let through
+        (none when it notes nothing: no source, or shadow mode)."""
+        if self.source is None:
+            return []
+        return heard_notes(
+            r for r in reports if r.guard is not None and r.guard.access_source is self.source
+        )
 
     def _noted(
         self,
@@ -259,14 +267,13 @@ class GuardMiddleware(AgentMiddleware[GuardState, Any]):
         thread's state (for the access source to judge them again before each model call).
         A result from a guard whose access source is not the middleware's is withheld: the
         middleware could not judge it again."""
-        noted = [r for r in reports if r.guard is not None and noting_source(r.guard)]
-        own = self.guard.access_source
-        if any(noting_source(r.guard) is not own for r in noted if r.guard is not None):
+        sources = (noting_source(r.guard) for r in reports if r.guard is not None)
+        if any(s is not None and s is not self.guard.access_source for s in sources):
             refusal = self._withhold(request, Screening(None, [], 0), FOREIGN_SOURCE)
             if refusal is not None:
                 return refusal
         held = (getattr(request, "state", None) or {}).get(SHOWN) or ()
-        notes = fresh(heard_notes(noted), held) if self.source is not None else []
+        notes = fresh(self._notes(reports), held)
         if not notes:
             return message
         if isinstance(message, ToolMessage):

@@ -21,7 +21,7 @@ from llama_index.core.settings import Settings
 
 from rag_guard_integrations.adapters.drive import arun, run
 from rag_guard_integrations.adapters.plan import fetches, plan
-from rag_guard_integrations.adapters.recheck import notes_of, noting_source, withdrawn
+from rag_guard_integrations.adapters.recheck import fresh, notes_of, noting_source, withdrawn
 from rag_guard_integrations.core.access import AccessContext
 from rag_guard_integrations.core.errors import AdapterConfigError
 from rag_guard_integrations.engine.guard import Guard, as_guard
@@ -82,9 +82,7 @@ class _GuardedTurns:
         """The nodes that go on, noted as shown; the check is kept for this turn's
         synthesizer choice."""
         _TURN.set(checked)
-        if not hasattr(self, "shown"):
-            self.shown = []
-        self.shown.extend(notes_of(self._guarded.guard, checked.result))
+        self.shown.extend(fresh(notes_of(self._guarded.guard, checked.result), self.shown))
         return checked.nodes
 
     def _checking(self, message: str) -> Flow[GuardedNodes]:
@@ -237,7 +235,7 @@ def _forgotten(guard: Guard, engine: BaseChatEngine, access: AccessContext) -> b
     """Whether ``engine``'s conversation must be forgotten before ``access`` goes on with it:
     its access source denies now a node it showed, or cannot judge one (fail closed, the
     conversation is not read), saying which in a WARNING."""
-    source, shown = noting_source(guard), getattr(engine, "shown", ())
+    source, shown = noting_source(guard), engine.shown  # type: ignore[attr-defined]
     found = withdrawn(source, shown, access) if source is not None and shown else None
     if not found:
         return False
@@ -323,6 +321,7 @@ def guarded_chat_engine(
         )
         engine._guarded = guarded
         engine._after_guard = after_guard
+        engine.shown = []
         return engine  # type: ignore[no-any-return]
 
     return GuardedChatEngine(build, guarded)

@@ -37,6 +37,7 @@ import re2
 from rag_guard_integrations.classify.recognizers import name_words as words
 from rag_guard_integrations.classify.recognizers.name_context import name_flags
 from rag_guard_integrations.classify.recognizers.names_table import COMMON
+from rag_guard_integrations.core.patterns import trie_pattern
 
 _ADDRESS_AFTER = re.compile(r"@|\.[^\W\d_]")
 
@@ -94,25 +95,17 @@ def lower_case_listed(text: str) -> tuple[tuple[int, int], ...]:
 
 @lru_cache(maxsize=1)
 def _lower_case_finder() -> Any:
-    """Every name of :func:`_lower_case_index` as written, longest first (RE2 takes the
-    first alternative that matches), as a whole word and not inside an address."""
-    names = sorted({n for ns in _lower_case_index().values() for n in ns}, key=len, reverse=True)
-    alternatives = "|".join(re2.escape(name) for name in names)
-    options = re2.Options()
-    options.max_mem = 64 << 20  # a DFA for some 1,600 names that does not run out of room
-    options.log_errors = False
-    return re2.compile(rf"(?:^|[^\pL\pN@./:_-])({alternatives})(?:[^\pL\pN]|$)", options=options)
-
-
-@lru_cache(maxsize=1)
-def _lower_case_index() -> dict[str, tuple[str, ...]]:
-    """The listed names that count in lower case, by their first word, longest first."""
+    """Every listed name that counts in lower case, as written and as a whole word, not
+    inside an address: all but the names of common words only ("best buy", "general
+    electric", which read as common words in lower case)."""
     flags = name_flags()
-    index: dict[str, list[str]] = {}
-    for name in known_organizations():
-        key = name.lower()
-        parts = key.split(" ")
-        if len(parts) > 1 and all(flags.get(part, 0) & COMMON for part in parts):
-            continue  # "best buy", "general electric": common words in lower case
-        index.setdefault(parts[0].rstrip(".'’"), []).append(key)
-    return {first: tuple(sorted(names, key=len, reverse=True)) for first, names in index.items()}
+    names = {
+        key
+        for key in (name.lower() for name in known_organizations())
+        if " " not in key or not all(flags.get(part, 0) & COMMON for part in key.split(" "))
+    }
+    options = re2.Options()
+    options.log_errors = False
+    return re2.compile(
+        rf"(?:^|[^\pL\pN@./:_-])({trie_pattern(sorted(names))})(?:[^\pL\pN]|$)", options=options
+    )

@@ -27,7 +27,7 @@ from rag_guard_integrations.classify.recognizers import name_words as words
 from rag_guard_integrations.classify.recognizers.known_organizations import known_organizations
 from rag_guard_integrations.classify.recognizers.name_context import name_flags
 from rag_guard_integrations.classify.recognizers.names_table import COMMON, GIVEN
-from rag_guard_integrations.core.patterns import span_finder
+from rag_guard_integrations.core.patterns import span_finder, trie_pattern
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -36,29 +36,6 @@ _LETTER = r"[\p{L}\p{M}]"
 _BEFORE = r"(?:^|[^\p{L}\p{M}\p{N}'’])"  # no letter, digit or apostrophe right before
 _CAP_WORD = r"\p{Lu}[\p{L}\p{M}'’.&-]*"
 _SPACE = r"[ \t]{1,2}"
-
-
-def _trie(keys: list[str]) -> str:
-    """One RE2 alternation of sorted, distinct ``keys``, factored by common prefixes."""
-
-    def build(low: int, high: int, depth: int) -> str:
-        ends = len(keys[low]) == depth  # sorted: a key that ends here comes first
-        index = low + ends
-        branches = []
-        while index < high:
-            char, last = keys[index][depth], index + 1
-            while last < high and keys[last][depth] == char:
-                last += 1
-            branches.append(re2.escape(char) + build(index, last, depth + 1))
-            index = last
-        if not branches:
-            return ""
-        body = branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
-        if ends:
-            return f"(?:{body})?" if len(body) > 1 else f"{body}?"
-        return body
-
-    return build(0, len(keys), 0) if keys else "(?!)"
 
 
 def _given_names() -> str:
@@ -71,7 +48,7 @@ def _given_names() -> str:
             key = word.replace("’", "'").split("-")[0].split("'")[0]
             if len(key) > 1 and key.isalpha() and not table.get(key, 0) & COMMON:
                 keys.add(key[0].upper() + key[1:])
-    return _trie(sorted(keys))
+    return trie_pattern(sorted(keys))
 
 
 # Where an address line can start (name_blocks reads the line more closely): a house number,
@@ -122,7 +99,7 @@ def _alternatives() -> list[str]:
         # A given name, alone or before a family name.
         rf"{_BEFORE}(?:{_given_names()})(?:[^\p{{L}}\p{{M}}]|$)",
         # A listed company's name, as it is written.
-        rf"{_BEFORE}(?:{_trie(sorted(known_organizations()))})(?:[^\p{{L}}\p{{M}}\p{{N}}]|$)",
+        rf"{_BEFORE}(?:{trie_pattern(sorted(known_organizations()))})(?:[^\p{{L}}\p{{M}}\p{{N}}]|$)",
         # An honorific, a job as a title, initials, a capitalised word around an initial.
         rf"{_BEFORE}(?i:{honorifics})\.?{_SPACE}\p{{Lu}}",
         rf"{_BEFORE}(?:{jobs}|(?i:{person_roles})){_SPACE}\p{{Lu}}",
