@@ -228,3 +228,59 @@ def test_masked_context_is_safe_and_inputs_untouched(
             source = decision.source.text
             for span in decision.redactions:
                 assert source[span.start : span.end] not in decision.chunk.text
+
+
+CARDS = """
+version: 1
+name: cards
+labels: {payment_card: {}, national_id: {}}
+classifiers: {builtin: {credit_card: payment_card, us_ssn: national_id}}
+rules:
+  - {name: no_cards, action: redact, trigger: {all_present: [payment_card]}}
+  - {name: no_ids, action: redact, trigger: {all_present: [national_id]}}
+"""
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("Card 4111 1111 1111 1111 on file; order ref 4111111111111111A.", "4111111111111111"),
+        ("SSN 078-05-1120 on file; employee code E078051120.", "078051120"),
+        ("SSN 078-05-1120 on file; case 078 051 120 closed.", "078 051 120"),
+    ],
+)
+def test_a_masked_number_written_again_in_the_text_is_masked_there_too(
+    text: str, value: str
+) -> None:
+    """The recogniser finds the value once; the same digits later in the text, inside a
+    reference or split another way, are the masked value and are masked as well."""
+    (kept,) = Guard(parse_policy(CARDS)).check("the account?", [Chunk(text)]).allowed
+    assert value not in kept.text
+    assert value.replace(" ", "") not in kept.text.replace(" ", "")
+    assert "[" in kept.text
+
+
+def test_a_masked_value_written_again_in_another_spelling_drops_the_chunk() -> None:
+    """Escaped digits (a JSON ``\\u`` escape) no recogniser reads and no mask can cover where
+    they stand: the chunk is withheld."""
+    escaped = "".join(f"\\u{ord(c):04x}" for c in "4111111111111111")
+    text = f"Card 4111 1111 1111 1111 on file; raw {escaped} (see above)."
+    result = Guard(parse_policy(CARDS)).check("the card?", [Chunk(text)])
+    assert result.allowed == []
+    assert result.decisions[0].rule == "no_cards"
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        f"https://crm.example/contact?email={EMAIL.replace('@', '%40')}",
+        f"mailto%3A{EMAIL.replace('@', '%40')}",
+        f'{{"to": "{EMAIL.replace("@", chr(92) + "u0040")}"}}',
+    ],
+)
+def test_a_masked_address_encoded_in_metadata_is_masked(guard: Guard, source: str) -> None:
+    """Percent-encoding (a URL) and a JSON ``\\u`` escape spell the address a reader still
+    reads: the metadata value holding it is masked."""
+    chunk = Chunk(f"Write to {EMAIL} today.", {"source": source, "team": "sales"})
+    (kept,) = guard.check("who do I write to?", [chunk]).allowed
+    assert kept.metadata == {"source": "[CONTACT_DETAILS]", "team": "sales"}

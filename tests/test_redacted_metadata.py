@@ -8,7 +8,7 @@ import pytest
 from haystack import Document as HaystackDocument
 from langchain_core.documents import Document
 from langchain_support import ListRetriever
-from llama_index.core.schema import NodeWithScore, TextNode
+from llama_index.core.schema import MetadataMode, NodeWithScore, TextNode
 from llama_index_support import REDACT_POLICY
 
 from rag_guard_integrations import Guard, parse_policy
@@ -192,14 +192,27 @@ def test_a_masked_names_common_words_and_an_addresss_parts_stay_in_metadata() ->
     }
 
 
+def test_llama_index_masks_a_masked_value_the_llm_metadata_writes_again() -> None:
+    """The text's card is masked; a metadata value the LLM sees writes it again with seven
+    marks between the groups, which no recogniser reads: it is masked there too, in the
+    node's metadata and in what the LLM reads."""
+    guard = Guard(parse_policy(CARD_POLICY))
+    written = "~~~~~~~".join(["4111"] * 1 + ["1111"] * 3)
+    node = TextNode(text=CARD_TEXT, metadata={"card_on_file": written})
+    (kept,) = GuardPostprocessor(guard=guard).postprocess_nodes(
+        [NodeWithScore(node=node, score=1.0)], query_str="who paid?"
+    )
+    assert kept.node.metadata == {"card_on_file": "[PAYMENT_CARD]"}
+    assert "1111" not in kept.node.get_content(metadata_mode=MetadataMode.LLM)
+
+
 def test_llama_index_withholds_a_node_whose_llm_metadata_writes_a_masked_value_another_way() -> (
     None
 ):
-    """The text's card is masked, but a metadata value the LLM sees writes it in a way no
-    recogniser reads (seven marks between the groups), so no mask covered it there: the node
-    is withheld rather than shown with the card."""
+    """A metadata value the LLM sees writes the card as ``\\u`` escapes, which a reader of a
+    JSON dump still reads and no mask can cover where it stands: the node is withheld."""
     guard = Guard(parse_policy(CARD_POLICY))
-    written = "~~~~~~~".join(["4111"] * 1 + ["1111"] * 3)
+    written = "".join(f"\\u{ord(c):04x}" for c in "4111111111111111")
     node = TextNode(text=CARD_TEXT, metadata={"card_on_file": written})
     kept = GuardPostprocessor(guard=guard).postprocess_nodes(
         [NodeWithScore(node=node, score=1.0)], query_str="who paid?"
@@ -249,3 +262,23 @@ def test_a_number_spread_over_keys_in_pieces_too_short_alone_is_masked() -> None
         "c": "[CARD]",
         "note": "call back",
     }
+
+
+def test_a_masked_value_written_again_reaches_no_framework_output(guard: Guard) -> None:
+    """The address again in the text (inside a longer word) and percent-encoded in a URL field:
+    both masked in what LangChain and Haystack hand on."""
+    encoded = EMAIL.replace("@", "%40")
+    text = f"Write to {EMAIL}; ticket ref:{EMAIL}_2 logged."
+    meta = {"source": f"https://crm.example/contact?email={encoded}", "dept": "sales"}
+    retriever = GuardedRetriever(
+        retriever=ListRetriever(documents=[Document(text, metadata=dict(meta))]), guard=guard
+    )
+    (langchain,) = retriever.invoke("who do I write to?")
+    given = HaystackDocument(content=text, meta=dict(meta))
+    (haystack,) = GuardedDocuments(guard).run("who do I write to?", [given])["documents"]
+    for content, metadata in (
+        (langchain.page_content, langchain.metadata),
+        (haystack.content, haystack.meta),
+    ):
+        assert "canary.leak" not in content + repr(metadata)
+        assert metadata == {"source": MASK, "dept": "sales"}

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from rag_guard_integrations.core.chunk import Chunk
 from rag_guard_integrations.core.decisions import ChunkDecision, Redaction
 from rag_guard_integrations.core.reasons import Reason
-from rag_guard_integrations.engine.scrub import scrubbed
+from rag_guard_integrations.engine.scrub import scrubbed, scrubbed_text
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
@@ -105,8 +105,10 @@ def redact(
     claimed: frozenset[str],
     findings: Sequence[Finding],
 ) -> Masked | None:
-    """Mask every span of the ``trigger`` labels ``chunk`` carries; None when one of them is
-    claimed by metadata (``claimed``) or has no span, or when the chunk carries none."""
+    """Mask every span of the ``trigger`` labels ``chunk`` carries, and each masked value found
+    again in the text or the metadata; None when one of them is claimed by metadata
+    (``claimed``) or has no span, when the chunk carries none, or when a masked value is still
+    in the text in another spelling."""
     targets = labels.intersection(trigger)
     if not targets:
         return None
@@ -115,9 +117,13 @@ def redact(
     )
     if targets & claimed or targets - {span.label for span in spans}:
         return None
-    # What the text's masks hide is hidden in the metadata too: a copy without it.
-    metadata = scrubbed(chunk.metadata, _masks(chunk.text, spans))
-    masked = Chunk(mask_text(chunk.text, spans), metadata, chunk.score, chunk.id)
+    # What the masks hide is hidden in the rest of the text and in the metadata too: a copy
+    # without it anywhere, or none.
+    masks = _masks(chunk.text, spans)
+    text = scrubbed_text(mask_text(chunk.text, spans), masks)
+    if text is None:
+        return None
+    masked = Chunk(text, scrubbed(chunk.metadata, masks), chunk.score, chunk.id)
     return Masked(masked, spans, labels - targets, rule)
 
 

@@ -1,12 +1,14 @@
-"""What a mask hid in a chunk's text, hidden in its metadata too: the copy a redact rule hands
-on, and each adapter's own object (a LangChain or Haystack Document, a LlamaIndex node), may
-not carry the value in another field, another spelling or in pieces."""
+"""What a mask hid in a chunk's text, hidden in the rest of its text and in its metadata too: the
+copy a redact rule hands on, and each adapter's own object (a LangChain or Haystack Document, a
+LlamaIndex node), may not carry the value again, in another field, another spelling or in
+pieces."""
 
 from __future__ import annotations
 
 import html
 import re
 import unicodedata
+import urllib.parse
 from collections.abc import Mapping
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
@@ -26,6 +28,34 @@ _DIGITS = re.compile(r"\d+")
 _HAS_DIGITS = re.compile(r"\d\d")
 _WORD = re.compile(r"[^\W\d_]{3,}")
 _WORDS_ONLY = re.compile(r"[^\W\d_]+\.?(?:[ '’-]+[^\W\d_]+\.?)+")
+_PERCENT = re.compile(r"%[0-9a-fA-F]{2}")
+_UNICODE_ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})")
+
+
+def scrubbed_text(text: str, masks: Sequence[tuple[str, str]]) -> str | None:
+    """A masked chunk ``text`` without what its masks hid written again: each masked original
+    found elsewhere in it as :func:`scrubbed` finds one in a metadata string (a number by its
+    digits, in pieces of six digits or more, or inside a reference: ``order ref
+    4111111111111111A``; a name by its uncommon words) is masked too; None when the value is
+    still there in another spelling (full-width, percent-encoded, an HTML reference), which no
+    mask can cover in place: the chunk is then dropped.
+
+    Example:
+        >>> masks = [("4111 1111 1111 1111", "[CARD]")]
+        >>> scrubbed_text("Card [CARD] on file; ref 4111111111111111A.", masks)
+        'Card [CARD] on file; ref [CARD]A.'
+        >>> scrubbed_text("Card [CARD]; ref ４１１１１１１１１１１１１１１１", masks) is None
+        True
+    """
+    if not masks:
+        return text
+    finders = _finders(tuple(masks))
+    for finder, mask in finders:
+        text = finder.sub(mask, text)
+    plain = _plain(text)
+    if plain is not text and any(finder.search(plain) for finder, _ in finders):
+        return None
+    return text
 
 
 def scrubbed(value: Any, masks: Sequence[tuple[str, str]]) -> Any:
@@ -131,10 +161,15 @@ def _scrub_text(text: str, finders: Finders) -> str:
 
 
 def _plain(text: str) -> str:
-    """``text`` as a reader sees it: HTML character references decoded, compatibility forms
-    folded (full-width digits and signs), invisible format characters dropped."""
+    """``text`` as a reader sees it: HTML character references, percent-encoding (a URL's
+    ``%40``) and ``\\u`` escapes (JSON's ``\\u0040``) decoded, compatibility forms folded
+    (full-width digits and signs), invisible format characters dropped."""
     if "&" in text:
         text = html.unescape(text)
+    if "%" in text and _PERCENT.search(text):
+        text = urllib.parse.unquote(text)
+    if "\\u" in text:
+        text = _UNICODE_ESCAPE.sub(lambda m: chr(int(m.group(1), 16)), text)
     if text.isascii():
         return text  # the same object when nothing was decoded
     text = unicodedata.normalize("NFKC", text)
@@ -189,9 +224,9 @@ def _finders(masks: tuple[tuple[str, str], ...]) -> Finders:
     """The patterns of :func:`scrubbed`, each with its mask: for a number (six digits or more,
     mostly digits), its digits with up to :data:`_SEPARATORS` separators of any kind between
     them, then each run of six of its digits or more standing alone (a piece of it); for
-    anything else the value as a whole (no word character around it), then each word of a
-    value of several words that is no common word (``_`` and ``.`` around it count as no
-    word character), in any case."""
+    anything else the value as a whole, then each word of a value of several words that is no
+    common word, in any case, with no letter or digit around it (``_`` and ``.`` count as no
+    word character: ``jane.roe``, ``bob@x.io_2``)."""
     whole: list[tuple[Finder, str]] = []
     pieces: list[tuple[Finder, str]] = []
     for original, mask in masks:
@@ -202,7 +237,7 @@ def _finders(masks: tuple[tuple[str, str], ...]) -> Finders:
             pieces.append((_DigitPieces(digits), mask))
             continue
         body = re.escape(original)
-        whole.append((re.compile(rf"(?<!\w){body}(?!\w)", re.IGNORECASE), mask))
+        whole.append((re.compile(rf"(?<![^\W_]){body}(?![^\W_])", re.IGNORECASE), mask))
         words = _name_words(original)
         if words:
             body = "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))

@@ -45,11 +45,7 @@ class Recognizer:
     standalone_regex: str | None = None
 
     def __post_init__(self) -> None:
-        if not self.name:
-            raise ArgumentError("a recognizer needs a non-empty name")
-        label = clean_label(self.label)
-        if not label:
-            raise ArgumentError(f"recognizer {self.name!r} has an empty label; give one")
+        label = _checked_label(self.name, self.label)
         if self.window < 0:
             raise ArgumentError(f"recognizer {self.name!r}: window={self.window} must be >= 0")
         compile_pattern(self.regex)  # fail at definition, not at the first chunk
@@ -74,6 +70,16 @@ class Recognizer:
     def with_label(self, label: str) -> Recognizer:
         """A copy that gives ``label`` instead of the default one."""
         return dataclasses.replace(self, label=label)
+
+
+def _checked_label(name: str, label: str) -> str:
+    """A recogniser's label as it is kept, once its name and label are known not to be empty."""
+    if not name:
+        raise ArgumentError("a recognizer needs a non-empty name")
+    cleaned = clean_label(label)
+    if not cleaned:
+        raise ArgumentError(f"recognizer {name!r} has an empty label; give one")
+    return cleaned
 
 
 def _words(words: Iterable[str]) -> tuple[str, ...]:
@@ -106,11 +112,7 @@ class NameRecognizer:
     kind: NameKind
 
     def __post_init__(self) -> None:
-        if not self.name:
-            raise ArgumentError("a recognizer needs a non-empty name")
-        label = clean_label(self.label)
-        if not label:
-            raise ArgumentError(f"recognizer {self.name!r} has an empty label; give one")
+        label = _checked_label(self.name, self.label)
         if self.kind not in ("persons", "organizations"):
             raise ArgumentError(
                 f"recognizer {self.name!r}: kind={self.kind!r}; use 'persons' or 'organizations'"
