@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from rag_guard_integrations.core.errors import ArgumentError
+from rag_guard_integrations.core.extras import needs_extra
 
 KINDS = ("pattern", "embedding", "llm")
 """The classifier kinds :func:`build_classifier` builds."""
@@ -44,7 +45,8 @@ def build_classifier(kind: str, model: str | None, policy: Policy | None) -> Cla
         return EmbeddingClassifier().bind(vocabulary)
     if model is None:
         raise ArgumentError("kind='llm' needs model= (an Ollama chat model name, e.g. 'llama3.2')")
-    from langchain_ollama import ChatOllama  # noqa: PLC0415 - optional extra, loaded on demand
+    with needs_extra("ollama", "the LLM classifier"):
+        from langchain_ollama import ChatOllama  # noqa: PLC0415 - optional extra, on demand
 
     from rag_guard_integrations.classify.llm import LLMClassifier  # noqa: PLC0415
 

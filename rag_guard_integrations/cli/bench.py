@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 from rag_guard_integrations.cli.console import print_json, progress, table
 from rag_guard_integrations.cli.help import CommandHelp, add_command
 from rag_guard_integrations.core.errors import ArgumentError
+from rag_guard_integrations.core.extras import needs_extra
 
 if TYPE_CHECKING:
     import argparse
@@ -56,6 +57,9 @@ def run(args: argparse.Namespace) -> int:
 
     if not args.budget > 0:  # also refuses nan
         raise ArgumentError(f"--budget {args.budget} must be a positive number of seconds")
+    if args.plot:  # known before the grid runs, not after
+        with needs_extra("plot", "--plot"):
+            import matplotlib  # noqa: F401, PLC0415 - the plot extra is optional
     embedder = None
     if not args.no_embedder:
         from rag_guard_integrations.embeddings import default_embedder  # noqa: PLC0415

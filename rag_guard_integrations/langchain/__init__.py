@@ -11,6 +11,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from rag_guard_integrations.core.extras import needs_extra
+
+with needs_extra(
+    "langchain", "rag_guard_integrations.langchain"
+):  # a missing framework names its extra
+    import langchain_core  # noqa: F401
+
 from rag_guard_integrations.langchain.chain import answer_or_refuse, build_rag_chain
 from rag_guard_integrations.langchain.compressor import GuardCompressor
 from rag_guard_integrations.langchain.embeddings import MiniLMEmbeddings
@@ -38,14 +45,19 @@ __all__ = [
 
 
 def __getattr__(name: str) -> Any:
+    # The agent components need LangChain's agents and LangGraph (the agents extra).
     if name == "GuardMiddleware":
-        from rag_guard_integrations.langchain.middleware import GuardMiddleware  # noqa: PLC0415
+        with needs_extra("agents", "GuardMiddleware"):
+            from rag_guard_integrations.langchain.middleware import (  # noqa: PLC0415
+                GuardMiddleware,
+            )
 
         return GuardMiddleware
     if name == "GuardedCheckpointer":
-        from rag_guard_integrations.langchain.checkpointer import (  # noqa: PLC0415
-            GuardedCheckpointer,
-        )
+        with needs_extra("agents", "GuardedCheckpointer"):
+            from rag_guard_integrations.langchain.checkpointer import (  # noqa: PLC0415
+                GuardedCheckpointer,
+            )
 
         return GuardedCheckpointer
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -2,6 +2,13 @@
 chat engines, a node postprocessor, an ingestion tagger and per-request access; the only place
 in the package that imports ``llama_index``."""
 
+from rag_guard_integrations.core.extras import needs_extra
+
+with needs_extra(
+    "llamaindex", "rag_guard_integrations.llama_index"
+):  # a missing framework names its extra
+    import llama_index.core  # noqa: F401
+
 from rag_guard_integrations.core.access import NO_ACCESS
 from rag_guard_integrations.llama_index.access import AccessScope, guard_access
 from rag_guard_integrations.llama_index.chat import GuardedChatEngine, guarded_chat_engine
