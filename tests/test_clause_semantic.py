@@ -4,6 +4,7 @@ the regex, when it embeds, and what happens when it cannot run."""
 
 from __future__ import annotations
 
+import logging
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -150,3 +151,23 @@ def test_the_plain_regex_forms_still_load() -> None:
     regexes = {law_policy(form).clauses["GOVERNING_LAW"].fingerprint_regex for form in forms}
     assert regexes == {"\\bgoverned by\\b", "(?:\\bgoverned by\\b)"}
     assert all(law_policy(form).clauses["GOVERNING_LAW"].semantic is None for form in forms)
+
+
+def test_without_the_embedder_a_domain_policy_says_what_to_install(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """The domain guard's similarity tiers cannot run: every query is refused (fail closed),
+    the query's reason names the install, and one WARNING says so however many queries."""
+    guard = Guard.from_policy("bis", embedder=Unavailable())
+    with caplog.at_level(logging.WARNING, logger="rag_guard_integrations"):
+        results = [
+            guard.check(query, [{"text": "IS 1786 covers high strength deformed steel bars."}])
+            for query in ("Which standard covers TMT rebar?", "What does the cement standard say?")
+        ]
+    assert [r.query.allowed for r in results] == [False, False]
+    assert "run pip install ..." in results[0].query.reason
+    warned = [r.getMessage() for r in caplog.records if "refused" in r.getMessage()]
+    assert warned == [
+        "every query is refused (fail closed): the embedding model is not installed; "
+        "run pip install ..."
+    ]

@@ -3,6 +3,7 @@ retrieved for it, labelling and the set stage last, records every decision, and 
 
 from __future__ import annotations
 
+import logging
 import secrets
 from dataclasses import replace
 from functools import partial
@@ -18,7 +19,12 @@ from rag_guard_integrations.core.audit import RequestInfo
 from rag_guard_integrations.core.chunk_list import coerce_chunks
 from rag_guard_integrations.core.constraints import Constraints
 from rag_guard_integrations.core.decisions import GuardResult, QueryDecision
-from rag_guard_integrations.core.errors import ArgumentError, ContextBlocked, InputError
+from rag_guard_integrations.core.errors import (
+    ArgumentError,
+    ContextBlocked,
+    InputError,
+    MissingExtraError,
+)
 from rag_guard_integrations.core.normalize import normalize
 from rag_guard_integrations.core.reasons import Reason
 from rag_guard_integrations.core.records import slot_filler
@@ -55,6 +61,7 @@ if TYPE_CHECKING:
     from rag_guard_integrations.policy.loader import PolicyRef
 
 
+logger = logging.getLogger("rag_guard_integrations")
 FETCH_FACTOR = 4
 _IS_NONE = partial(is_, None)
 # The request and plan of every check, with every field known: filled slot by slot.
@@ -157,6 +164,7 @@ class Guard:
             (stage.refusal for kind, stage in self._stages if kind == "query"), None
         )
         self._token = secrets.token_hex(8)
+        self._warned_extra = False  # a missing extra that refuses every query: logged once
         self.recognizers = self._recognizers()
         self.classifier = self._bind(classifier)
         self._reads_labels = self._set_stage is not None or policy.declares_vocabulary
@@ -406,8 +414,16 @@ clause_id=all:['TERMINATION_NOTICE']))
 
     def _failure(self, error: Exception) -> QueryDecision:
         """The rejection of a query a stage failed on (fail closed); its reason names the
-        error's type only, since the message may quote a retrieved chunk."""
-        reason = f"query check failed ({type(error).__name__}); denied (fail closed)"
+        error's type only, since the message may quote a retrieved chunk, except for a
+        missing extra, whose message is the package's own and names the install (also
+        logged once per guard: every query is refused until it is installed)."""
+        if isinstance(error, MissingExtraError):
+            if not self._warned_extra:
+                self._warned_extra = True
+                logger.warning("every query is refused (fail closed): %s", error)
+            reason = f"query check failed ({error}); denied (fail closed)"
+        else:
+            reason = f"query check failed ({type(error).__name__}); denied (fail closed)"
         return QueryDecision(False, "error", reason, refusal=self._query_refusal)
 
     def _start(self, plan: RequestPlan, chunks: Sequence[Any]) -> Run:
