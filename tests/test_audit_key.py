@@ -7,6 +7,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import os
 import pickle
 import subprocess
 import sys
@@ -20,6 +21,7 @@ from rag_guard_integrations.cli import main
 from rag_guard_integrations.core.audit import audit_schema
 from rag_guard_integrations.core.errors import ArgumentError
 from rag_guard_integrations.core.keys import AUDIT_KEY_ENV, AuditKey, audit_key, process_key
+from rag_guard_integrations.engine import notices
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -80,17 +82,20 @@ def test_without_a_key_the_process_draws_one_and_says_so(
     monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
     """No argument and no environment variable: a random key of the process, the same for
-    every guard of the process, named in a notice that is logged and recorded."""
+    every guard of the process, named in a notice recorded in every result and logged once
+    a process."""
     monkeypatch.delenv(AUDIT_KEY_ENV, raising=False)
+    monkeypatch.setattr(notices, "_SAID", set())
     with caplog.at_level(logging.WARNING, logger="rag_guard_integrations"):
         guard = Guard.from_policy("default")
-    assert guard.audit_key is process_key() is Guard.from_policy("default").audit_key
+        again = Guard.from_policy("default")
+    assert guard.audit_key is process_key() is again.audit_key
     result = guard.check(PIN, [Chunk(PIN)])
     (notice,) = result.notices
     assert AUDIT_KEY_ENV in notice
     assert process_key().id in notice
-    assert notice in caplog.messages
-    assert result.audit()["notices"] == [notice]
+    assert caplog.messages.count(notice) == 1
+    assert result.audit()["notices"] == [notice] == list(again.check(PIN, [Chunk(PIN)]).notices)
 
 
 def test_each_process_draws_its_own_key(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -157,3 +162,20 @@ def test_rag_guard_audit_reads_both_versions_and_counts_records_per_key(
     assert summary["keys"] == {"(v1, plain sha256)": 1, str(v2["key_id"]): 1}
     assert main(["audit", str(path)]) == 0
     assert "per audit key" in capsys.readouterr().out
+
+
+def test_without_a_key_a_cli_input_error_is_still_one_line(tmp_path: Path) -> None:
+    """``rag-guard check`` reads its inputs before it builds the guard: run as a user runs it
+    (a process with no key configured), a missing file is the one line on stderr, with no
+    notice about the drawn key before it."""
+    env = {k: v for k, v in os.environ.items() if k != AUDIT_KEY_ENV}
+    missing = tmp_path / "missing.jsonl"
+    args = ["check", "--policy", "contracts", "--query", "q", "--chunks", str(missing)]
+    done = subprocess.run(
+        [sys.executable, "-m", "rag_guard_integrations.cli", *args],
+        capture_output=True, text=True, env=env, check=False,
+    )  # fmt: skip
+    assert done.returncode == 2
+    assert done.stderr.splitlines() == [
+        f"rag-guard check: {missing}: cannot read it (No such file or directory); check the path"
+    ]

@@ -78,11 +78,13 @@ def parse_allow(values: list[str]) -> dict[str, list[str]]:
 
 def run(args: argparse.Namespace) -> int:
     """Exit 0 when the context is safe, 1 when the query was rejected or a block rule fired."""
-    from rag_guard_integrations import AccessContext, Guard  # noqa: PLC0415
+    from rag_guard_integrations import AccessContext, Guard, load_policy  # noqa: PLC0415
 
-    guard = Guard.from_policy(*args.policy)
+    # Every input is read before the guard is built, so a bad one is the only line printed.
+    policy = load_policy(*args.policy)
     access = AccessContext(args.principal, **parse_allow(args.allow))
-    result = guard.check(args.query, [chunk for _, chunk in read_jsonl(args.chunks)], access=access)
+    chunks = [chunk for _, chunk in read_jsonl(args.chunks)]
+    result = Guard(policy).check(args.query, chunks, access=access)
     if args.explain:
         explain(result.audit(include_query=not args.no_text))
     elif args.audit:

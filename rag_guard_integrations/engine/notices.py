@@ -25,12 +25,14 @@ if TYPE_CHECKING:
     from rag_guard_integrations.policy.schema import Policy
 
 logger = logging.getLogger("rag_guard_integrations")
+_SAID: set[str] = set()  # notices logged once a process
 
 
 def policy_notices(policy: Policy, classifier: Classifier | None, key: AuditKey) -> tuple[str, ...]:
     """Rule trigger labels that no label declaration, recogniser or classifier can produce
-    (so the rule fires only on chunks tagged with the label in metadata), and an audit key the
-    process drew for want of a configured one; logged once, when the guard is built."""
+    (so the rule fires only on chunks tagged with the label in metadata), logged when the guard
+    is built, and an audit key the process drew for want of a configured one, logged once a
+    process."""
     recognizers = getattr(classifier, "recognizers", None)
     # A model classifier answers with any vocabulary label, declared or not.
     model = classifier is not None and recognizers is None
@@ -45,7 +47,12 @@ def policy_notices(policy: Policy, classifier: Classifier | None, key: AuditKey)
         )
     problems = [] if model else unproducible_label_problems(policy, recognizers or ())
     drawn = key_notice(key)
-    return _warn([*problems, drawn] if drawn is not None else problems)
+    if drawn is None:
+        return _warn(problems)
+    if drawn not in _SAID:  # the process draws one key: said once, kept in every result
+        _SAID.add(drawn)
+        logger.warning("%s", drawn)
+    return (*_warn(problems), drawn)
 
 
 def request_notices(policy: Policy, access: AccessContext | None) -> tuple[str, ...]:
