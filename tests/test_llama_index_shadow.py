@@ -64,8 +64,13 @@ def test_a_caller_with_no_access_gets_what_an_unguarded_engine_sends(
     assert SOW_CLAUSE in llm.prompts[-1]
     (event,) = decisions.events
     assert event.audit["mode"] == "shadow"
-    assert {row["decision"] for row in event.audit["chunks"]} == {"deny"}
-    assert not any(row["enforced"] for row in event.audit["chunks"])
+    sent = [row for row in event.audit["chunks"] if row["stage"] != "limit"]
+    assert len(sent) == 3
+    assert {row["decision"] for row in sent} == {"deny"}
+    assert not any(row["enforced"] for row in sent)
+    # The candidates beyond the top k were not sent: recorded so, whatever the policy says.
+    beyond = [row for row in event.audit["chunks"] if row["stage"] == "limit"]
+    assert all(row["decision"] == "deny" and row["enforced"] for row in beyond)
 
 
 def test_a_query_naming_no_clause_is_answered_in_shadow_mode(

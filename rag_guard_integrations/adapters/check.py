@@ -10,7 +10,13 @@ from typing import TYPE_CHECKING, Generic, Protocol, TypeVar
 
 from rag_guard_integrations.adapters.listen import hear
 from rag_guard_integrations.adapters.plan import checking, fetches, plan
-from rag_guard_integrations.adapters.records import UNMASKABLE, with_denials, without_text
+from rag_guard_integrations.adapters.records import (
+    BEYOND_LIMIT,
+    LIMIT,
+    UNMASKABLE,
+    with_denials,
+    without_text,
+)
 from rag_guard_integrations.adapters.refusal import refusal_for
 from rag_guard_integrations.core.errors import ContextBlocked
 from rag_guard_integrations.engine.audit import publish
@@ -92,7 +98,7 @@ def guarded(
         publish(blocked.result)
         hear(blocked.result, (), tag, guard)
         raise ContextBlocked(without_text(blocked.result))
-    kept: list[T] = []
+    kept: list[tuple[int, T]] = []
     denials: dict[int, Reason] = {}
     masked = result.redacted
     for i in result.allowed_indices:
@@ -100,12 +106,18 @@ def guarded(
         if handed is None:
             denials[i] = UNMASKABLE
         else:
-            kept.append(handed)
+            kept.append((i, handed))
     result = with_denials(result, denials)
     refusal = refusal_for(result, len(kept), guard.policy)
     if refusal != result.refusal:
         result = replace(result, refusal=refusal)
-    returned = kept if limit is None else kept[:limit]
+    # What the request hands on is what its record says passed: allowed chunks beyond the
+    # limit (the k the caller asked for, of fetch_k candidates) are decided as not handed on.
+    if limit is not None and len(kept) > limit:
+        result = with_denials(result, dict.fromkeys((i for i, _ in kept[limit:]), BEYOND_LIMIT),
+                              stage=LIMIT)  # fmt: skip
+        kept = kept[:limit]
+    returned = [handed for _, handed in kept]
     publish(result)
     hear(result, returned, tag, guard)
     return Checked(returned, result, planned, len(items), refusal)

@@ -23,6 +23,10 @@ if TYPE_CHECKING:
     from rag_guard_integrations.engine.guard import Guard
 
 HANDOFF = "handoff"
+LIMIT = "limit"
+BEYOND_LIMIT = Reason.fixed(
+    "allowed, but beyond the number of chunks the request returns (k); not handed on"
+)
 """The stage of an allowed chunk the adapter could not hand on as the guard judged it."""
 UNMASKABLE = Reason.fixed(
     "its masks cannot be written back into the framework's object; withheld (fail closed)"
@@ -93,13 +97,14 @@ def report_record(
     result: GuardResult, fetched: int, returned: int, extra: Mapping[str, Any] | None = None
 ) -> dict[str, Any]:
     """What a log line or a framework event carries of one request: ``result.summary()`` plus
-    ``fetched`` (candidates judged), ``dropped`` (withheld), ``returned`` and the principal;
-    never chunk text or a metadata value."""
+    ``fetched`` (candidates judged), ``dropped`` (withheld; not the allowed ones beyond the
+    request's k), ``returned`` and the principal; never chunk text or a metadata value."""
     info = result.request
+    beyond = sum(1 for d in result.decisions if d.stage == LIMIT and not d.allowed)
     return {
         **result.summary(),
         "fetched": fetched,
-        "dropped": fetched - len(result.allowed_indices),
+        "dropped": fetched - len(result.allowed_indices) - beyond,
         "returned": returned,
         "principal": info.principal if info is not None else None,
         **(extra or {}),
