@@ -33,10 +33,13 @@ install: $(TEST_STAMP) $(SPICEDB_LIB)
 $(BIN)/python:
 	python3 -m venv $(VENV)
 
-# The demo's layer: the core, LangChain, LlamaIndex and the offline embedder (CPU torch, pinned
-# through constraints.txt: unpinned, pip picks a CUDA build of several GB).
+# The demo's layer: the core, LangChain, LlamaIndex and the offline embedder. Torch is the CPU
+# build (PyPI's torch pulls CUDA packages of several GB): a CPU wheel pip can already find (a
+# local wheel folder in its config), else the one on PyTorch's CPU index.
+TORCH := torch==2.13.0+cpu
+TORCH_INDEX := https://download.pytorch.org/whl/cpu
 $(DEMO_STAMP): pyproject.toml constraints.txt | $(BIN)/python
-	$(PIP) torch==2.13.0
+	$(PIP) $(TORCH) 2>/dev/null || $(PIP) $(TORCH) --extra-index-url $(TORCH_INDEX)
 	$(PIP) -e '.[demo]'
 	touch $@
 
