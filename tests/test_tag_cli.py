@@ -219,3 +219,31 @@ def test_bad_input_is_one_line_and_exit_2(
     assert len(captured.err.strip().splitlines()) == 1
     assert captured.err.startswith("rag-guard tag: ")
     assert message in captured.err
+
+
+def test_records_the_classifier_failed_on_are_tagged_again_on_the_next_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With the model's server down the records carry ``unclassified`` and stderr says why;
+    run again with it up, they are tagged, each once in OUT."""
+    policy = tmp_path / "policy.yaml"
+    policy.write_text(POLICY, encoding="utf-8")
+    source = write_jsonl(tmp_path / "in.jsonl", RECORDS[:3])
+    out = tmp_path / "out.jsonl"
+    args = ["tag", str(source), "--out", str(out), "--policy", str(policy), "--classifier", "llm"]
+    with OllamaServer(responder=keyword_labeller({"contact": ["@"]})) as server:
+        model, down = server.model, server.base_url
+    monkeypatch.setenv("OLLAMA_HOST", down)  # the server is gone: connections are refused
+    assert cli.main([*args, "--model", model]) == 1
+    err = capsys.readouterr().err
+    assert "3 record(s) could not be classified" in err
+    assert "tagged again when the command is run again" in err
+    assert all("classification_error" in r.get("metadata", r.get("meta")) for r in read_jsonl(out))
+    with OllamaServer(responder=keyword_labeller({"contact": ["@"]})) as server:
+        monkeypatch.setenv("OLLAMA_HOST", server.base_url)
+        assert cli.main([*args, "--model", server.model, "--json"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert (summary["skipped"], summary["tagged"], summary["unclassified"]) == (0, 3, 0)
+    tagged = read_jsonl(out)
+    assert sorted(str(r["id"]) for r in tagged) == ["2", "a", "c"]
+    assert not any("classification_error" in r.get("metadata", r.get("meta")) for r in tagged)

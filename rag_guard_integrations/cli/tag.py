@@ -50,7 +50,8 @@ def register(commands: argparse._SubParsersAction[Any]) -> None:
         description=(
             "Add metadata.classifications and metadata.findings to every record of IN that "
             "has no labels yet (all of them under 'classify: always'). Records already in OUT "
-            "(by id, else line number) are skipped, so an interrupted run can be resumed."
+            "(by id, else line number) are skipped, so an interrupted run can be resumed; "
+            "records the classifier failed on are tagged again."
         ),
     )
     parser.add_argument("input", type=Path, metavar="IN.jsonl", help="records, one JSON per line")

@@ -34,6 +34,7 @@ class Summary:
     unlabelled: int = 0
     labels: Counter[str] = field(default_factory=Counter)
     dropped: Counter[str] = field(default_factory=Counter)
+    first_error: str | None = None  # why the classifier failed on the first record it did
 
     def to_dict(self) -> dict[str, Any]:
         """The summary as JSON-ready data."""
@@ -50,21 +51,40 @@ class Summary:
 
 
 def done_ids(out: Path) -> set[str]:
-    """Ids of the records already in ``out``; a line cut off by an interrupted run is removed."""
+    """Ids of the records already in ``out``. A line cut off by an interrupted run, and a
+    record the classifier failed on (it carries ``classification_error``), are removed from
+    ``out``: they are tagged again."""
     done: set[str] = set()
     if not out.exists():
         return done
+    kept: list[bytes] = []
+    retried = False
     with out.open("r+b") as handle:
-        good = 0
         for number, line in enumerate(handle, start=1):
             if not line.endswith(b"\n"):
-                break  # the last write of an interrupted run: drop it, it is done again
+                retried = True  # the last write of an interrupted run: it is done again
+                break
             if line.strip():
                 record = parse_line(line, out, number)
+                if _failed(record):
+                    retried = True
+                    continue
                 done.add(record_id(record, number))
-            good += len(line)
-        handle.truncate(good)
+            kept.append(line)
+        if retried:
+            handle.seek(0)
+            handle.write(b"".join(kept))
+            handle.truncate()
     return done
+
+
+def _failed(record: dict[str, Any]) -> bool:
+    """Whether the classifier failed on this tagged record (it is ``unclassified`` for now)."""
+    try:
+        metadata = record.get(metadata_key(record))
+    except ChunkError:
+        return False
+    return isinstance(metadata, dict) and "classification_error" in metadata
 
 
 def record_id(record: dict[str, Any], line: int) -> str:
@@ -111,7 +131,9 @@ def count_record(
         summary.tagged += 1
         labels = classification.labels
         summary.dropped.update(classification.dropped)
-        summary.failed += classification.error is not None
+        if classification.error is not None:
+            summary.failed += 1
+            summary.first_error = summary.first_error or classification.error
     summary.labels.update(labels)
     summary.unlabelled += not labels
 
@@ -135,6 +157,12 @@ def print_report(summary: Summary, args: argparse.Namespace, out: Path) -> None:
     ]
     print()
     print(table(("records", "count"), counts))
+    if summary.failed:
+        print(
+            f"{summary.failed} record(s) could not be classified ({summary.first_error}); they "
+            "carry 'unclassified' and are tagged again when the command is run again",
+            file=sys.stderr,
+        )
     if summary.dropped:
         print(
             f"labels outside the vocabulary, dropped: {', '.join(sorted(summary.dropped))}",
