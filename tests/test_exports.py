@@ -66,6 +66,7 @@ EXPORTS = {
         "tag_dataset",
     ],
     "rag_guard_integrations.langchain": [
+        "AccessScope",
         "CheckedDocuments",
         "CheckedResult",
         "GuardCompressor",
@@ -76,6 +77,7 @@ EXPORTS = {
         "answer_or_refuse",
         "build_rag_chain",
         "create_guarded_retriever_tool",
+        "guard_access",
         "guard_results",
     ],
     "rag_guard_integrations.llama_index": [

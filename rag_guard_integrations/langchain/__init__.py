@@ -18,6 +18,7 @@ with needs_extra(
 ):  # a missing framework names its extra
     import langchain_core  # noqa: F401
 
+from rag_guard_integrations.adapters.access import AccessScope, guard_access
 from rag_guard_integrations.langchain.chain import answer_or_refuse, build_rag_chain
 from rag_guard_integrations.langchain.compressor import GuardCompressor
 from rag_guard_integrations.langchain.embeddings import MiniLMEmbeddings
@@ -30,6 +31,7 @@ if TYPE_CHECKING:
     from rag_guard_integrations.langchain.middleware import GuardMiddleware
 
 __all__ = [
+    "AccessScope",
     "CheckedDocuments",
     "CheckedResult",
     "GuardCompressor",
@@ -40,6 +42,7 @@ __all__ = [
     "answer_or_refuse",
     "build_rag_chain",
     "create_guarded_retriever_tool",
+    "guard_access",
     "guard_results",
 ]
 
