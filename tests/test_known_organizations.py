@@ -51,6 +51,24 @@ def test_a_listed_name_that_reads_as_something_else_is_no_organisation_alone(tex
     assert names(text)[1] == []
 
 
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        ("She is a former Apple engineer.", (["Apple"], [])),  # a given name too
+        ("Aviva customers can claim online.", (["Aviva"], [])),
+        ("Jane Apple works here.", ([], ["Jane Apple"])),  # a person's name holds it
+        ("Apple pie recipes from Grandma.", ([], [])),  # no word of a firm's around it
+    ],
+)
+def test_a_listed_name_that_reads_as_something_else_is_the_firm_a_cue_names(
+    text: str, found: tuple[list[str], list[str]]
+) -> None:
+    """A word after it that says a firm's (``engineer``, ``customers``) names the listed
+    company, even when its name is also a given name or a common word."""
+    organizations, persons = found
+    assert names(text) == (persons, organizations)
+
+
 def test_the_table_keeps_one_word_names_only_when_nothing_else_reads_the_same() -> None:
     """Listed one-word names that the names table flags, or that a rule reads as a title or a
     month, are not known alone; names of several words are."""

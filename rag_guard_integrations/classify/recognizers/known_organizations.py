@@ -64,6 +64,13 @@ def listed_names() -> list[str]:
 
 
 @lru_cache(maxsize=1)
+def every_listed_name() -> frozenset[str]:
+    """Every name of the table as written, those that read as something else alone too
+    (``Apple``, ``Uber``): with a word around it that names a firm, it is the firm."""
+    return frozenset(listed_names())
+
+
+@lru_cache(maxsize=1)
 def known_organizations() -> frozenset[str]:
     """The listed names that count as an organisation wherever a run is exactly one of them."""
     flags = name_flags()

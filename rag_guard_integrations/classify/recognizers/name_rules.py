@@ -10,7 +10,10 @@ import re
 import unicodedata
 
 from rag_guard_integrations.classify.recognizers import name_words as words
-from rag_guard_integrations.classify.recognizers.known_organizations import known_organizations
+from rag_guard_integrations.classify.recognizers.known_organizations import (
+    every_listed_name,
+    known_organizations,
+)
 from rag_guard_integrations.classify.recognizers.name_context import (
     UPPER,
     WINDOW,
@@ -227,15 +230,17 @@ def _named(context: Context, tokens: list[Token], tail: str, head: str, org: int
     often as a firm."""
     named = _without_opening(tokens)
     flags = named[0][4]
+    listed = context.text[named[0][0] : tokens[-1][1]] in every_listed_name()
     if (
-        org == 1
+        not listed
+        and org == 1
         and len(named) == 1
         and flags & GIVEN
         and not flags & COMMON
         and not starts_with(head, words.ORGANIZATION_FOLLOWED)
     ):
         return False
-    if not nameable(context, named, tail, strong=org == 2, head=head):
+    if not (listed or nameable(context, named, tail, strong=org == 2, head=head)):
         return False
     legal = _legal_form_after(head)
     context.organization((named[0][0], tokens[-1][1] + (legal.end() if legal else 0)))
