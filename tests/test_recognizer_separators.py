@@ -33,6 +33,24 @@ def test_card_groups_split_by_other_marks_or_a_tag_are_a_card(separator: str) ->
     assert found(f"Card on file: {number} (expires soon).") == {"credit_card"}
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "| card | 4539 1488 0343 6467 | 12/27 |",  # a table's next cell
+        "1. Card 4539 1488 0343 6467\n2. Billing address",  # a list's next number
+        "Card 4539 1488 0343 6467 (2)",  # a footnote
+        "Card 4539 1488 0343 6467; 12 payments left",
+        "Card 4539 1488 0343 6467 12 payments left",  # a number one space away
+    ],
+)
+def test_a_card_followed_by_a_short_number_is_still_a_card(text: str) -> None:
+    """The digits after a card are no short last group of it (a 15- or 19-digit card's): the
+    card is found, and its span stops at its own digits where a mark sets the next apart."""
+    (card,) = [f for f in CLASSIFIER.classify(text).findings if f.recognizer == "credit_card"]
+    assert text[card.start : card.end].startswith("4539 1488 0343 6467")
+    assert "|" not in text[card.start : card.end] and "\n" not in text[card.start : card.end]
+
+
 @pytest.mark.parametrize("separator", ["-", " ", ".", "/"])
 def test_ssn_groups_split_by_one_separator(separator: str) -> None:
     """A 3-2-4 SSN is found with hyphens, spaces, dots or slashes between its groups."""
