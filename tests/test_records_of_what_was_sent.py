@@ -17,9 +17,10 @@ from llama_index.core import VectorStoreIndex
 from llama_index.core.schema import TextNode
 from llama_index_support import RecordingLLM
 
-from rag_guard_integrations import Guard, parse_policy
+from rag_guard_integrations import ContextBlocked, Guard, parse_policy
 from rag_guard_integrations.adapters import guard_access
 from rag_guard_integrations.adapters.listen import guard_results
+from rag_guard_integrations.haystack import GuardedDocuments
 from rag_guard_integrations.haystack import GuardedRetriever as HaystackRetriever
 from rag_guard_integrations.langchain import GuardedRetriever
 from rag_guard_integrations.llama_index import MiniLMEmbedding, guarded_query_engine
@@ -96,3 +97,35 @@ def test_haystack_records_the_top_k_documents_it_hands_on(guard: Guard) -> None:
     sent = [d.id for d in documents]
     assert len(sent) == 2
     _sent_as_recorded(results[-1], sent)
+
+
+RAISING = """
+version: 1
+name: cards
+on_block: raise
+labels: {payment_card: {}}
+classifiers: {builtin: {credit_card: payment_card}}
+rules:
+  - {name: no_cards, action: block, trigger: {all_present: [payment_card]}}
+"""
+NOTES = ["Plain note zero.", "Card 4111 1111 1111 1111 on file.", "Plain note two."]
+
+
+def test_a_request_that_raises_on_a_block_records_that_it_handed_on_nothing() -> None:
+    """Under ``on_block: raise`` LangChain raises and Haystack answers the refusal: the result
+    each publishes refuses, with every chunk denied, and the exception keeps the evaluation."""
+    guard = Guard(parse_policy(RAISING))
+    documents = [Document(text, id=f"n{i}") for i, text in enumerate(NOTES)]
+    retriever = GuardedRetriever(retriever=ListRetriever(documents=documents), guard=guard, k=1)
+    with guard_results() as results, pytest.raises(ContextBlocked) as raised:
+        retriever.invoke("the notes?")
+    given = [HaystackDocument(id=f"n{i}", content=text) for i, text in enumerate(NOTES)]
+    with guard_results() as heard:
+        assert "refusal" in GuardedDocuments(guard, top_k=1).run("the notes?", given)
+    for result in (results[-1], heard[-1]):
+        assert result.allowed == []
+        assert result.refusal is not None
+        assert {row["decision"] for row in result.audit()["chunks"]} == {"deny"}
+        assert result.audit()["refused"] is True
+    assert [v.rule for v in raised.value.result.violations] == ["no_cards"]
+    assert len(raised.value.result.allowed) == 2

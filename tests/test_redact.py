@@ -284,3 +284,18 @@ def test_a_masked_address_encoded_in_metadata_is_masked(guard: Guard, source: st
     chunk = Chunk(f"Write to {EMAIL} today.", {"source": source, "team": "sales"})
     (kept,) = guard.check("who do I write to?", [chunk]).allowed
     assert kept.metadata == {"source": "[CONTACT_DETAILS]", "team": "sales"}
+
+
+class _Unprintable:
+    def __str__(self) -> str:
+        raise RuntimeError("cannot be printed")
+
+
+def test_a_carrier_whose_metadata_cannot_be_scrubbed_is_dropped_alone(guard: Guard) -> None:
+    """A cycle or a value whose ``str()`` raises cannot be searched for the masked address:
+    that carrier is withheld (fail closed) and the rest of the request goes on."""
+    loop: list[object] = []
+    loop.append(loop)
+    carriers = [Chunk(f"Write to {EMAIL}.", {"x": value}) for value in (loop, _Unprintable())]
+    result = guard.check("who do I write to?", [*carriers, PLAIN])
+    assert [d.allowed for d in result.decisions] == [False, False, True]

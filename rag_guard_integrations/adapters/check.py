@@ -13,6 +13,7 @@ from rag_guard_integrations.adapters.plan import checking, fetches, plan
 from rag_guard_integrations.adapters.records import (
     BEYOND_LIMIT,
     LIMIT,
+    RAISED,
     UNMASKABLE,
     with_denials,
     without_text,
@@ -95,8 +96,11 @@ def guarded(
     except ContextBlocked as error:
         blocked = error
     if blocked is not None:  # raised here, so the full result is not its __context__ either
-        publish(blocked.result)
-        hear(blocked.result, (), tag, guard)
+        # Recorded as what happened: nothing handed on, the request refused.
+        handed = with_denials(blocked.result, dict.fromkeys(blocked.result.allowed_indices, RAISED))
+        handed = replace(handed, refusal=handed.refusal or guard.policy.no_context_refusal)
+        publish(handed)
+        hear(handed, (), tag, guard)
         raise ContextBlocked(without_text(blocked.result))
     kept: list[tuple[int, T]] = []
     denials: dict[int, Reason] = {}

@@ -24,6 +24,9 @@ if TYPE_CHECKING:
 
 HANDOFF = "handoff"
 LIMIT = "limit"
+RAISED = Reason.fixed(
+    "allowed, but a block rule fired under on_block: raise, so nothing was handed on"
+)
 BEYOND_LIMIT = Reason.fixed(
     "allowed, but beyond the number of chunks the request returns (k); not handed on"
 )

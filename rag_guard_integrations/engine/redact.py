@@ -120,10 +120,14 @@ def redact(
     # What the masks hide is hidden in the rest of the text and in the metadata too: a copy
     # without it anywhere, or none.
     masks = _masks(chunk.text, spans)
-    text = scrubbed_text(mask_text(chunk.text, spans), masks)
+    try:
+        text = scrubbed_text(mask_text(chunk.text, spans), masks)
+        metadata = scrubbed(chunk.metadata, masks)
+    except Exception:  # metadata that cannot be read (a cycle, a str() that raises): dropped
+        return None
     if text is None:
         return None
-    masked = Chunk(text, scrubbed(chunk.metadata, masks), chunk.score, chunk.id)
+    masked = Chunk(text, metadata, chunk.score, chunk.id)
     return Masked(masked, spans, labels - targets, rule)
 
 
