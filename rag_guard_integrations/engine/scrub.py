@@ -29,6 +29,9 @@ _HAS_DIGITS = re.compile(r"\d\d")
 _WORD = re.compile(r"[^\W\d_]{3,}")
 _WORDS_ONLY = re.compile(r"[^\W\d_]+\.?(?:[ '’-]+[^\W\d_]+\.?)+")
 _PERCENT = re.compile(r"%[0-9a-fA-F]{2}")
+# An address's "@" and dots spelled out, as a recogniser reads them: "jo [at] x dot com".
+_SPELLED_AT = re.compile(r"(?<=\w)\s*[\[({<]?\s*\bat\b\s*[\])}>]?\s*(?=\w)", re.IGNORECASE)
+_SPELLED_DOT = re.compile(r"(?<=\w)\s*[\[({<]?\s*\bdot\b\s*[\])}>]?\s*(?=\w)", re.IGNORECASE)
 _UNICODE_ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})")
 
 
@@ -162,18 +165,27 @@ def _scrub_text(text: str, finders: Finders) -> str:
 
 def _plain(text: str) -> str:
     """``text`` as a reader sees it: HTML character references, percent-encoding (a URL's
-    ``%40``) and ``\\u`` escapes (JSON's ``\\u0040``) decoded, compatibility forms folded
-    (full-width digits and signs), invisible format characters dropped."""
+    ``%40``) and ``\\u`` escapes (JSON's ``\\u0040``) decoded, an address's ``at`` and
+    ``dot`` spelled out read as ``@`` and ``.``, compatibility forms folded (full-width digits
+    and signs), digits of every script read as ASCII ones, invisible format characters
+    dropped."""
     if "&" in text:
         text = html.unescape(text)
     if "%" in text and _PERCENT.search(text):
         text = urllib.parse.unquote(text)
     if "\\u" in text:
         text = _UNICODE_ESCAPE.sub(lambda m: chr(int(m.group(1), 16)), text)
+    if _SPELLED_AT.search(text):
+        text = _SPELLED_DOT.sub(".", _SPELLED_AT.sub("@", text))
     if text.isascii():
         return text  # the same object when nothing was decoded
     text = unicodedata.normalize("NFKC", text)
-    return "".join(ch for ch in text if unicodedata.category(ch) != "Cf")
+    # Digits of every script read as ASCII ones (Arabic-Indic, Devanagari: NFKC keeps them).
+    return "".join(
+        str(unicodedata.decimal(ch)) if ch.isdecimal() and not ch.isascii() else ch
+        for ch in text
+        if unicodedata.category(ch) != "Cf"
+    )
 
 
 class _DigitPieces:
@@ -241,7 +253,10 @@ def _finders(masks: tuple[tuple[str, str], ...]) -> Finders:
         words = _name_words(original)
         if words:
             body = "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
-            pieces.append((re.compile(rf"(?<![^\W_])(?:{body})(?![^\W_])", re.IGNORECASE), mask))
+            # No letter around a word of the name; a digit may be: "Thornbury2" is the name.
+            pieces.append(
+                (re.compile(rf"(?<![^\W\d_])(?:{body})(?![^\W\d_])", re.IGNORECASE), mask)
+            )
     return (*whole, *pieces)
 
 
