@@ -97,10 +97,12 @@ def guarded(
         blocked = error
     if blocked is not None:  # raised here, so the full result is not its __context__ either
         # Recorded as what happened: nothing handed on, the request refused.
-        handed = with_denials(blocked.result, dict.fromkeys(blocked.result.allowed_indices, RAISED))
-        handed = replace(handed, refusal=handed.refusal or guard.policy.no_context_refusal)
-        publish(handed)
-        hear(handed, (), tag, guard)
+        nothing = with_denials(
+            blocked.result, dict.fromkeys(blocked.result.allowed_indices, RAISED)
+        )
+        nothing = replace(nothing, refusal=nothing.refusal or guard.policy.no_context_refusal)
+        publish(nothing)
+        hear(nothing, (), tag, guard)
         raise ContextBlocked(without_text(blocked.result))
     kept: list[tuple[int, T]] = []
     denials: dict[int, Reason] = {}
