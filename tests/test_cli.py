@@ -138,6 +138,19 @@ def test_lint_reports_every_problem_and_exit_codes(
     assert "unknown recogniser 'emial'" in out
 
 
+def test_lint_of_a_file_extending_a_missing_pack_reports_it_as_its_problem(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The file is there to lint: the misspelt pack it extends is a problem (exit 1, on
+    stdout with the other problems), not a usage error."""
+    policy = tmp_path / "mine.yaml"
+    policy.write_text("version: 1\nextends: [defualt]\nname: mine\n", encoding="utf-8")
+    assert main(["lint", str(policy)]) == 1
+    out = capsys.readouterr().out
+    assert "extends 'defualt' is not a built-in policy" in out
+    assert "default" in out
+
+
 @pytest.mark.parametrize("name", ["missing.yaml", "folder"])
 def test_lint_of_a_path_that_is_no_policy_file_is_an_input_error(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str

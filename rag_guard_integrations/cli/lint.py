@@ -15,8 +15,8 @@ if TYPE_CHECKING:
 
 HELP = CommandHelp(
     summary="validate policies and report every problem",
-    reads="one or more policies: a built-in name (default, finance, hipaa, gdpr, contracts, "
-    "bis) or a YAML file; several are merged as Guard.from_policy merges them.",
+    reads="one or more policies: a built-in name (base, default, finance, hipaa, gdpr, "
+    "contracts, bis) or a YAML file; several are merged as Guard.from_policy merges them.",
     reads_example="rag-guard lint policies/my_policy.yaml",
     prints="every problem (file, key path, line, fix), or OK; then notes: the rules that need "
     "a classifier or labels in metadata because no recogniser gives one of their labels. "

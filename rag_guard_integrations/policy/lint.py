@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 from rag_guard_integrations.core.errors import PolicyError, PolicyNotFoundError
 from rag_guard_integrations.core.labels import UNCLASSIFIED, clean_label
-from rag_guard_integrations.policy.loader import load_policy, parse_policy
+from rag_guard_integrations.policy.loader import load_policy, parse_policy, resolve
 from rag_guard_integrations.policy.producible import (
     classifier_rules,
     producible_labels,
@@ -24,10 +24,13 @@ if TYPE_CHECKING:
 def lint(ref: str | Path) -> tuple[Policy | None, list[str]]:
     """Load ``ref`` and return ``(policy, problems)``; the policy is None when it cannot load.
 
+    A policy that ``extends`` one that does not exist has that as its problem.
+
     Raises:
         PolicyNotFoundError: ``ref`` names no file and no built-in policy: there is nothing
             to lint.
     """
+    resolve(ref)  # nothing to lint: raised; a missing pack it extends is its problem
     return _lint(lambda: load_policy(ref), str(ref))
 
 
@@ -39,8 +42,8 @@ def lint_text(text: str, source: str = "<string>") -> tuple[Policy | None, list[
 def _lint(load: Callable[[], Policy], source: str) -> tuple[Policy | None, list[str]]:
     try:
         policy = load()
-    except PolicyNotFoundError:
-        raise
+    except PolicyNotFoundError as error:  # a pack it extends: the policy's own problem
+        return None, [str(error)]
     except PolicyError as error:
         return None, list(error.problems)
     return policy, consistency_problems(policy, source)
