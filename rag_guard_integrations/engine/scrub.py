@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from rag_guard_integrations.classify.recognizers.name_context import name_flags
 from rag_guard_integrations.classify.recognizers.names_table import COMMON
+from rag_guard_integrations.core.confusables import FOLDS
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -29,6 +30,7 @@ _HAS_DIGITS = re.compile(r"\d\d")
 _WORD = re.compile(r"[^\W\d_]{3,}")
 _WORDS_ONLY = re.compile(r"[^\W\d_]+\.?(?:[ '’-]+[^\W\d_]+\.?)+")
 _PERCENT = re.compile(r"%[0-9a-fA-F]{2}")
+_LOOKALIKES = str.maketrans(*FOLDS)
 # An address's "@" and dots spelled out, as a recogniser reads them: "jo [at] x dot com".
 _SPELLED_AT = re.compile(r"(?<=\w)\s*[\[({<]?\s*\bat\b\s*[\])}>]?\s*(?=\w)", re.IGNORECASE)
 _SPELLED_DOT = re.compile(r"(?<=\w)\s*[\[({<]?\s*\bdot\b\s*[\])}>]?\s*(?=\w)", re.IGNORECASE)
@@ -167,8 +169,8 @@ def _plain(text: str) -> str:
     """``text`` as a reader sees it: HTML character references, percent-encoding (a URL's
     ``%40``) and ``\\u`` escapes (JSON's ``\\u0040``) decoded, an address's ``at`` and
     ``dot`` spelled out read as ``@`` and ``.``, compatibility forms folded (full-width digits
-    and signs), digits of every script read as ASCII ones, invisible format characters
-    dropped."""
+    and signs), digits of every script read as ASCII ones and look-alike letters as the
+    letters they imitate, invisible format characters dropped."""
     if "&" in text:
         text = html.unescape(text)
     if "%" in text and _PERCENT.search(text):
@@ -180,12 +182,13 @@ def _plain(text: str) -> str:
     if text.isascii():
         return text  # the same object when nothing was decoded
     text = unicodedata.normalize("NFKC", text)
-    # Digits of every script read as ASCII ones (Arabic-Indic, Devanagari: NFKC keeps them).
+    # Digits of every script read as ASCII ones (Arabic-Indic, Devanagari: NFKC keeps them),
+    # and look-alike letters as the letters they imitate (a Cyrillic "а" in "jаne").
     return "".join(
         str(unicodedata.decimal(ch)) if ch.isdecimal() and not ch.isascii() else ch
         for ch in text
         if unicodedata.category(ch) != "Cf"
-    )
+    ).translate(_LOOKALIKES)
 
 
 class _DigitPieces:
