@@ -235,7 +235,12 @@ BOMB = "\n".join(
         ("domain: {min_similarity: high}\n", "domain.min_similarity is a str"),
         ("domain: {min_similarity: .nan}\n", "domain.min_similarity must be between -1 and 1"),
         ("on_block: explode\n", "on_block is 'explode' (line 1); use one of 'drop_chunks'"),
-        ("rulez: []\n", "rulez is an unknown key (line 1); remove it or check its spelling"),
+        (
+            "rulez: []\n",
+            "rulez is an unknown key (line 1); remove it or check its spelling; did you mean "
+            "'rules'?",
+        ),
+        ("zzzz: 1\n", "zzzz is an unknown key (line 1); remove it or check its spelling"),
         ("clauses: {X: {intents: [x], fingerprnt: y}}\n", "clauses.X.fingerprnt is an unknown key"),
         ("version: 1\nversion: 1\n", "key 'version' appears twice in one mapping (line 2); keep"),
         (

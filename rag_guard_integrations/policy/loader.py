@@ -190,7 +190,7 @@ def _parse(text: str, source: str) -> tuple[dict[str, Any], yaml.Node]:
     try:
         Policy.model_validate(data)
     except ValidationError as error:
-        raise PolicyError(describe_errors(error, source, root)) from None
+        raise PolicyError(describe_errors(error, source, root, Policy.model_fields)) from None
     return data, root
 
 

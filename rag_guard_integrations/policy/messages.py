@@ -6,7 +6,11 @@ from typing import TYPE_CHECKING, Any
 
 import yaml
 
+from rag_guard_integrations.core.arguments import did_you_mean
+
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+
     from pydantic import ValidationError
 
 _FIXES = {
@@ -67,8 +71,11 @@ def _describe(error: dict[str, Any]) -> str:
     return f"is a {type(error.get('input')).__name__}: {error['msg'].lower()}; fix its type"
 
 
-def describe_errors(error: ValidationError, source: str, root: yaml.Node | None) -> list[str]:
-    """One line per problem: ``x.yaml: rules[2].trigger.all_present is empty (line 14); ...``."""
+def describe_errors(
+    error: ValidationError, source: str, root: yaml.Node | None, top_keys: Iterable[str] = ()
+) -> list[str]:
+    """One line per problem: ``x.yaml: rules[2].trigger.all_present is empty (line 14); ...``;
+    an unknown top-level key names the one of ``top_keys`` it most likely meant."""
     problems = []
     for item in error.errors(include_url=False, include_input=True):
         loc = tuple(
@@ -80,5 +87,7 @@ def describe_errors(error: ValidationError, source: str, root: yaml.Node | None)
         where = f" (line {line})" if line is not None else ""
         head, _, fix = text.partition("; ")
         path = f"{key_path(loc)} " if loc else ""
+        if item["type"] == "extra_forbidden" and len(loc) == 1:
+            fix += did_you_mean(str(loc[0]), top_keys)
         problems.append(f"{source}: {path}{head}{where}" + (f"; {fix}" if fix else ""))
     return problems
