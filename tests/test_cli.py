@@ -211,6 +211,10 @@ def test_eval_leakage_small_run_has_no_guarded_leak(capsys: pytest.CaptureFixtur
             "not a built-in policy",
         ),
         (["eval", "leakage", "--cases", "0"], "must be at least 1"),
+        (
+            ["check", "--policy", "contracts", "--query", " ", "--chunks", "x.jsonl"],
+            "--query is empty; pass the question to check",
+        ),
     ],
 )
 def test_bad_arguments_exit_2_with_one_line(

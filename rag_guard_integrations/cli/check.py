@@ -81,6 +81,8 @@ def run(args: argparse.Namespace) -> int:
     from rag_guard_integrations import AccessContext, Guard, load_policy  # noqa: PLC0415
 
     # Every input is read before the guard is built, so a bad one is the only line printed.
+    if not args.query.strip():  # an unset shell variable, most often
+        raise ArgumentError("--query is empty; pass the question to check")
     policy = load_policy(*args.policy)
     access = AccessContext(args.principal, **parse_allow(args.allow))
     chunks = [chunk for _, chunk in read_jsonl(args.chunks)]
