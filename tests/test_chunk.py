@@ -57,7 +57,7 @@ def test_any_object_with_the_shape_is_read() -> None:
 
 def test_an_object_of_no_known_shape_names_the_shapes() -> None:
     """Anything else is a ChunkError that lists the shapes it could have had."""
-    with pytest.raises(ChunkError, match=r"chunk 3 is a object; .*a document \(page_content"):
+    with pytest.raises(ChunkError, match=r"chunk 3 is an object; .*a document \(page_content"):
         Chunk.from_any(object(), position=3)
 
 

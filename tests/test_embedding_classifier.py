@@ -274,7 +274,7 @@ def test_a_label_late_in_a_long_text_is_found(embedder: MiniLMEmbedder) -> None:
     ("kwargs", "error", "message"),
     [
         ({"threshold": 1.5}, ValueError, r"threshold=1\.5 is outside \[-1, 1\]"),
-        ({"labels": {"x": 3}}, TypeError, r"labels\['x'\] is a int"),
+        ({"labels": {"x": 3}}, TypeError, r"labels\['x'\] is an int"),
         ({"cache_size": -1}, ValueError, "cache_size=-1 is negative"),
     ],
 )

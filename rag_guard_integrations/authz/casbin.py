@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rag_guard_integrations.authz.source import Answers, Scope, ScopeCache
+from rag_guard_integrations.core.arguments import a_type
 from rag_guard_integrations.core.errors import ArgumentError, MissingExtraError
 
 if TYPE_CHECKING:
@@ -72,7 +73,7 @@ class CasbinAccess:
     ) -> None:
         if not callable(getattr(enforcer, "enforce", None)):
             raise ArgumentError(
-                f"CasbinAccess: enforcer is a {type(enforcer).__name__}; pass a casbin.Enforcer "
+                f"CasbinAccess: enforcer is {a_type(enforcer)}; pass a casbin.Enforcer "
                 "(or use CasbinAccess.from_files)"
             )
         self.enforcer = enforcer

@@ -7,6 +7,7 @@ import unicodedata
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
+from rag_guard_integrations.core.arguments import a_type
 from rag_guard_integrations.core.constraints import Allowed, Constraints
 
 if TYPE_CHECKING:
@@ -183,7 +184,7 @@ def principal_problem(principal: object) -> str | None:
     if principal is None:
         return "no principal"
     if not isinstance(principal, str):
-        return f"the principal is a {type(principal).__name__}, not a str"
+        return f"the principal is {a_type(principal)}, not a str"
     wild = sorted(WILDCARD_CHARACTERS.intersection(principal))
     checks = (
         (not principal.strip(), "the principal is blank"),
@@ -215,7 +216,7 @@ def resource_of(
     if value is None:
         return None, f"the chunk carries no {where}"
     if isinstance(value, bool) or not isinstance(value, str | int):
-        return None, f"{where} is a {type(value).__name__}, not one resource id"
+        return None, f"{where} is {a_type(value)}, not one resource id"
     text = str(value)
     if not text.strip() or text != text.strip():
         return None, f"{where} is blank or padded"

@@ -17,6 +17,7 @@ from rag_guard_integrations.classify.llm_prompt import (
     user_prompt,
 )
 from rag_guard_integrations.classify.vocabulary import LabelsArg, VocabularyBound, label_specs
+from rag_guard_integrations.core.arguments import a_type
 from rag_guard_integrations.core.cache import BoundedCache, text_key
 from rag_guard_integrations.core.errors import (
     ArgumentError,
@@ -113,7 +114,7 @@ class LLMClassifier(VocabularyBound):
             ) from None
         if not isinstance(llm, BaseChatModel):
             raise InputError(
-                f"llm is a {type(llm).__name__}; pass a LangChain chat model such as "
+                f"llm is {a_type(llm)}; pass a LangChain chat model such as "
                 "ChatOllama(model='llama3.2')"
             )
         _check_positive(max_concurrency=max_concurrency, timeout=timeout)

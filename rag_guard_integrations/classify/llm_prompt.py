@@ -8,6 +8,7 @@ import secrets
 from typing import TYPE_CHECKING, Any
 
 from rag_guard_integrations.classify.base import Classification, Finding
+from rag_guard_integrations.core.arguments import a_type
 from rag_guard_integrations.core.errors import UnparseableReplyError
 from rag_guard_integrations.core.labels import UNCLASSIFIED, clean_label
 from rag_guard_integrations.core.normalize import normalize_with_offsets
@@ -130,7 +131,7 @@ def _payload(message: Any) -> Any:
             if isinstance(part, str | dict)
         )
     if not isinstance(content, str):
-        raise UnparseableReplyError(f"reply content is a {type(content).__name__}")
+        raise UnparseableReplyError(f"reply content is {a_type(content)}")
     stripped = content.strip()
     fenced = _FENCE.match(stripped)
     try:

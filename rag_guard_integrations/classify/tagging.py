@@ -15,6 +15,7 @@ from itertools import islice
 from typing import TYPE_CHECKING, Any
 
 from rag_guard_integrations.classify.base import Classification
+from rag_guard_integrations.core.arguments import a_type
 from rag_guard_integrations.core.chunk import record_keys
 from rag_guard_integrations.core.errors import ArgumentError, ChunkError
 from rag_guard_integrations.core.labels import LABEL_KEYS, has_label_metadata
@@ -45,9 +46,7 @@ def metadata_key(record: Mapping[str, Any], where: str = "record") -> str:
     key = record_keys(record, where)[1]
     value = record.get(key)
     if value is not None and not isinstance(value, Mapping):
-        raise ChunkError(
-            f"{where} {key} is a {type(value).__name__}; it must be a mapping of metadata"
-        )
+        raise ChunkError(f"{where} {key} is {a_type(value)}; it must be a mapping of metadata")
     return key
 
 

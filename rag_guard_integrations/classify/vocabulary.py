@@ -6,6 +6,7 @@ import copy
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, TypeVar
 
+from rag_guard_integrations.core.arguments import a_type
 from rag_guard_integrations.core.errors import InputError
 from rag_guard_integrations.core.labels import UNCLASSIFIED, clean_label
 from rag_guard_integrations.policy.schema import LabelSpec
@@ -59,8 +60,7 @@ def label_specs(labels: LabelsArg | None) -> dict[str, LabelSpec] | None:
     for name, value in items:
         if not isinstance(value, str | LabelSpec):
             raise InputError(
-                f"labels[{name!r}] is a {type(value).__name__}; give a description string "
-                "or a LabelSpec"
+                f"labels[{name!r}] is {a_type(value)}; give a description string or a LabelSpec"
             )
         label = clean_label(name)
         if label and label != UNCLASSIFIED:

@@ -7,6 +7,7 @@ from typing import Annotated, Any
 
 from pydantic import BeforeValidator
 
+from rag_guard_integrations.core.arguments import a_type
 from rag_guard_integrations.core.constraints import Allowed
 from rag_guard_integrations.core.errors import AccessError
 
@@ -128,7 +129,7 @@ def _allowlist(name: str, values: Iterable[Any] | str) -> frozenset[str]:
         return frozenset({values})
     if isinstance(values, Mapping | bytes | bytearray) or not isinstance(values, Iterable):
         raise AccessError(
-            f"access allowlist {name} is a {type(values).__name__}; give a value or a list of "
+            f"access allowlist {name} is {a_type(values)}; give a value or a list of "
             "values, e.g. contract_type=['MSA']"
         )
     items = list(values)

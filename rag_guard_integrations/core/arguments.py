@@ -65,3 +65,17 @@ access, guard"
             hint = did_you_mean(name, names) or "."
             return f"{owner} got an unknown argument {name!r}{hint} It takes: {', '.join(names)}"
     return None
+
+
+def a_type(value: object) -> str:
+    """What ``value`` is, for a message: its type's name with its article (``an int``, ``a
+    str``), or ``None``.
+
+    Example:
+        >>> a_type(3), a_type("x"), a_type(None)
+        ('an int', 'a str', 'None')
+    """
+    if value is None:
+        return "None"
+    name = type(value).__name__
+    return f"{'an' if name[:1].lower() in 'aeiou' else 'a'} {name}"

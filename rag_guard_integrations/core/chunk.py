@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
+from rag_guard_integrations.core.arguments import a_type
 from rag_guard_integrations.core.errors import ChunkError
 
 _EMPTY: Mapping[str, Any] = {}
@@ -59,7 +60,7 @@ class Chunk:
         if item is None:
             raise ChunkError(f"{where} is None; pass a dict with 'text', a Document or a node")
         raise ChunkError(
-            f"{where} is a {type(item).__name__}; pass a dict with 'text' (or 'page_content'), "
+            f"{where} is {a_type(item)}; pass a dict with 'text' (or 'page_content'), "
             "a document (page_content, metadata), a node (node_id, text, metadata) or a Chunk"
         )
 
@@ -169,11 +170,11 @@ def _build(where: str, text: object, metadata: object, score: float | None, id_:
     if text is None:
         text = ""
     if not isinstance(text, str):
-        raise ChunkError(f"{where} text is a {type(text).__name__}, not str; decode or drop it")
+        raise ChunkError(f"{where} text is {a_type(text)}, not str; decode or drop it")
     if metadata is None:
         metadata = _EMPTY
     if not isinstance(metadata, Mapping):
-        raise ChunkError(f"{where} metadata is a {type(metadata).__name__}; it must be a mapping")
+        raise ChunkError(f"{where} metadata is {a_type(metadata)}; it must be a mapping")
     return Chunk(text, metadata, score, None if id_ is None else str(id_))
 
 

@@ -6,6 +6,7 @@ import re
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
+from rag_guard_integrations.core.arguments import a_type
 from rag_guard_integrations.core.normalize import normalize
 from rag_guard_integrations.core.reasons import Reason
 
@@ -83,7 +84,7 @@ def metadata_labels(metadata: Mapping[str, Any]) -> tuple[frozenset[str], Reason
         items = [value] if isinstance(value, str) else value
         if not isinstance(items, list | tuple | set | frozenset):
             problem = Reason(
-                f"metadata {key!r} is a {type(value).__name__}, not a string or list",
+                f"metadata {key!r} is {a_type(value)}, not a string or list",
                 f"metadata {key!r} is not a string or list",
             )
             continue

@@ -5,6 +5,7 @@ from __future__ import annotations
 from itertools import chain
 from typing import TYPE_CHECKING
 
+from rag_guard_integrations.core.arguments import a_type
 from rag_guard_integrations.core.chunk_list import metadata_of
 from rag_guard_integrations.core.constraints import MATCH_ALL, MATCH_ANY, Allowed, Constraints
 from rag_guard_integrations.core.errors import PatternCompileError, PatternTooLargeError
@@ -226,7 +227,7 @@ def _program(hints: list[tuple[str, object]]) -> int | Reason:
     for key, hint in hints:
         if not isinstance(hint, str):
             return Reason(
-                f"untrusted {key} is a {type(hint).__name__}, not a pattern (denied)",
+                f"untrusted {key} is {a_type(hint)}, not a pattern (denied)",
                 "an untrusted hint is not a pattern (denied)",
             )
         try:

@@ -17,6 +17,7 @@ from rag_guard_integrations.authz.source import (
     resource_of,
 )
 from rag_guard_integrations.core.access_record import AccessRecord, AclAges
+from rag_guard_integrations.core.arguments import a_type
 from rag_guard_integrations.core.reasons import Reason
 from rag_guard_integrations.guards.recency import RecencyGuard, _as_datetime, utc_now
 from rag_guard_integrations.guards.stage import UNCONSTRAINED, Judged, Part, Pushdown, StageSpec
@@ -245,9 +246,9 @@ def _malformed(answers: Answers) -> str | None:
     nothing twice), ``token`` a str or None, ``reasons`` a mapping of str."""
     granted, token, reasons = answers.granted, answers.token, answers.reasons
     if not isinstance(granted, frozenset | set) or not all(isinstance(g, str) for g in granted):
-        return f"granted is a {type(granted).__name__}, not a set of str"
+        return f"granted is {a_type(granted)}, not a set of str"
     if token is not None and not isinstance(token, str):
-        return f"token is a {type(token).__name__}, not a str"
+        return f"token is {a_type(token)}, not a str"
     if not isinstance(reasons, Mapping) or not all(isinstance(r, str) for r in reasons.values()):
         return "reasons is not a mapping of str"
     return None

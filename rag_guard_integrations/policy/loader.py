@@ -8,6 +8,7 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
+from rag_guard_integrations.core.arguments import a_type
 from rag_guard_integrations.core.errors import PolicyError, PolicyNotFoundError
 from rag_guard_integrations.policy.merge import beside
 from rag_guard_integrations.policy.messages import describe_errors
@@ -46,7 +47,7 @@ def resolve(ref: str | Path, base: Path | None = None) -> Path:
     """Find the file a policy reference names, or raise PolicyNotFoundError."""
     if not isinstance(ref, str | Path):
         raise PolicyError(
-            f"policy reference {ref!r} is a {type(ref).__name__}; pass a built-in name or a path"
+            f"policy reference {ref!r} is {a_type(ref)}; pass a built-in name or a path"
         )
     if isinstance(ref, Path) or is_path(ref):
         path = Path(ref)
@@ -112,7 +113,7 @@ def parse_policy(text: str, source: str = "<string>") -> Policy:
     """Validate a policy given as YAML text (its ``extends`` resolve from the working folder)."""
     if not isinstance(text, str):
         raise PolicyError(
-            f"{source}: the policy text is a {type(text).__name__}; pass YAML as a str "
+            f"{source}: the policy text is {a_type(text)}; pass YAML as a str "
             "(load_policy reads a file)"
         )
     data, root = _parse(text, source)

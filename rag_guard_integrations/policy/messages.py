@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 import yaml
 
-from rag_guard_integrations.core.arguments import did_you_mean
+from rag_guard_integrations.core.arguments import a_type, did_you_mean
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -68,7 +68,7 @@ def _describe(error: dict[str, Any]) -> str:
         return f"is {error.get('input')!r}; use one of {expected}"
     if kind in _FIXES:
         return _FIXES[kind]
-    return f"is a {type(error.get('input')).__name__}: {error['msg'].lower()}; fix its type"
+    return f"is {a_type(error.get('input'))}: {error['msg'].lower()}; fix its type"
 
 
 def describe_errors(
