@@ -473,3 +473,26 @@ def test_initials_co_words_greetings_peoples_and_two_firms_are_read_apart(
     before a firm is not a partner; peoples' adjectives name nobody; ``and`` after a firm's
     noun starts another firm."""
     assert names(text) == (persons, organizations)
+
+
+@pytest.mark.parametrize(
+    ("text", "person", "organization"),
+    [
+        ("Please call Lottie Smith tomorrow about the invoice.", "Lottie Smith", None),
+        ("I spoke to Hattie Morgan yesterday.", "Hattie Morgan", None),
+        ("The Wellspring Foundation has awarded grants.", None, "Wellspring Foundation"),
+        ("I work at Goldring Analytics now.", None, "Goldring Analytics"),
+        ("Barbara Yudina\nStrandgata 22, Oslo", "Barbara Yudina", None),
+    ],
+)
+def test_a_word_with_a_street_ending_is_a_street_only_before_its_house_number(
+    text: str, person: str | None, organization: str | None
+) -> None:
+    """``-tie``, ``-ring`` and ``-gade`` end given names and words as well as streets
+    (``Strandgata 22``): the name is not cut there."""
+    persons, organizations = names(text)
+    if person is not None:
+        assert persons == [person]
+    if organization is not None:
+        assert organization in organizations
+    assert "Strandgata" not in " ".join(persons + organizations)

@@ -86,6 +86,7 @@ _ABBREVIATIONS = words.HONORIFICS | words.LEGAL_FORMS | {"jr", "st"}
 _DOMAIN_AFTER = re.compile(r"(?<=\.)[a-z0-9-]{2,}\b(?!\.[A-Z])")
 # The endings of one-word street names ("Strandgata"), as plain suffixes: one C call a word.
 _STREET_ENDS = tuple(e for e in words.STREET_ENDINGS.split("|") if e.isalpha())
+_HOUSE_NUMBER = re.compile(r",? \d{1,5}[a-z]?\b")
 _ORG_ENDS = words.ORGANIZATION_NOUNS | words.LEGAL_FORMS
 _NEVER_ALONE = words.ROLE_TERMS | words.LEGAL_FORMS | words.ORGANIZATION_NOUNS | words.CALENDAR
 
@@ -279,7 +280,9 @@ def _pieces(context: Context, start: int, value: str) -> list[list[Token]]:
         if "." in key and key.replace(".", "") in words.LEGAL_FORMS:
             key = key.replace(".", "")  # "S.p.A." is the legal form "spa"
         following = parts[index + 1].rstrip(".").lower() if index + 1 < len(parts) else ""
-        if (key in words.STREET_WORDS and not (key == "st" and following)) or _street(key):
+        if (key in words.STREET_WORDS and not (key == "st" and following)) or (
+            not following and _street(key, context.text, begin + len(word))
+        ):
             pieces.append(piece)
             piece = []
         elif key == "and" and piece and piece[-1][3] in _ORG_ENDS:
@@ -327,10 +330,11 @@ def _before_period(
     return (begin, begin + len(word), word, key, table_flags(flags, key)), ends
 
 
-def _street(key: str) -> bool:
-    """Whether a word is a street's name written as one word, two letters or more before its
-    ending (``strandgata``)."""
-    return key.endswith(_STREET_ENDS) and any(
+def _street(key: str, text: str, end: int) -> bool:
+    """Whether a word that ends a run at ``end`` is a street's name written as one word: two
+    letters or more before a street's ending, then its house number (``Strandgata 22``). A
+    name with such an ending is no street (``Lottie Smith``, ``the Wellspring Foundation``)."""
+    return _HOUSE_NUMBER.match(text, end) is not None and any(
         key.endswith(e) and len(key) >= len(e) + 2 for e in _STREET_ENDS
     )
 
