@@ -18,6 +18,9 @@ from rag_guard_integrations.classify.recognizers.known_organizations import lowe
         ("Rates were held by the Swiss National Bank on Thursday.", "Swiss National Bank"),
         ("She applied to the Royal Horticultural Society in May.", "Royal Horticultural Society"),
         ("He lectures at Technical University Munich now.", "Technical University Munich"),
+        ("The Salvation Army runs a soup kitchen on Tuesdays.", "Salvation Army"),
+        ("Donations to the Woodland Trust rose again.", "Woodland Trust"),
+        ("The Premier League fined both sides.", "Premier League"),
     ],
 )
 def test_a_public_bodys_common_words_name_it_after_the_or_before_its_city(
@@ -34,6 +37,8 @@ def test_a_public_bodys_common_words_name_it_after_the_or_before_its_city(
         "Give the Board of Directors a week.",
         "Financial Management will be billed monthly by the Vendor.",
         "The Student Council meets on Fridays.",
+        "The Disclosing Party shall notify the Receiving Party.",
+        "Book Club starts at six in the library.",
     ],
 )
 def test_common_words_before_a_noun_that_is_no_body_name_none(text: str) -> None:
@@ -97,3 +102,19 @@ def test_in_lower_case_common_words_addresses_and_typos_name_none(text: str) -> 
     generic noun."""
     assert names(text)[1] == []
     assert lower_case_listed(text) == ()
+
+
+@pytest.mark.parametrize(
+    ("text", "organization"),
+    [
+        ("Nets practice at Pembroke Cricket Club is cancelled tonight.", "Pembroke Cricket Club"),
+        ("Book a flu jab at Hillside Surgery this week.", "Hillside Surgery"),
+        ("The review ran in the Dunmore Gazette on Sunday.", "Dunmore Gazette"),
+    ],
+)
+def test_a_clubs_a_surgerys_or_a_papers_noun_after_a_proper_word_names_it(
+    text: str, organization: str
+) -> None:
+    """Clubs, leagues, surgeries, cafés, newspapers and broadcasters end their names in
+    their noun, as firms do in ``Software`` or ``Bank``."""
+    assert organization in names(text)[1]

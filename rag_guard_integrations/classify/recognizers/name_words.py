@@ -95,7 +95,8 @@ ORGANIZATION_NOUNS = _words(
     "financial finance investments lending mortgages travel tours marketing management "
     "recruitment staffing accountants solicitors advisors advisers plumbing electric "
     "entertainment productions innovations dynamics wellness fitness cinemas infirmary centre "
-    "center practice"
+    "center practice club league army charity surgery café cafe bistro distillery winery vineyard "
+    "gazette herald tribune journal radio television broadcasting taxis removals cleaners"
 )
 """Nouns that end an organisation's name after a proper word: ``Streetcred Software``,
 ``Deutsche Bank``; after common words only (``Licensed Software``) they do not count."""
@@ -115,7 +116,8 @@ common words only (``Bank Holiday``, ``Hotel Room``) they do not count."""
 
 INSTITUTIONS = _words(
     "ministry department bureau university college academy institute society association "
-    "federation council commission agency authority bank foundation"
+    "federation council commission agency authority bank foundation league trust "
+    "army union"
 )
 """Public bodies and institutions whose name is the noun, ``of`` and what they deal with,
 common words as they may be: ``Ministry of Health``, ``Academy of Sciences`` (a building,
