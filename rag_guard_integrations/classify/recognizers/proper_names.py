@@ -37,6 +37,7 @@ from rag_guard_integrations.classify.recognizers.name_blocks import (
     caseless_names,
     caseless_organizations,
 )
+from rag_guard_integrations.classify.recognizers.name_compounds import invented_names
 from rag_guard_integrations.classify.recognizers.name_context import (
     UPPER,
     Context,
@@ -107,17 +108,21 @@ def find_names(text: str) -> Names:
     still index ``text``. So is its :func:`~.name_disguise.record_form` (a name in capitals or
     joined into a field's value), beside the text as written. A name in a script without
     capitals counts after a label that names a person (:mod:`.name_scripts`), a table's
-    cell under a person's or an organisation's column (:mod:`.name_tables`), and a listed
-    company written in lower case (:func:`.known_organizations.lower_case_listed`)."""
+    cell under a person's or an organisation's column (:mod:`.name_tables`), a listed
+    company written in lower case (:func:`.known_organizations.lower_case_listed`), and a
+    firm's invented one-word name (:func:`.name_compounds.invented_names`)."""
     found = _find_names(text)
     labelled = labelled_names(text)
     tabled, firms = table_names(text)
     listed = lower_case_listed(text)
-    if not (labelled or tabled or firms or listed):
+    invented = invented_names(text)
+    if not (labelled or tabled or firms or listed or invented):
         return found
-    organizations = tuple(union_spans({*found.organizations, *firms, *listed}))
-    persons = {*found.persons, *labelled, *tabled}
-    return Names(text, *_apart(list(union_spans(persons)), list(organizations)))
+    persons = list(union_spans({*found.persons, *labelled, *tabled}))
+    # A person the rules found keeps a word the invented-name rule reads as a firm's.
+    invented = tuple(span for span in invented if not overlaps(persons, span))
+    organizations = tuple(union_spans({*found.organizations, *firms, *listed, *invented}))
+    return Names(text, *_apart(persons, list(organizations)))
 
 
 def _find_names(text: str) -> Names:

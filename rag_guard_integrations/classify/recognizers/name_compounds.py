@@ -1,0 +1,180 @@
+"""Firms named by running two common English words together (``Solarlist``, ``Hollowfield``,
+``Scoutbeam``): a capitalised word that no dictionary and no names table holds, yet reads as
+two common words, is an invented name, and one written on its own (no capitalised word
+beside it, no honorific before it) is a firm's or a brand's; a person's invented-looking
+family name comes after a given name or a title.
+
+Dictionary words that read as two common words stay words (``workflow``, ``deerskin``,
+``lakeside``): ``data/compound_words.txt.gz`` holds them, built by
+``tools/gen_compound_words.py`` from ``spacy-lookups-data``'s English word frequencies (source
+and licence in ``data/NOTICE.md``). Camel case (``PaymentService``) is left alone: code
+names its classes so.
+
+Example:
+    >>> text = "Hollowfield apologised for the error; Mr Tallybrook and the workflow team agreed."
+    >>> [text[s:e] for s, e in invented_names(text)]
+    ['Hollowfield']
+"""
+
+from __future__ import annotations
+
+import gzip
+import re
+from functools import lru_cache
+from importlib import resources
+
+from rag_guard_integrations.classify.recognizers import name_words as words
+from rag_guard_integrations.classify.recognizers.name_context import name_flags
+from rag_guard_integrations.classify.recognizers.names_table import COMMON, GIVEN
+
+MIN_PART = 3
+"""The fewest letters of each of the two words."""
+MIN_LETTERS = 6
+# Capitalised words, maybe pieces of longer ones: the cheap scan every text gets.
+_WORDS = re.compile(r"[A-Z][a-z]{5,}")
+# A capitalised word in lower case after its first letter, maybe possessive, that no
+# capitalised word follows (it would be a piece of a longer name).
+_CANDIDATE = re.compile(r"(?<![\w'’.@/&-])[A-Z][a-z]{5,}(?=(?:['’]s)?(?![\w'’@&-])(?! [A-Z]))")
+# Endings that are common words in a web corpus but make derived words, not compounds.
+_SUFFIXES = frozenset(
+    {
+        "ing",
+        "ings",
+        "ers",
+        "ness",
+        "less",
+        "ment",
+        "ments",
+        "able",
+        "ably",
+        "ful",
+        "fully",
+        "ism",
+        "isms",
+        "ist",
+        "ists",
+        "ity",
+        "ous",
+        "ive",
+        "ives",
+        "est",
+        "ier",
+        "iest",
+        "ily",
+        "ize",
+        "ized",
+        "ise",
+        "ised",
+        "ship",
+        "ships",
+    }
+)
+_HOUSE_NUMBER = re.compile(r"\d{1,5}[A-Za-z]?,?")
+# Words that open a sentence before a name, which the names table may hold as names too.
+_OPENERS = (
+    words.DETERMINERS
+    | words.PLACE_PREPOSITIONS
+    | words.QUESTION_WORDS
+    | frozenset(
+        {
+            "is",
+            "was",
+            "has",
+            "had",
+            "did",
+            "does",
+            "do",
+            "and",
+            "or",
+            "but",
+            "with",
+            "for",
+            "by",
+            "of",
+            "on",
+            "as",
+            "if",
+            "so",
+            "then",
+            "after",
+            "before",
+            "since",
+            "because",
+            "also",
+            "only",
+            "even",
+            "thanks",
+            "ask",
+            "call",
+            "tell",
+        }
+    )
+)
+_SENTENCE_ENDS = (".", "!", "?", ":", ";", ",", '"', "”")
+
+
+def reads_as_two(key: str, flags: dict[str, int]) -> bool:
+    """Whether lower-case ``key`` is two common words of ``flags`` run together, each of
+    :data:`MIN_PART` letters or more, the second no derivational ending.
+
+    Example:
+        >>> flags = name_flags()
+        >>> reads_as_two("scoutbeam", flags), reads_as_two("nautilytics", flags)
+        (True, False)
+    """
+    return any(
+        flags.get(key[:cut], 0) & COMMON
+        and flags.get(key[cut:], 0) & COMMON
+        and key[cut:] not in _SUFFIXES
+        for cut in range(MIN_PART, len(key) - MIN_PART + 1)
+    )
+
+
+def invented_names(text: str) -> tuple[tuple[int, int], ...]:
+    """The spans of the invented firm names of ``text`` (see the module docstring), in text
+    order."""
+    flags = name_flags()
+    known = compound_words()
+    # Each distinct word is looked up once; most texts have none left after that, and only
+    # the rest are looked for as whole words.
+    invented = {
+        word
+        for word in set(_WORDS.findall(text))
+        if (key := word.lower()) not in flags and key not in known and reads_as_two(key, flags)
+    }
+    if not invented:
+        return ()
+    return tuple(
+        match.span()
+        for match in _CANDIDATE.finditer(text)
+        if match.group() in invented and not _in_a_run(text, match.start(), flags)
+    )
+
+
+def _in_a_run(text: str, start: int, flags: dict[str, int]) -> bool:
+    """Whether a name word, an honorific or a house number stands right before ``start``: the
+    word then ends a longer name or names a street (``Jane Tallybrook``, ``Rose Tallybrook``,
+    ``Mr. Tallybrook``, ``12 Hollowfield``). A capitalised common word there that no given
+    name is, or a function word, opens the sentence (``The``, ``Did``, ``Brilliant``); a
+    sentence may end there."""
+    before = text[max(0, start - 24) : start]
+    if not before.endswith(" "):
+        return False
+    previous = before.rstrip().rpartition(" ")[2].lstrip("(\"“'‘")
+    key = previous.rstrip(".").lower()
+    if key in words.HONORIFICS or _HOUSE_NUMBER.fullmatch(previous):
+        return True  # a person's title, or a street's house number ("12 Redwater")
+    if not previous[:1].isupper() or previous.endswith(_SENTENCE_ENDS):
+        return False
+    if key in _OPENERS:
+        return False
+    found = flags.get(key, 0)
+    return bool(found & GIVEN or not found & COMMON)
+
+
+@lru_cache(maxsize=1)
+def compound_words() -> frozenset[str]:
+    """The dictionary words that read as two common words (about 33,000, lower case)."""
+    raw = resources.files(__package__).joinpath("data/compound_words.txt.gz").read_bytes()
+    lines = gzip.decompress(raw).decode("utf-8").split("\n")
+    return frozenset(line for line in lines[1:] if line)
