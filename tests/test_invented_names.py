@@ -1,5 +1,6 @@
-"""Firms' invented one-word names (two common words run together) and the words that only
-look like one: dictionary compounds, camel case, a person's family name, a street."""
+"""Firms' invented one-word names (two common words run together, a software firm's ending)
+and the words that only look like one: dictionary words, camel case, a person's family name,
+a street."""
 
 from __future__ import annotations
 
@@ -25,11 +26,14 @@ from rag_guard_integrations.classify.recognizers.name_compounds import (
         ("Is Hollowfield any good for screen repairs?", "Hollowfield"),
         ("Regulators questioned Scoutbeam's handling of user data.", "Scoutbeam"),
         ("We moved our payroll to Ultrasync last spring.", "Ultrasync"),
+        ("Our dashboards now run on Zenlytics.", "Zenlytics"),  # a brand's ending
+        ("Quillstack is down again this morning.", "Quillstack"),
     ],
 )
 def test_an_invented_name_written_alone_is_a_firm(text: str, firm: str) -> None:
-    """Two common words run together that no dictionary or names table holds, with no name
-    word or title before it, at a sentence's start or inside it."""
+    """Two common words run together, or a software firm's ending, that no dictionary or
+    names table holds, with no name word or title before it, at a sentence's start or inside
+    it."""
     assert firm in names(text)[1]
 
 
@@ -41,6 +45,7 @@ def test_an_invented_name_written_alone_is_a_firm(text: str, firm: str) -> None:
         "Send it to 12 Hollowfield, Leeds.",  # a street after its house number
         "Mr. Hollowfield will call back.",  # a title before it
         "Our Hollowing process is patented.",  # a derived word, not two
+        "Magnify the chart before you print it.",  # a dictionary word with a brand's ending
     ],
 )
 def test_words_that_only_look_invented_are_no_firm(text: str) -> None:
@@ -70,7 +75,7 @@ def test_the_organization_recognizer_labels_an_invented_name() -> None:
 
 def test_the_shipped_compound_words_are_dictionary_words_that_read_as_two() -> None:
     known = compound_words()
-    assert {"workflow", "lakeside", "deerskin"} <= known
+    assert {"workflow", "lakeside", "deerskin", "magnify"} <= known
     assert not {"hollowfield", "scoutbeam", "ultrasync"} & known
 
 

@@ -1,7 +1,7 @@
 """Generate ``rag_guard_integrations/classify/recognizers/data/compound_words.txt.gz``: the
-English words that read as two common words run together (``workflow``, ``deerskin``), so that
-the invented-name rule (:mod:`~rag_guard_integrations.classify.recognizers.name_compounds`)
-leaves them alone.
+English words that read as invented names (two common words run together, ``workflow``,
+``deerskin``, or a brand's ending, ``magnify``), so that the invented-name rule
+(:mod:`~rag_guard_integrations.classify.recognizers.name_compounds`) leaves them alone.
 
 Run ``python tools/gen_compound_words.py`` after upgrading ``spacy-lookups-data`` or
 regenerating the names table (``tools/gen_names.py``, whose common words make the two parts);
@@ -10,8 +10,8 @@ nothing is fetched.
 - Words: ``spacy-lookups-data``'s English lexeme probabilities, in lower case, of letters
   only, whose most frequent spelling has a log probability above :data:`KNOWN_LOG_PROB`.
 - Kept: those of six letters or more that the names table does not hold and that
-  :func:`~rag_guard_integrations.classify.recognizers.name_compounds.reads_as_two` reads as
-  two common words. Every other word never reaches that test.
+  :func:`~rag_guard_integrations.classify.recognizers.name_compounds.looks_invented` reads as
+  invented. Every other word never reaches that test.
 
 The file is a header line naming the source and threshold, then one word a line, sorted.
 """
@@ -27,7 +27,7 @@ from pathlib import Path
 
 from rag_guard_integrations.classify.recognizers.name_compounds import (
     MIN_LETTERS,
-    reads_as_two,
+    looks_invented,
 )
 from rag_guard_integrations.classify.recognizers.name_context import name_flags
 
@@ -55,7 +55,7 @@ def build() -> list[str]:
         if prob > KNOWN_LOG_PROB
         and len(key) >= MIN_LETTERS
         and key not in flags
-        and reads_as_two(key, flags)
+        and looks_invented(key, flags)
     )
 
 
@@ -63,7 +63,7 @@ def render(words: list[str]) -> bytes:
     """The gzip file: a header naming the source and threshold, then the words."""
     header = (
         f"# spacy-lookups-data {version('spacy-lookups-data')}; log prob > {KNOWN_LOG_PROB}, "
-        "read as two common words of the names table\n"
+        "read as invented names\n"
     )
     body = "".join(f"{word}\n" for word in words)
     return gzip.compress((header + body).encode("utf-8"), compresslevel=9, mtime=0)

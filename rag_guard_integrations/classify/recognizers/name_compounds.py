@@ -1,14 +1,14 @@
-"""Firms named by running two common English words together (``Solarlist``, ``Hollowfield``,
-``Scoutbeam``): a capitalised word that no dictionary and no names table holds, yet reads as
-two common words, is an invented name, and one written on its own (no capitalised word
-beside it, no honorific before it) is a firm's or a brand's; a person's invented-looking
-family name comes after a given name or a title.
+"""Firms' invented one-word names: two common English words run together (``Solarlist``,
+``Hollowfield``, ``Scoutbeam``) or a word ending as software and online firms name themselves
+(``Trellisoft``, ``Zenlytics``, ``Quillstack``, ``Kestrelink``). A capitalised word that no
+dictionary and no names table holds, yet reads so, is an invented name, and one written on its
+own (no name word, title or house number before it) is a firm's or a brand's; a person's
+invented-looking family name comes after a given name or a title.
 
-Dictionary words that read as two common words stay words (``workflow``, ``deerskin``,
-``lakeside``): ``data/compound_words.txt.gz`` holds them, built by
-``tools/gen_compound_words.py`` from ``spacy-lookups-data``'s English word frequencies (source
-and licence in ``data/NOTICE.md``). Camel case (``PaymentService``) is left alone: code
-names its classes so.
+Dictionary words that read so stay words (``workflow``, ``deerskin``, ``magnify``):
+``data/compound_words.txt.gz`` holds them, built by ``tools/gen_compound_words.py`` from
+``spacy-lookups-data``'s English word frequencies (source and licence in ``data/NOTICE.md``).
+Camel case (``PaymentService``) is left alone: code names its classes so.
 
 Example:
     >>> text = "Hollowfield apologised for the error; Mr Tallybrook and the workflow team agreed."
@@ -69,6 +69,12 @@ _SUFFIXES = frozenset(
         "ships",
     }
 )
+# How software and online firms end their invented names; no person's name ends so.
+BRAND_ENDINGS = (
+    "soft", "tech", "data", "ware", "hub", "labs", "works", "net", "web", "gov", "corp",
+    "lytics", "ify", "matics", "tronics", "tronix", "sys", "logic", "metrics", "scape",
+    "sphere", "verse", "stack", "base", "cloud", "pay", "bit", "byte", "link",
+)  # fmt: skip
 _HOUSE_NUMBER = re.compile(r"\d{1,5}[A-Za-z]?,?")
 # Words that open a sentence before a name, which the names table may hold as names too.
 _OPENERS = (
@@ -130,6 +136,19 @@ def reads_as_two(key: str, flags: dict[str, int]) -> bool:
     )
 
 
+def looks_invented(key: str, flags: dict[str, int]) -> bool:
+    """Whether lower-case ``key`` reads as an invented name: :func:`reads_as_two`, or three
+    letters or more before one of :data:`BRAND_ENDINGS`.
+
+    Example:
+        >>> looks_invented("zenlytics", name_flags()), looks_invented("lindqvist", name_flags())
+        (True, False)
+    """
+    return reads_as_two(key, flags) or any(
+        key.endswith(ending) and len(key) - len(ending) >= MIN_PART for ending in BRAND_ENDINGS
+    )
+
+
 def invented_names(text: str) -> tuple[tuple[int, int], ...]:
     """The spans of the invented firm names of ``text`` (see the module docstring), in text
     order."""
@@ -140,7 +159,7 @@ def invented_names(text: str) -> tuple[tuple[int, int], ...]:
     invented = {
         word
         for word in set(_WORDS.findall(text))
-        if (key := word.lower()) not in flags and key not in known and reads_as_two(key, flags)
+        if (key := word.lower()) not in flags and key not in known and looks_invented(key, flags)
     }
     if not invented:
         return ()
@@ -174,7 +193,8 @@ def _in_a_run(text: str, start: int, flags: dict[str, int]) -> bool:
 
 @lru_cache(maxsize=1)
 def compound_words() -> frozenset[str]:
-    """The dictionary words that read as two common words (about 33,000, lower case)."""
+    """The dictionary words that :func:`looks_invented` reads as invented (about 31,000, lower
+    case)."""
     raw = resources.files(__package__).joinpath("data/compound_words.txt.gz").read_bytes()
     lines = gzip.decompress(raw).decode("utf-8").split("\n")
     return frozenset(line for line in lines[1:] if line)
