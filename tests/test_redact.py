@@ -270,6 +270,21 @@ def test_a_masked_value_written_again_in_another_spelling_drops_the_chunk() -> N
     assert result.decisions[0].rule == "no_cards"
 
 
+def test_a_masked_number_read_back_in_words_drops_the_chunk() -> None:
+    """The card's digits spelled out, as an agent reads a number back, are the masked value in
+    a spelling no mask can cover where it stands: the chunk is withheld. A few number words in
+    a sentence are no number."""
+    spelled = "four one one one, one one one one, one one one one, one one one one"
+    guard = Guard(parse_policy(CARDS))
+    text = f"Card 4111 1111 1111 1111 on file; read back as {spelled}."
+    result = guard.check("the card?", [Chunk(text)])
+    assert result.allowed == []
+    assert result.decisions[0].rule == "no_cards"
+    words = "Card 4111 1111 1111 1111 on file; one or two calls, oh and three more."
+    (kept,) = guard.check("the card?", [Chunk(words)]).allowed
+    assert kept.text.endswith("one or two calls, oh and three more.")
+
+
 @pytest.mark.parametrize(
     "source",
     [

@@ -35,6 +35,17 @@ _LOOKALIKES = str.maketrans(*FOLDS)
 _SPELLED_AT = re.compile(r"(?<=\w)\s*[\[({<]?\s*\bat\b\s*[\])}>]?\s*(?=\w)", re.IGNORECASE)
 _SPELLED_DOT = re.compile(r"(?<=\w)\s*[\[({<]?\s*\bdot\b\s*[\])}>]?\s*(?=\w)", re.IGNORECASE)
 _UNICODE_ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})")
+# Digits spelled out, as a value is read back over the phone: "four one one one ...". Only a
+# run of them is read as digits (a masked number has six or more).
+_DIGIT_WORDS = {
+    "zero": "0", "oh": "0", "one": "1", "two": "2", "three": "3", "four": "4", "five": "5",
+    "six": "6", "seven": "7", "eight": "8", "nine": "9",
+}  # fmt: skip
+_DIGIT_WORD = "(?:" + "|".join(_DIGIT_WORDS) + ")"
+_SPELLED_DIGITS = re.compile(
+    rf"\b{_DIGIT_WORD}(?:[\s,-]+{_DIGIT_WORD}){{{_MIN_DIGITS - 1},}}\b", re.IGNORECASE
+)
+_ONE_DIGIT_WORD = re.compile(rf"\b{_DIGIT_WORD}\b", re.IGNORECASE)
 
 
 def scrubbed_text(text: str, masks: Sequence[tuple[str, str]]) -> str | None:
@@ -168,7 +179,8 @@ def _scrub_text(text: str, finders: Finders) -> str:
 def _plain(text: str) -> str:
     """``text`` as a reader sees it: HTML character references, percent-encoding (a URL's
     ``%40``) and ``\\u`` escapes (JSON's ``\\u0040``) decoded, an address's ``at`` and
-    ``dot`` spelled out read as ``@`` and ``.``, compatibility forms folded (full-width digits
+    ``dot`` spelled out read as ``@`` and ``.``, a run of six digits or more spelled out read
+    as digits (``four one one one ...``), compatibility forms folded (full-width digits
     and signs), digits of every script read as ASCII ones and look-alike letters as the
     letters they imitate, invisible format characters dropped."""
     if "&" in text:
@@ -179,6 +191,8 @@ def _plain(text: str) -> str:
         text = _UNICODE_ESCAPE.sub(lambda m: chr(int(m.group(1), 16)), text)
     if _SPELLED_AT.search(text):
         text = _SPELLED_DOT.sub(".", _SPELLED_AT.sub("@", text))
+    if _SPELLED_DIGITS.search(text):
+        text = _SPELLED_DIGITS.sub(_as_digits, text)
     if text.isascii():
         return text  # the same object when nothing was decoded
     text = unicodedata.normalize("NFKC", text)
@@ -189,6 +203,11 @@ def _plain(text: str) -> str:
         for ch in text
         if unicodedata.category(ch) != "Cf"
     ).translate(_LOOKALIKES)
+
+
+def _as_digits(run: re.Match[str]) -> str:
+    """A run of spelled-out digits as the digits, their separators kept."""
+    return _ONE_DIGIT_WORD.sub(lambda m: _DIGIT_WORDS[m.group().lower()], run.group())
 
 
 class _DigitPieces:
