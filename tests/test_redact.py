@@ -137,11 +137,27 @@ def test_a_block_rule_takes_its_carriers_before_a_redact_rule_masks(guard: Guard
     assert result.decisions[1].rule == "money_and_client"
 
 
-def test_masked_chunk_that_still_completes_another_redact_rule_is_dropped() -> None:
-    """Masking the contact leaves money next to a client whose label metadata claims (nothing
-    to mask there): the second redact rule would still fire, so the masked chunk goes."""
+def test_a_masked_chunk_another_redact_rule_still_fires_on_is_masked_for_it_too() -> None:
+    """Masking the contact leaves money next to a client whose label metadata claims: the
+    second redact rule still fires on the masked chunk, so its money is masked as well, and
+    both chunks stay."""
     policy = POLICY.replace("action: block", "action: redact")
     both = Chunk(f"Mail {EMAIL}: revenue was $5,000,000 last year.", id="both")
+    client = Chunk("Client: Acme Holdings", {"classification": "entity_identifier"}, id="client")
+    guard = Guard(parse_policy(policy))
+    result = guard.check("q", [both, client])
+    assert [c.id for c in result.allowed] == ["both", "client"]
+    masked = result.allowed[0].text
+    assert EMAIL not in masked
+    assert "5,000,000" not in masked
+    assert guard.check("q", result.allowed).violations == ()
+
+
+def test_masked_chunk_that_still_completes_another_redact_rule_is_dropped() -> None:
+    """When the label the second redact rule names is claimed by metadata (nothing to mask
+    there), masking cannot make the chunk safe: it goes."""
+    policy = POLICY.replace("action: block", "action: redact")
+    both = Chunk(f"Mail {EMAIL}: revenue was high.", {"classification": "financial"}, id="both")
     client = Chunk("Client: Acme Holdings", {"classification": "entity_identifier"}, id="client")
     result = Guard(parse_policy(policy)).check("q", [both, client])
     assert [c.id for c in result.allowed] == ["client"]
@@ -258,6 +274,18 @@ def test_a_masked_number_written_again_in_the_text_is_masked_there_too(
     assert value not in kept.text
     assert value.replace(" ", "") not in kept.text.replace(" ", "")
     assert "[" in kept.text
+
+
+def test_a_chunk_carrying_two_redact_rules_labels_is_masked_for_both() -> None:
+    """A card and a national id in one chunk, each its own redact rule's: both are masked and
+    the chunk stays."""
+    guard = Guard(parse_policy(CARDS))
+    text = "Card 4111 1111 1111 1111 and SSN 078-05-1120 on file."
+    result = guard.check("the account?", [Chunk(text)])
+    (kept,) = result.allowed
+    assert kept.text == "Card [PAYMENT_CARD] and SSN [NATIONAL_ID] on file."
+    assert {r.label for r in result.decisions[0].redactions} == {"payment_card", "national_id"}
+    assert guard.check("the account?", result.allowed).violations == ()
 
 
 def test_a_masked_value_written_again_in_another_spelling_drops_the_chunk() -> None:

@@ -17,7 +17,7 @@ from rag_guard_integrations.core.reasons import Reason
 from rag_guard_integrations.engine.scrub import scrubbed, scrubbed_text
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Sequence
+    from collections.abc import Callable, Iterable, Sequence
 
     from rag_guard_integrations.classify.base import Finding
     from rag_guard_integrations.guards.combination import Labelled
@@ -132,24 +132,41 @@ def redact(
 
 
 def confirm_masks(
-    masked: dict[int, Masked], kept: Sequence[Labelled], combination: SetStage
+    masked: dict[int, Masked],
+    kept: Sequence[Labelled],
+    combination: SetStage,
+    widen: Callable[[int, frozenset[str]], Masked | None],
 ) -> dict[int, str]:
     """Take chunks out of ``masked`` while a removing rule still fires on ``kept`` (what is
     allowed, masked chunks counted with the labels their masks left them); returns the ones
-    taken out, by their rule, for the caller to drop."""
+    taken out, by their rule, for the caller to drop. A masked chunk that only redact rules
+    still fire on is masked for them too, where ``widen`` (its index and those rules) can
+    mask every label they name and so leaves it fewer labels (a card and a national id in one
+    chunk, each its own rule's): only then does it stay."""
     dropped: dict[int, str] = {}
     while masked:
         items = [
             replace(i, labels=masked[i.index].labels) if i.index in masked else i for i in kept
         ]
+        fired: dict[int, set[tuple[str, str]]] = {}
         try:
-            fired = {i for v in combination(items).violations for i in v.chunk_indices}
+            for violation in combination(items).violations:
+                for index in set(violation.chunk_indices) & masked.keys():
+                    fired.setdefault(index, set()).add((violation.rule, violation.action))
         except Exception:  # the masks cannot be confirmed: drop them all (fail closed)
-            fired = set(masked)
-        again = fired & set(masked)
-        if not again:
+            fired = {index: {("", "block")} for index in masked}
+        if not fired:
             break
-        for index in again:
-            dropped[index] = masked.pop(index).rule
-        kept = [item for item in kept if item.index not in again]
+        for index, rules in fired.items():
+            wider = None
+            if all(action == "redact" for _, action in rules):
+                try:
+                    wider = widen(index, frozenset(rule for rule, _ in rules))
+                except Exception:  # a mask that cannot be widened: the chunk goes
+                    wider = None
+            if wider is not None and wider.labels < masked[index].labels:
+                masked[index] = wider
+            else:
+                dropped[index] = masked.pop(index).rule
+        kept = [item for item in kept if item.index not in dropped]
     return dropped

@@ -3,13 +3,14 @@ rules, labels outside the vocabulary, fail-closed label notes, and the GuardResu
 
 from __future__ import annotations
 
+from functools import partial
 from itertools import filterfalse, repeat
 from typing import TYPE_CHECKING
 
 from rag_guard_integrations.core.decisions import ChunkDecisions, GuardResult
 from rag_guard_integrations.core.reasons import Reason, compose
 from rag_guard_integrations.core.records import slot_filler
-from rag_guard_integrations.engine.redact import confirm_masks, redact
+from rag_guard_integrations.engine.redact import Masked, confirm_masks, redact
 from rag_guard_integrations.engine.run import failure
 from rag_guard_integrations.guards.combination import (
     CombinationOutcome,
@@ -107,7 +108,8 @@ class Verdicts:
                 for i in survivors
                 if i not in run.denied
             ]
-            for index, rule in confirm_masks(run.masked, kept, combination).items():
+            widen = partial(self._widen, run)
+            for index, rule in confirm_masks(run.masked, kept, combination, widen).items():
                 message = self._redacting[rule].message or rule
                 reason = Reason.fixed(f"{message} (masking could not make it safe)")
                 run.denied[index] = ("combination", reason)
@@ -177,6 +179,23 @@ class Verdicts:
             return False
         run.masked[index] = masked
         return True
+
+    def _widen(self, run: Run, index: int, rules: frozenset[str]) -> Masked | None:
+        """Masked chunk ``index`` masked for redact ``rules`` as well: every span of their
+        labels too, from the original chunk; None when one of them cannot be masked."""
+        before = run.masked[index]
+        labels = run.labels.get(index, frozenset())
+        trigger = (labels - before.labels).union(
+            *(self._redacting[rule].trigger.all_present for rule in rules)
+        )
+        return redact(
+            run.chunks[index],
+            before.rule,
+            trigger=trigger,
+            labels=labels,
+            claimed=run.claimed.get(index, labels),
+            findings=run.findings.get(index, ()),
+        )
 
     def _result(
         self,
