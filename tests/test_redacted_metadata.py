@@ -290,6 +290,10 @@ def test_a_masked_value_written_again_reaches_no_framework_output(guard: Guard) 
         ("jane.roe at example dot com", "[EMAIL]"),  # the address spelled out
         ("jane.roe [at] example [dot] com", "[EMAIL]"),
         ("Thornbury2", "[NAME]2"),  # a name's word glued to a digit
+        ("MargaretThornbury", "[NAME][NAME]"),  # camel case
+        ("/users/margaretThornbury/profile", "/users/[NAME][NAME]/profile"),
+        ("thornburyMargaret", "[NAME][NAME]"),
+        ("Thornburyish", "Thornburyish"),  # a longer word is no name
         ("١٢٣-٤٥-٦٧٨٩", "[SSN]"),  # Arabic-Indic digits
         ("j\u0430ne.roe@example.com", "[EMAIL]"),  # a Cyrillic look-alike letter
         ("\u0422hornbury", "[NAME]"),
@@ -298,6 +302,7 @@ def test_a_masked_value_written_again_reaches_no_framework_output(guard: Guard) 
 )
 def test_a_masked_value_a_reader_still_reads_in_metadata_is_masked(value: str, masked: str) -> None:
     """Spellings a reader reads as the value: ``at`` and ``dot`` for an address's marks, a
-    digit after a name, digits of another script, look-alike letters of another script."""
+    digit after a name, a name's words in camel case, digits of another script, look-alike
+    letters of another script."""
     masks = [("jane.roe@example.com", "[EMAIL]"), ("Margaret Thornbury", "[NAME]")]
     assert scrubbed({"v": value}, [*masks, ("123-45-6789", "[SSN]")]) == {"v": masked}

@@ -260,7 +260,8 @@ def _finders(masks: tuple[tuple[str, str], ...]) -> Finders:
     them, then each run of six of its digits or more standing alone (a piece of it); for
     anything else the value as a whole, then each word of a value of several words that is no
     common word, in any case, with no letter or digit around it (``_`` and ``.`` count as no
-    word character: ``jane.roe``, ``bob@x.io_2``)."""
+    word character: ``jane.roe``, ``bob@x.io_2``), or capitalised in camel case
+    (``JaneRoe``)."""
     whole: list[tuple[Finder, str]] = []
     pieces: list[tuple[Finder, str]] = []
     for original, mask in masks:
@@ -274,10 +275,22 @@ def _finders(masks: tuple[tuple[str, str], ...]) -> Finders:
         whole.append((re.compile(rf"(?<![^\W_]){body}(?![^\W_])", re.IGNORECASE), mask))
         words = _name_words(original)
         if words:
-            body = "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
+            ordered = sorted(words, key=len, reverse=True)
+            body = "|".join(re.escape(w) for w in ordered)
+            capitalised = "|".join(re.escape(w[:1].upper() + w[1:].lower()) for w in ordered)
+            lower = "|".join(re.escape(w.lower()) for w in ordered)
             # No letter around a word of the name; a digit may be: "Thornbury2" is the name.
+            # In camel case it touches the other words: "JaneRoe", "janeRoe", "roeJane".
             pieces.append(
-                (re.compile(rf"(?<![^\W\d_])(?:{body})(?![^\W\d_])", re.IGNORECASE), mask)
+                (
+                    re.compile(
+                        rf"(?<![^\W\d_])(?:{body})(?![^\W\d_])"
+                        rf"|(?-i:(?<![A-Z])(?:{capitalised})(?![a-z]))"
+                        rf"|(?-i:(?<![A-Za-z])(?:{lower})(?=[A-Z]))",
+                        re.IGNORECASE,
+                    ),
+                    mask,
+                )
             )
     return (*whole, *pieces)
 
