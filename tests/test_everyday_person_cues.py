@@ -19,11 +19,14 @@ from names_support import persons
         ("Lunch at Tío Wenceslao is always long.", "Wenceslao"),
         ("The account was opened by Marlon and Keisha Jackson in 2020.", "Marlon"),
         ("z. Hd. Herrn Wolfram Kettler, Lindenweg 4", "Wolfram Kettler"),
+        ("Enrico shouted at Gary across the yard.", "Gary"),
+        ("She smiled at Anneliese and left.", "Anneliese"),
     ],
 )
 def test_a_relative_a_colleague_a_server_or_a_title_names_a_person(text: str, name: str) -> None:
-    """Whose someone is, the service they give, a relative's or a German title, or a shared
-    family name makes the word after it (or before it) a person's name."""
+    """Whose someone is, the service they give, a relative's or a German title, what one does
+    at someone, or a shared family name makes the word after it (or before it) a person's
+    name."""
     assert name in persons(text)
 
 

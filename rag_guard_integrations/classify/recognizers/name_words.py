@@ -214,6 +214,12 @@ PERSON_BEFORE = (
     "cardholder", "account holder", "beneficiary", "witness", "player", "features",
     "starring", "says", "said", "it to", "speak to", "ask for", "cc", "according to",
     "interviewed", "married", "surname", "daughter of", "son of", "wife of", "husband of",
+    # What one does at a person: "shouted at X", "smiled at X".
+    *(f"{verb} at" for verb in (
+        "shouted", "shouts", "shouting", "yelled", "yells", "yelling", "screamed", "screaming",
+        "smiled", "smiles", "smiling", "laughed", "laughing", "waved", "waving", "winked",
+        "glared", "stared", "snapped", "nodded", "grinned", "frowned", "swore",
+    )),
     *(f"{whose} {kin}" for whose in ("my", "his", "her", "our", "their", "your") for kin in (
         "mother", "father", "mum", "mom", "dad", "wife", "husband", "son", "daughter",
         "brother", "sister", "cousin", "aunt", "uncle", "nephew", "niece", "grandmother",
