@@ -22,7 +22,7 @@ from rag_guard_integrations.classify.recognizers.name_compounds import (
     ("text", "firm"),
     [
         ("Hollowfield apologised after a billing error.", "Hollowfield"),
-        ("The Scoutbeam team sent over the signed NDA.", "Scoutbeam"),
+        ("Did Scoutbeam ever send over the signed NDA?", "Scoutbeam"),
         ("Is Hollowfield any good for screen repairs?", "Hollowfield"),
         ("Regulators questioned Scoutbeam's handling of user data.", "Scoutbeam"),
         ("We moved our payroll to Ultrasync last spring.", "Ultrasync"),
@@ -46,9 +46,15 @@ def test_an_invented_name_written_alone_is_a_firm(text: str, firm: str) -> None:
         "Mr. Hollowfield will call back.",  # a title before it
         "Our Hollowing process is patented.",  # a derived word, not two
         "Magnify the chart before you print it.",  # a dictionary word with a brand's ending
+        "Open the Runbook before you page the on-call engineer.",  # a common noun: after "the"
+        "Create a Subtask for each acceptance criterion.",
+        "Webhooks are retried three times.",  # in the plural
+        "Offboarding must revoke badge access.",  # a gerund
     ],
 )
 def test_words_that_only_look_invented_are_no_firm(text: str) -> None:
+    """Dictionary words, code's camel case, a street, a title's name, a derived word, and the
+    capitalised compound nouns of technical and office writing."""
     assert invented_names(text) == ()
 
 

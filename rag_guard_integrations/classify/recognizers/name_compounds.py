@@ -3,7 +3,9 @@
 (``Trellisoft``, ``Zenlytics``, ``Quillstack``, ``Kestrelink``). A capitalised word that no
 dictionary and no names table holds, yet reads so, is an invented name, and one written on its
 own (no name word, title or house number before it) is a firm's or a brand's; a person's
-invented-looking family name comes after a given name or a title.
+invented-looking family name comes after a given name or a title. Written as a common noun
+(after ``the`` or ``each``, in the plural, as a gerund: ``the Runbook``, ``Webhooks``,
+``Offboarding``) it is technical or office writing's capitalised jargon, and no name.
 
 Dictionary words that read so stay words (``workflow``, ``deerskin``, ``magnify``):
 ``data/compound_words.txt.gz`` holds them, built by ``tools/gen_compound_words.py`` from
@@ -116,6 +118,7 @@ _OPENERS = (
         }
     )
 )
+_DETERMINERS = words.DETERMINERS | frozenset({"each", "every", "any", "no", "some"})
 _SENTENCE_ENDS = (".", "!", "?", ":", ";", ",", '"', "”")
 
 
@@ -166,8 +169,21 @@ def invented_names(text: str) -> tuple[tuple[int, int], ...]:
     return tuple(
         match.span()
         for match in _CANDIDATE.finditer(text)
-        if match.group() in invented and not _in_a_run(text, match.start(), flags)
+        if match.group() in invented
+        and not _in_a_run(text, match.start(), flags)
+        and not _a_common_noun(text, match.start(), match.group())
     )
+
+
+def _a_common_noun(text: str, start: int, word: str) -> bool:
+    """Whether the word at ``start`` is used as a common noun is: after an article or another
+    determiner (``the Runbook``, ``each Subtask``), in the plural (``Webhooks``) or as a
+    gerund (``Offboarding``). Technical and office writing capitalises its compound nouns so;
+    a firm's name is rarely written so."""
+    if word.endswith("ing") or (word.endswith("s") and not word.endswith(BRAND_ENDINGS)):
+        return True  # "Zenlytics" and "Quillworks" end so as names
+    previous = text[max(0, start - 12) : start].rstrip().rpartition(" ")[2].lower()
+    return previous.lstrip("(\"“'‘") in _DETERMINERS
 
 
 def _in_a_run(text: str, start: int, flags: dict[str, int]) -> bool:
