@@ -50,6 +50,7 @@ def test_an_invented_name_written_alone_is_a_firm(text: str, firm: str) -> None:
         "Create a Subtask for each acceptance criterion.",
         "Webhooks are retried three times.",  # in the plural
         "Offboarding must revoke badge access.",  # a gerund
+        "I grew up in Lowfield before moving to Leeds.",  # a village
     ],
 )
 def test_words_that_only_look_invented_are_no_firm(text: str) -> None:

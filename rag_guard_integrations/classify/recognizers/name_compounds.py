@@ -118,7 +118,11 @@ _OPENERS = (
         }
     )
 )
-_DETERMINERS = words.DETERMINERS | frozenset({"each", "every", "any", "no", "some"})
+# An article or a determiner (a common noun follows), or where a place follows: a village's
+# name reads as invented as often as a firm's ("grew up in Lowfield").
+_NOT_BEFORE_A_FIRM = words.DETERMINERS | frozenset(
+    {"each", "every", "any", "no", "some", "in", "near", "outside", "around", "across"}
+)
 _SENTENCE_ENDS = (".", "!", "?", ":", ";", ",", '"', "”")
 
 
@@ -176,14 +180,14 @@ def invented_names(text: str) -> tuple[tuple[int, int], ...]:
 
 
 def _a_common_noun(text: str, start: int, word: str) -> bool:
-    """Whether the word at ``start`` is used as a common noun is: after an article or another
-    determiner (``the Runbook``, ``each Subtask``), in the plural (``Webhooks``) or as a
-    gerund (``Offboarding``). Technical and office writing capitalises its compound nouns so;
-    a firm's name is rarely written so."""
+    """Whether the word at ``start`` is used as a common noun is, or a place's name: after an
+    article or another determiner (``the Runbook``, ``each Subtask``), in the plural
+    (``Webhooks``), as a gerund (``Offboarding``), or after ``in`` or ``near``. Technical and
+    office writing capitalises its compound nouns so; a firm's name is rarely written so."""
     if word.endswith("ing") or (word.endswith("s") and not word.endswith(BRAND_ENDINGS)):
         return True  # "Zenlytics" and "Quillworks" end so as names
     previous = text[max(0, start - 12) : start].rstrip().rpartition(" ")[2].lower()
-    return previous.lstrip("(\"“'‘") in _DETERMINERS
+    return previous.lstrip("(\"“'‘") in _NOT_BEFORE_A_FIRM
 
 
 def _in_a_run(text: str, start: int, flags: dict[str, int]) -> bool:
