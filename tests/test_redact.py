@@ -276,6 +276,35 @@ def test_a_masked_number_written_again_in_the_text_is_masked_there_too(
     assert "[" in kept.text
 
 
+LINKED = """
+version: 1
+name: linked
+labels: {person_name: {}, contact_details: {}, financial: {}}
+linking: {keys: [customer, account_id]}
+classifiers: {builtin: {person: person_name, email: contact_details, money: financial}}
+rules:
+  - {name: no_mail, action: redact, trigger: {all_present: [contact_details]}}
+  - name: money_person_linked
+    action: redact
+    trigger: {all_present: [financial, person_name], scope: linked}
+"""
+
+
+def test_a_masked_chunk_that_links_a_linked_rules_carriers_is_dropped() -> None:
+    """The masked chunk carries none of the linked rule's labels, but its metadata is what
+    links the two that do: kept, it would complete the rule again, so it goes."""
+    guard = Guard(parse_policy(LINKED))
+    chunks = [
+        Chunk("Reach ann@example.org about this account.", {"customer": "c1", "account_id": "a1"}),
+        Chunk("Balance owed: $5,000.", {"customer": "c1"}),
+        Chunk("Account holder Jane Roe.", {"account_id": "a1"}),
+    ]
+    result = guard.check("who owes what?", chunks)
+    assert [d.allowed for d in result.decisions] == [False, True, True]
+    assert "masking could not make it safe" in result.decisions[0].reason
+    assert guard.check("who owes what?", result.allowed).violations == ()
+
+
 def test_a_chunk_carrying_two_redact_rules_labels_is_masked_for_both() -> None:
     """A card and a national id in one chunk, each its own redact rule's: both are masked and
     the chunk stays."""

@@ -139,10 +139,11 @@ def confirm_masks(
 ) -> dict[int, str]:
     """Take chunks out of ``masked`` while a removing rule still fires on ``kept`` (what is
     allowed, masked chunks counted with the labels their masks left them); returns the ones
-    taken out, by their rule, for the caller to drop. A masked chunk that only redact rules
-    still fire on is masked for them too, where ``widen`` (its index and those rules) can
-    mask every label they name and so leaves it fewer labels (a card and a national id in one
-    chunk, each its own rule's): only then does it stay."""
+    taken out, by their rule, for the caller to drop. A masked chunk is in a rule that still
+    fires when it carries one of its labels or links its carriers (a linked rule). One that
+    only redact rules still fire on is masked for them too, where ``widen`` (its index and
+    those rules) can mask every label they name and so leaves it fewer labels (a card and a
+    national id in one chunk, each its own rule's): only then does it stay."""
     dropped: dict[int, str] = {}
     while masked:
         items = [
@@ -151,7 +152,10 @@ def confirm_masks(
         fired: dict[int, set[tuple[str, str]]] = {}
         try:
             for violation in combination(items).violations:
-                for index in set(violation.chunk_indices) & masked.keys():
+                # A masked chunk a linked rule fires through is in it too, carrier or not: its
+                # metadata may be what links the carriers.
+                linking = {end for link in violation.links for end in (link.a, link.b)}
+                for index in (set(violation.chunk_indices) | linking) & masked.keys():
                     fired.setdefault(index, set()).add((violation.rule, violation.action))
         except Exception:  # the masks cannot be confirmed: drop them all (fail closed)
             fired = {index: {("", "block")} for index in masked}
