@@ -21,6 +21,8 @@ from names_support import persons
         ("z. Hd. Herrn Wolfram Kettler, Lindenweg 4", "Wolfram Kettler"),
         ("Enrico shouted at Gary across the yard.", "Gary"),
         ("She smiled at Anneliese and left.", "Anneliese"),
+        ("The nurse smiled at Jane Smith.", "Jane Smith"),  # after a job: still no workplace
+        ("The agent shouted at Okafor about the card.", "Okafor"),
     ],
 )
 def test_a_relative_a_colleague_a_server_or_a_title_names_a_person(text: str, name: str) -> None:

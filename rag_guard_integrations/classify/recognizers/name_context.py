@@ -58,6 +58,8 @@ _FROM = (" from", " from\n")  # where ORGANIZATION_DEALS can match at all ("$" b
 _AT_WORK = re.compile(
     r"\b(?:" + "|".join(sorted(words.WORK_WORDS)) + r")s?\b(?: [\w'’-]+){0,3} (?:at|with)$"
 )
+# What one does at a person ("shouted at", "smiled at"): after a job, no place of work.
+_AT_A_PERSON = tuple(p for p in words.PERSON_BEFORE if p.endswith(" at"))
 # "working as a nurse for X": a person's work, then "for" (a person can be worked for too).
 _FOR_WORK = re.compile(
     r"\b(?:" + "|".join(sorted(words.WORK_WORDS)) + r")s?\b(?: [\w'’-]+){0,3} for$"
@@ -337,7 +339,9 @@ def firm_only(tail: str, head: str) -> bool:
     if head.startswith(("'s", "’s", "'", "’")):
         return False
     return ends_with(tail, words.FIRM_ONLY_BEFORE) or (
-        tail.endswith(" at") and _AT_WORK.search(tail) is not None
+        tail.endswith(" at")
+        and not ends_with(tail, _AT_A_PERSON)  # "the nurse smiled at X": X is a person
+        and _AT_WORK.search(tail) is not None
     )
 
 
@@ -360,8 +364,10 @@ def organization_context(context: Context, start: int, end: int, tail: str, head
     literal test says it can match."""
     if ends_with(tail, _BEFORE) or described(head):
         return 2
-    if tail.endswith((" at", " with")) and (
-        head.startswith(words.EMPLOYED_AS) or _AT_WORK.search(tail) is not None
+    if (
+        tail.endswith((" at", " with"))
+        and not ends_with(tail, _AT_A_PERSON)
+        and (head.startswith(words.EMPLOYED_AS) or _AT_WORK.search(tail) is not None)
     ):
         return 2
     if context.listed(start, end) or context.listed_group(start):
