@@ -327,11 +327,24 @@ def test_a_masked_value_written_again_in_another_spelling_drops_the_chunk() -> N
     assert result.decisions[0].rule == "no_cards"
 
 
-def test_a_masked_number_read_back_in_words_drops_the_chunk() -> None:
-    """The card's digits spelled out, as an agent reads a number back, are the masked value in
-    a spelling no mask can cover where it stands: the chunk is withheld. A few number words in
-    a sentence are no number."""
-    spelled = "four one one one, one one one one, one one one one, one one one one"
+@pytest.mark.parametrize(
+    "spelled",
+    [
+        "four one one one, one one one one, one one one one, one one one one",
+        "Four One One One – One One One One – One One One One",
+        "four.one.one.one/one_one_one_one",
+        "four, one, one, one, one and one, one, one",
+        "4 one 1 one 1 one 1 one",
+        "four double one, double one, double one",
+        "vier eins eins eins eins eins eins eins",
+        "4111 then 1111 then 1111 then 1111",
+    ],
+)
+def test_a_masked_number_read_back_in_words_drops_the_chunk(spelled: str) -> None:
+    """The card's digits spelled out, as an agent reads a number back (any marks between,
+    digits among the words, ``double``, another language's words, groups joined by a word),
+    are the masked value in a spelling no mask can cover where it stands: the chunk is
+    withheld. A few number words in a sentence are no number."""
     guard = Guard(parse_policy(CARDS))
     text = f"Card 4111 1111 1111 1111 on file; read back as {spelled}."
     result = guard.check("the card?", [Chunk(text)])

@@ -294,6 +294,8 @@ def test_a_masked_value_written_again_reaches_no_framework_output(guard: Guard) 
         ("/users/margaretThornbury/profile", "/users/[NAME][NAME]/profile"),
         ("thornburyMargaret", "[NAME][NAME]"),
         ("Thornburyish", "Thornburyish"),  # a longer word is no name
+        ("one two three, four five six seven eight nine", "[SSN]"),  # digits read back
+        ("123 then 45 then 6789", "[SSN]"),
         ("١٢٣-٤٥-٦٧٨٩", "[SSN]"),  # Arabic-Indic digits
         ("j\u0430ne.roe@example.com", "[EMAIL]"),  # a Cyrillic look-alike letter
         ("\u0422hornbury", "[NAME]"),

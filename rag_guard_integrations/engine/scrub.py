@@ -35,17 +35,41 @@ _LOOKALIKES = str.maketrans(*FOLDS)
 _SPELLED_AT = re.compile(r"(?<=\w)\s*[\[({<]?\s*\bat\b\s*[\])}>]?\s*(?=\w)", re.IGNORECASE)
 _SPELLED_DOT = re.compile(r"(?<=\w)\s*[\[({<]?\s*\bdot\b\s*[\])}>]?\s*(?=\w)", re.IGNORECASE)
 _UNICODE_ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})")
-# Digits spelled out, as a value is read back over the phone: "four one one one ...". Only a
-# run of them is read as digits (a masked number has six or more).
+# Digits spelled out, as a value is read back over the phone ("four one one one ..."), in
+# English and the languages of western Europe; "double four" is two of them.
 _DIGIT_WORDS = {
-    "zero": "0", "oh": "0", "one": "1", "two": "2", "three": "3", "four": "4", "five": "5",
-    "six": "6", "seven": "7", "eight": "8", "nine": "9",
-}  # fmt: skip
-_DIGIT_WORD = "(?:" + "|".join(_DIGIT_WORDS) + ")"
-_SPELLED_DIGITS = re.compile(
-    rf"\b{_DIGIT_WORD}(?:[\s,-]+{_DIGIT_WORD}){{{_MIN_DIGITS - 1},}}\b", re.IGNORECASE
+    word: str(digit)
+    for digit, spellings in enumerate(
+        (
+            "zero oh null nul cero",
+            "one eins un une uno una um een",
+            "two zwei deux dos due dois twee",
+            "three drei trois tres três tre drie",
+            "four vier quatre cuatro quattro quatro",
+            "five fünf fuenf cinq cinco cinque vijf",
+            "six sechs seis sei zes",
+            "seven sieben sept siete sette sete zeven",
+            "eight acht huit ocho otto oito",
+            "nine neun neuf nueve nove negen",
+        )
+    )
+    for word in spellings.split()
+}
+_REPEATS = {"double": 2, "triple": 3, "doppel": 2, "doble": 2}
+_DIGIT_WORD = "(?:" + "|".join(sorted(_DIGIT_WORDS, key=len, reverse=True)) + ")"
+_NUMBER_ITEM = rf"(?:(?:{'|'.join(_REPEATS)})[\W_]*)?(?:{_DIGIT_WORD}(?![^\W\d_])|\d+)"
+# Between two items: marks, or a word said between groups ("and", "then", "dash").
+_NUMBER_GAP = r"(?:[\W_]*\b(?:and|then|dash|hyphen|space)\b[\W_]*|[\W_]{1,8})"
+_SPELLED_NUMBER = re.compile(
+    rf"(?<![^\W\d_]){_NUMBER_ITEM}(?:{_NUMBER_GAP}{_NUMBER_ITEM})+", re.IGNORECASE
 )
-_ONE_DIGIT_WORD = re.compile(rf"\b{_DIGIT_WORD}\b", re.IGNORECASE)
+_ITEM = re.compile(_NUMBER_ITEM, re.IGNORECASE)
+# Where a number may be spelled out: a digit word or a repeat, or digit groups joined by a word.
+_MAY_BE_SPELLED = re.compile(
+    rf"(?<![^\W\d_])(?:{_DIGIT_WORD}|{'|'.join(_REPEATS)})(?![^\W\d_])"
+    r"|\d[\W_]*\b(?:and|then|dash|hyphen|space)\b[\W_]*\d",
+    re.IGNORECASE,
+)
 
 
 def scrubbed_text(text: str, masks: Sequence[tuple[str, str]]) -> str | None:
@@ -179,10 +203,10 @@ def _scrub_text(text: str, finders: Finders) -> str:
 def _plain(text: str) -> str:
     """``text`` as a reader sees it: HTML character references, percent-encoding (a URL's
     ``%40``) and ``\\u`` escapes (JSON's ``\\u0040``) decoded, an address's ``at`` and
-    ``dot`` spelled out read as ``@`` and ``.``, a run of six digits or more spelled out read
-    as digits (``four one one one ...``), compatibility forms folded (full-width digits
-    and signs), digits of every script read as ASCII ones and look-alike letters as the
-    letters they imitate, invisible format characters dropped."""
+    ``dot`` spelled out read as ``@`` and ``.``, a number spelled out read as its digits
+    (``four one one one``, ``vier eins``, ``double one``, ``4111 then 1111``), compatibility
+    forms folded (full-width digits and signs), digits of every script read as ASCII ones and
+    look-alike letters as the letters they imitate, invisible format characters dropped."""
     if "&" in text:
         text = html.unescape(text)
     if "%" in text and _PERCENT.search(text):
@@ -191,8 +215,8 @@ def _plain(text: str) -> str:
         text = _UNICODE_ESCAPE.sub(lambda m: chr(int(m.group(1), 16)), text)
     if _SPELLED_AT.search(text):
         text = _SPELLED_DOT.sub(".", _SPELLED_AT.sub("@", text))
-    if _SPELLED_DIGITS.search(text):
-        text = _SPELLED_DIGITS.sub(_as_digits, text)
+    if _MAY_BE_SPELLED.search(text):
+        text = _SPELLED_NUMBER.sub(_as_digits, text)
     if text.isascii():
         return text  # the same object when nothing was decoded
     text = unicodedata.normalize("NFKC", text)
@@ -206,8 +230,16 @@ def _plain(text: str) -> str:
 
 
 def _as_digits(run: re.Match[str]) -> str:
-    """A run of spelled-out digits as the digits, their separators kept."""
-    return _ONE_DIGIT_WORD.sub(lambda m: _DIGIT_WORDS[m.group().lower()], run.group())
+    """A spelled-out number as its digits, a space between its items: ``four double one,
+    one`` -> ``4 11 1``; a run of digit groups alone is left as written."""
+    items = []
+    for item in _ITEM.finditer(run.group()):
+        written = item.group().lower()
+        repeat = next((n for word, n in _REPEATS.items() if written.startswith(word)), 1)
+        core = written.rsplit(None, 1)[-1] if repeat > 1 else written
+        core = core.lstrip("".join(c for c in core if not c.isalnum()))
+        items.append((core if core.isdigit() else _DIGIT_WORDS[core]) * repeat)
+    return " ".join(items)
 
 
 class _DigitPieces:
