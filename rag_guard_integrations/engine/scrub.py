@@ -34,6 +34,7 @@ _LOOKALIKES = str.maketrans(*FOLDS)
 # An address's "@" and dots spelled out, as a recogniser reads them: "jo [at] x dot com".
 _SPELLED_AT = re.compile(r"(?<=\w)\s*[\[({<]?\s*\bat\b\s*[\])}>]?\s*(?=\w)", re.IGNORECASE)
 _SPELLED_DOT = re.compile(r"(?<=\w)\s*[\[({<]?\s*\bdot\b\s*[\])}>]?\s*(?=\w)", re.IGNORECASE)
+_UMLAUTS = {"ä": "ae", "ö": "oe", "ü": "ue", "Ä": "Ae", "Ö": "Oe", "Ü": "Ue", "ß": "ss"}
 _UNICODE_ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})")
 # Digits spelled out, as a value is read back over the phone ("four one one one ..."), in
 # English and the languages of western Europe; "double four" is two of them.
@@ -303,9 +304,22 @@ def _finders(masks: tuple[tuple[str, str], ...]) -> Finders:
             whole.append((re.compile(rf"(?<!\d){body}(?!\d)"), mask))
             pieces.append((_DigitPieces(digits), mask))
             continue
-        body = re.escape(original)
-        whole.append((re.compile(rf"(?<![^\W_]){body}(?![^\W_])", re.IGNORECASE), mask))
-        words = _name_words(original)
+        for spelling in _spellings(original):
+            body = re.escape(spelling)
+            whole.append((re.compile(rf"(?<![^\W_]){body}(?![^\W_])", re.IGNORECASE), mask))
+        name = _name(original)
+        if name:
+            # The name's words run together in any case or joined by marks ("janeroe",
+            # "JANE_ROE"), or its first initial before its last word ("J. Roe", "jroe").
+            runs = []
+            for spelling in _spellings(" ".join(name)):
+                parts = [re.escape(w) for w in spelling.split()]
+                runs.append(r"[\W_]{0,3}".join(parts))
+                if len(parts[-1]) > 2:
+                    runs.append(rf"{parts[0][:1]}[\W_]{{0,3}}{parts[-1]}")
+            body = "|".join(runs)
+            whole.append((re.compile(rf"(?<![^\W\d_])(?:{body})(?![^\W\d_])", re.IGNORECASE), mask))
+        words = {spelled for word in _name_words(original) for spelled in _spellings(word)}
         if words:
             ordered = sorted(words, key=len, reverse=True)
             body = "|".join(re.escape(w) for w in ordered)
@@ -325,6 +339,24 @@ def _finders(masks: tuple[tuple[str, str], ...]) -> Finders:
                 )
             )
     return (*whole, *pieces)
+
+
+def _name(original: str) -> list[str]:
+    """The words of a value written as words alone, several of them (a name, not an address or
+    a code), or none."""
+    if _WORDS_ONLY.fullmatch(original.strip()) is None:
+        return []
+    return re.findall(r"[^\W\d_]+", original)
+
+
+def _spellings(text: str) -> set[str]:
+    """``text`` as written, without its accents (``Núñez`` as ``Nunez``) and with German
+    umlauts written out (``Müller`` as ``Mueller``)."""
+    bare = "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
+    spelled = text
+    for letter, written in _UMLAUTS.items():
+        spelled = spelled.replace(letter, written)
+    return {text, bare, spelled}
 
 
 def _name_words(original: str) -> set[str]:
