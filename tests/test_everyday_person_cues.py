@@ -23,12 +23,14 @@ from names_support import persons
         ("She smiled at Anneliese and left.", "Anneliese"),
         ("The nurse smiled at Jane Smith.", "Jane Smith"),  # after a job: still no workplace
         ("The agent shouted at Okafor about the card.", "Okafor"),
+        ("Card 4111 1111 1111 1111 issued to Mark Smith.", "Mark Smith"),  # a worded given name
+        ("Grace Wilson called about her card.", "Grace Wilson"),
     ],
 )
 def test_a_relative_a_colleague_a_server_or_a_title_names_a_person(text: str, name: str) -> None:
     """Whose someone is, the service they give, a relative's or a German title, what one does
     at someone, or a shared family name makes the word after it (or before it) a person's
-    name."""
+    name; a family name makes a given name that is also a word (``Mark``, ``Grace``) one."""
     assert name in persons(text)
 
 
@@ -61,6 +63,8 @@ def test_lower_case_chat_names_who_speaks_is_spoken_to_or_is_listed(
         "we said goodbye at the station",
         "My cousin's car broke down.",
         "The manager said the shop opens at nine.",
+        "Walk down Mark Lane to the office.",
+        "Meet me in the Rose Garden at noon.",
     ],
 )
 def test_family_calls_titles_and_plain_words_make_no_person(text: str) -> None:

@@ -74,6 +74,7 @@ def _alternatives() -> list[str]:
     )
     before = "|".join(re2.escape(p) for p in phrases)
     honorifics = "|".join(sorted(h.capitalize() for h in words.HONORIFICS))
+    worded = "|".join(sorted(g.capitalize() for g in words.WORDED_GIVEN_NAMES))
     jobs = "|".join(sorted(r.capitalize() for r in words.TITLED_JOBS))  # as titles only
     person_roles = "|".join(sorted(words.PERSON_ROLES))
     legal = "|".join(sorted(words.WRITTEN_FORMS, key=len, reverse=True))
@@ -100,6 +101,8 @@ def _alternatives() -> list[str]:
         rf"{_BEFORE}(?:{_given_names()})(?:[^\p{{L}}\p{{M}}]|$)",
         # A listed company's name, as it is written.
         rf"{_BEFORE}(?:{trie_pattern(sorted(known_organizations()))})(?:[^\p{{L}}\p{{M}}\p{{N}}]|$)",
+        # A given name that is a common word too, before another capitalised word.
+        rf"{_BEFORE}(?:{worded}){_SPACE}\p{{Lu}}\p{{Ll}}",
         # An honorific, a job as a title, initials, a capitalised word around an initial.
         rf"{_BEFORE}(?i:{honorifics})\.?{_SPACE}\p{{Lu}}",
         rf"{_BEFORE}(?:{jobs}|(?i:{person_roles})){_SPACE}\p{{Lu}}",

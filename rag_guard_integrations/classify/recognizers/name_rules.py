@@ -349,6 +349,8 @@ def _strip_opening(tokens: list[Token]) -> tuple[bool, list[Token]]:
             honorific = True
         elif (len(key) == 1 and word.endswith(".")) or key in words.PARTICLES:
             break  # an initial or a particle opens the name: "T. Aaltonen", "van der Berg"
+        elif index == len(tokens) - 2 and _worded_given_and_family(tokens[index], tokens[-1]):
+            break  # a given name that is a word too, then a family name: "Mark Smith"
         elif not (
             key in _OPENERS
             or (flags & COMMON and (not flags & NAME or index < len(tokens) - 1))
@@ -367,7 +369,7 @@ def _full_name(context: Context, tokens: list[Token]) -> bool:
     first, last, middle = tokens[0], tokens[-1], tokens[1:-1]
     # Checked first: most runs open with a common word.
     if (first[4] & COMMON and len(first[3]) > 1) or any(t[3] in ("&", "and") for t in middle):
-        return False
+        return not middle and _worded_given_and_family(first, last)
     if any(len(t[3]) == 1 and t[3].isalpha() for t in middle):
         return _around_initials(context, tokens)
     if first[3] in words.PLACE_PREFIXES or (not first[4] & GIVEN and len(first[3]) > 1):
@@ -379,6 +381,20 @@ def _full_name(context: Context, tokens: list[Token]) -> bool:
     return all(
         t[3] in words.PARTICLES or (not t[4] & COMMON and (t[4] & NAME or proper(context, t[3])))
         for t in middle
+    )
+
+
+def _worded_given_and_family(first: Token, last: Token) -> bool:
+    """A given name that is a common word too (:data:`~.name_words.WORDED_GIVEN_NAMES`), then a
+    family name of the names table that is no common word or place, both capitalised as
+    names are (``Mark Smith``, ``Grace Wilson``; not ``Rose Garden`` or ``Mark Lane``)."""
+    return (
+        first[3] in words.WORDED_GIVEN_NAMES
+        and bool(last[4] & FAMILY)
+        and not last[4] & (COMMON | PLACE)
+        and first[2][1:].islower()
+        and last[2][1:].islower()
+        and last[3] not in _NEVER_FAMILY
     )
 
 

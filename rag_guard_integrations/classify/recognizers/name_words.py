@@ -236,6 +236,16 @@ colon, comma or question mark dropped: ``Name: X``, ``What's your name? X``): am
 relative, a friend or a colleague named by whose they are (``my cousin X``, ``his coach,
 X``), someone who serves (``the waiter, X``) and a relative's title (``Aunt X``, ``Tía X``)."""
 
+WORDED_GIVEN_NAMES = _words(
+    "mark will grace rose faith hope joy jack frank bill bob ray dawn summer autumn heather "
+    "holly ivy iris daisy lily violet jasmine pearl ruby amber crystal chase hunter mason "
+    "carter cooper parker grant dean drew lance pat sue gene guy sunny sky river rich wade "
+    "miles reed rob sandy penny kit victor duke cliff glen dale rex max carol eve robin jay "
+    "wren hazel olive basil sage rowan willow jade melody charity patience earl"
+)
+"""English given names that are common words too: before a family name of the names table
+that is none, they are the given name (``Mark Smith``, ``Grace Wilson``)."""
+
 PERSON_ROLES = _words(
     "daughter wife husband sister brother mother father caller passenger guest assessor "
     "supervisor reviewer officer inspector detective constable sergeant spokesperson spokesman "
