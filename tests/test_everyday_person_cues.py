@@ -25,6 +25,7 @@ from names_support import persons
         ("The agent shouted at Okafor about the card.", "Okafor"),
         ("Card 4111 1111 1111 1111 issued to Mark Smith.", "Mark Smith"),  # a worded given name
         ("Grace Wilson called about her card.", "Grace Wilson"),
+        ("Card on file for Will Heartwell.", "Will Heartwell"),  # a family name no table holds
     ],
 )
 def test_a_relative_a_colleague_a_server_or_a_title_names_a_person(text: str, name: str) -> None:

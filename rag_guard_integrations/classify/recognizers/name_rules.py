@@ -386,12 +386,14 @@ def _full_name(context: Context, tokens: list[Token]) -> bool:
 
 def _worded_given_and_family(first: Token, last: Token) -> bool:
     """A given name that is a common word too (:data:`~.name_words.WORDED_GIVEN_NAMES`), then a
-    family name of the names table that is no common word or place, both capitalised as
-    names are (``Mark Smith``, ``Grace Wilson``; not ``Rose Garden`` or ``Mark Lane``)."""
+    family name of the names table, or a word the table lacks, that is no common word or
+    place, both capitalised as names are (``Mark Smith``, ``Will Heartwell``; not ``Rose
+    Garden`` or ``Mark Lane``)."""
+    flags = last[4]
     return (
         first[3] in words.WORDED_GIVEN_NAMES
-        and bool(last[4] & FAMILY)
-        and not last[4] & (COMMON | PLACE)
+        and (bool(flags & FAMILY) or (not flags and len(last[3]) > 2 and last[3].isalpha()))
+        and not flags & (COMMON | PLACE)
         and first[2][1:].islower()
         and last[2][1:].islower()
         and last[3] not in _NEVER_FAMILY
