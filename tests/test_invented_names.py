@@ -4,12 +4,11 @@ a street."""
 
 from __future__ import annotations
 
-import importlib.util
 from importlib import resources
-from pathlib import Path
 
 import pytest
 from names_support import names
+from tools_support import tool_module
 
 from rag_guard_integrations.classify import PatternClassifier
 from rag_guard_integrations.classify.recognizers.name_compounds import (
@@ -91,12 +90,7 @@ def test_the_shipped_compound_words_are_what_the_generator_builds() -> None:
     """``data/compound_words.txt.gz`` is up to date with the pinned spacy-lookups-data and
     the names table."""
     pytest.importorskip("spacy_lookups_data", reason="the dev extra is not installed")
-    path = Path(__file__).resolve().parents[1] / "tools" / "gen_compound_words.py"
-    spec = importlib.util.spec_from_file_location("gen_compound_words", path)
-    assert spec is not None
-    assert spec.loader is not None
-    generator = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(generator)
+    generator = tool_module("gen_compound_words")
     shipped = resources.files("rag_guard_integrations.classify.recognizers").joinpath(
         "data/compound_words.txt.gz"
     )

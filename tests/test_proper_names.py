@@ -8,6 +8,7 @@ import gzip
 
 import pytest
 from names_support import names
+from tools_support import tool_module
 
 from rag_guard_integrations.classify import PatternClassifier
 from rag_guard_integrations.classify.recognizers import NAME_RECOGNIZERS
@@ -178,16 +179,9 @@ def test_the_shipped_names_table_is_what_the_generator_builds() -> None:
     the generator reads names-dataset)."""
     pytest.importorskip("names_dataset", reason="the dev extra's names-dataset is not installed")
     pytest.importorskip("spacy_lookups_data", reason="the dev extra is not installed")
-    import importlib.util
     from importlib import resources
-    from pathlib import Path
 
-    path = Path(__file__).resolve().parents[1] / "tools" / "gen_names.py"
-    spec = importlib.util.spec_from_file_location("gen_names", path)
-    assert spec is not None
-    assert spec.loader is not None
-    generator = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(generator)
+    generator = tool_module("gen_names")
     shipped = resources.files("rag_guard_integrations.classify.recognizers").joinpath(
         "data/names.txt.gz"
     )
