@@ -249,6 +249,9 @@ def test_root_inside_another_word_never_counts(query: str) -> None:
         ("batteries safety norms", "battery", "safety"),
         ("standards for TMT bars", "tmt", "standard"),
         ("rechargeable cells safety requirements", "cell", "safety"),
+        ("certification needed for vehicle headlamps", "headlamp", "certification"),
+        ("is bromate limited in packaged water", "water", "limited"),
+        ("ceiling fan minimum air delivery", "fan", "minimum"),
     ],
 )
 def test_root_forms_next_to_context_are_found(

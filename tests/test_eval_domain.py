@@ -203,3 +203,20 @@ def test_everyday_questions_cover_every_family_and_hold() -> None:
     assert result["out_of_domain"]["block_rate"] >= 0.98
     assert result["in_domain"]["tiers"]["kind"] > 0
     assert result["out_of_domain"]["tiers"]["everyday"] > 0
+
+
+FAMILIES_CHECK = DATA_DIR / "bis_families_check_queries.jsonl"
+
+
+def test_questions_written_after_tuning_pass_in_every_family() -> None:
+    """Ten product questions a family, written after the policy was tuned by a writer who saw
+    only the catalogue's list of products, pass >= 0.97 overall and >= 0.9 in each family;
+    four everyday questions a family about the same products are refused."""
+    labelled = read_labelled(FAMILIES_CHECK)
+    families = {str(c.metadata["category"]) for c in load_corpus("bis")}
+    assert {q.family for q in labelled} == families
+    result = evaluate("bis", queries_path=str(FAMILIES_CHECK))
+    assert result["in_domain"]["pass_rate"] >= TARGET_PASS_RATE
+    by_family = result["in_domain"]["families"]
+    assert min(f["pass_rate"] for f in by_family.values()) >= 0.9, by_family
+    assert result["out_of_domain"]["block_rate"] >= 0.95

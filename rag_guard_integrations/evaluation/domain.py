@@ -10,8 +10,10 @@ collection would. ``rag_guard_integrations/data/bis_products_queries.jsonl`` hol
 in-domain product questions, about three for every product of the catalogue (``--queries``);
 ``bis_everyday_queries.jsonl`` questions as people type them, with everyday questions that name
 the same products; ``bis_fresh_queries.jsonl`` and ``bis_final_queries.jsonl`` two sets written
-apart from the policy's tuning, kept to measure it. A query file whose lines carry a
-``family`` (the product family, or ``everyday``) is also reported family by family.
+apart from the policy's tuning, kept to measure it, and ``bis_families_check_queries.jsonl`` ten
+product questions for every family and four everyday ones, written after the last tuning. A
+query file whose lines carry a ``family`` (the product family, or ``everyday``) is also reported
+family by family.
 """
 
 from __future__ import annotations
