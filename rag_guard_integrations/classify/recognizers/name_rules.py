@@ -81,6 +81,8 @@ _FAMILY_COMMA = re.compile(rf"(?<![\w'’-])([{UPPER}][^\W\d_]*(?:['’-][^\W\d_
 # bracket, maybe after a middle initial ("Smith, John A.", "Smith, John (DOB ...)").
 _FIELD_ENDS = re.compile(rf"(?: [{UPPER}]\.?)?[ \t]*(?:$|[;|()\n\t/]|\.(?:\s|$))")
 _NOT_IN_A_NAME = words.STREET_WORDS | words.ORGANIZATION_NOUNS | words.LEGAL_FORMS
+# A family name as it is capitalised: "Smith", "O'Brien", "McAllister", "Lloyd-Jones".
+_FAMILY_FORM = re.compile(r"(?:O['’]|Ma?c)?[A-Z][a-z]+(?:-[A-Z][a-z]+)?")
 _SENTENCE_WORDS = re.compile(r"(?<![^\W\d_])[a-z]+(?![^\W\d_])")
 
 
@@ -386,16 +388,15 @@ def _full_name(context: Context, tokens: list[Token]) -> bool:
 
 def _worded_given_and_family(first: Token, last: Token) -> bool:
     """A given name that is a common word too (:data:`~.name_words.WORDED_GIVEN_NAMES`), then a
-    family name of the names table, or a word the table lacks, that is no common word or
-    place, both capitalised as names are (``Mark Smith``, ``Will Heartwell``; not ``Rose
-    Garden`` or ``Mark Lane``)."""
-    flags = last[4]
+    family name of the names table that is no common word or place, both capitalised as names
+    are (``Mark Smith``, ``Faith O'Brien``, ``Jack McAllister``, ``Grace Lloyd-Jones``; not
+    ``Rose Garden``, ``Mark Lane`` or a word the table lacks: ``Rose Quartz``)."""
     return (
         first[3] in words.WORDED_GIVEN_NAMES
-        and (bool(flags & FAMILY) or (not flags and len(last[3]) > 2 and last[3].isalpha()))
-        and not flags & (COMMON | PLACE)
+        and bool(last[4] & FAMILY)
+        and not last[4] & (COMMON | PLACE)
         and first[2][1:].islower()
-        and last[2][1:].islower()
+        and _FAMILY_FORM.fullmatch(last[2]) is not None
         and last[3] not in _NEVER_FAMILY
     )
 

@@ -95,7 +95,7 @@ ORGANIZATION_NOUNS = _words(
     "financial finance investments lending mortgages travel tours marketing management "
     "recruitment staffing accountants solicitors advisors advisers plumbing electric "
     "entertainment productions innovations dynamics wellness fitness cinemas infirmary centre "
-    "center practice club league army charity surgery café cafe bistro distillery winery vineyard "
+    "center practice club league army charity café cafe bistro distillery winery vineyard "
     "gazette herald tribune journal radio television broadcasting taxis removals cleaners"
 )
 """Nouns that end an organisation's name after a proper word: ``Streetcred Software``,
@@ -237,14 +237,13 @@ relative, a friend or a colleague named by whose they are (``my cousin X``, ``hi
 X``), someone who serves (``the waiter, X``) and a relative's title (``Aunt X``, ``Tía X``)."""
 
 WORDED_GIVEN_NAMES = _words(
-    "mark will grace rose faith hope joy jack frank bill bob ray dawn summer autumn heather "
-    "holly ivy iris daisy lily violet jasmine pearl ruby amber crystal chase hunter mason "
-    "carter cooper parker grant dean drew lance pat sue gene guy sunny sky river rich wade "
-    "miles reed rob sandy penny kit victor duke cliff glen dale rex max carol eve robin jay "
-    "wren hazel olive basil sage rowan willow jade melody charity patience earl"
+    "mark will grace rose faith hope joy jack frank dawn heather holly ivy iris daisy lily "
+    "violet jasmine pearl ruby amber hazel carol eve autumn"
 )
 """English given names that are common words too: before a family name of the names table
-that is none, they are the given name (``Mark Smith``, ``Grace Wilson``)."""
+that is none, they are the given name (``Mark Smith``, ``Grace Wilson``). Not those that
+open product names, settings and headings as often (``Max Retries``, ``Crystal Palace``,
+``Chase Sapphire``, ``Hunter Wellies``)."""
 
 PERSON_ROLES = _words(
     "daughter wife husband sister brother mother father caller passenger guest assessor "
