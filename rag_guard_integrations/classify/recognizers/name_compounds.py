@@ -39,40 +39,6 @@ _WORDS = re.compile(r"[A-Z][a-z]{5,}")
 # A capitalised word in lower case after its first letter, maybe possessive, that no
 # capitalised word follows (it would be a piece of a longer name).
 _CANDIDATE = re.compile(r"(?<![\w'’.@/&-])[A-Z][a-z]{5,}(?=(?:['’]s)?(?![\w'’@&-])(?! [A-Z]))")
-# Endings that are common words in a web corpus but make derived words, not compounds.
-_SUFFIXES = frozenset(
-    {
-        "ing",
-        "ings",
-        "ers",
-        "ness",
-        "less",
-        "ment",
-        "ments",
-        "able",
-        "ably",
-        "ful",
-        "fully",
-        "ism",
-        "isms",
-        "ist",
-        "ists",
-        "ity",
-        "ous",
-        "ive",
-        "ives",
-        "est",
-        "ier",
-        "iest",
-        "ily",
-        "ize",
-        "ized",
-        "ise",
-        "ised",
-        "ship",
-        "ships",
-    }
-)
 # How software and online firms end their invented names; no person's name ends so.
 # Not the endings that make a sector's or a trade's noun too ("Fintech", "Geodata", "Homeware",
 # "Groundworks", "Telemetrics", "Fediverse").
@@ -83,43 +49,7 @@ BRAND_ENDINGS = (
 _HOUSE_NUMBER = re.compile(r"\d{1,5}[A-Za-z]?,?")
 # Words that open a sentence before a name, which the names table may hold as names too.
 _OPENERS = (
-    words.DETERMINERS
-    | words.PLACE_PREPOSITIONS
-    | words.QUESTION_WORDS
-    | frozenset(
-        {
-            "is",
-            "was",
-            "has",
-            "had",
-            "did",
-            "does",
-            "do",
-            "and",
-            "or",
-            "but",
-            "with",
-            "for",
-            "by",
-            "of",
-            "on",
-            "as",
-            "if",
-            "so",
-            "then",
-            "after",
-            "before",
-            "since",
-            "because",
-            "also",
-            "only",
-            "even",
-            "thanks",
-            "ask",
-            "call",
-            "tell",
-        }
-    )
+    words.DETERMINERS | words.PLACE_PREPOSITIONS | words.QUESTION_WORDS | words.CLAUSE_OPENERS
 )
 # An article or a determiner (a common noun follows), or where a place follows: a village's
 # name reads as invented as often as a firm's ("grew up in Lowfield").
@@ -141,7 +71,7 @@ def reads_as_two(key: str, flags: dict[str, int]) -> bool:
     return any(
         flags.get(key[:cut], 0) & COMMON
         and flags.get(key[cut:], 0) & COMMON
-        and key[cut:] not in _SUFFIXES
+        and key[cut:] not in words.DERIVED_ENDINGS
         for cut in range(MIN_PART, len(key) - MIN_PART + 1)
     )
 
@@ -184,12 +114,12 @@ def invented_names(text: str) -> tuple[tuple[int, int], ...]:
 
 
 def _a_common_noun(text: str, start: int, word: str) -> bool:
-    """Whether the word at ``start`` is used as a common noun is, or a place's name: after an
+    """Whether the word at ``start`` is used as a common noun, or as a place's name: after an
     article or another determiner (``the Runbook``, ``each Subtask``), in the plural
     (``Webhooks``), as a gerund (``Offboarding``), or after ``in`` or ``near``. Technical and
     office writing capitalises its compound nouns so; a firm's name is rarely written so."""
     if word.endswith("ing") or (word.endswith("s") and not word.endswith(BRAND_ENDINGS)):
-        return True  # "Zenlytics" and "Quillworks" end so as names
+        return True  # "Zenlytics" and "Kestrelabs" end so as names
     previous = text[max(0, start - 12) : start].rstrip().rpartition(" ")[2].lower()
     return previous.lstrip("(\"“'‘") in _NOT_BEFORE_A_FIRM
 

@@ -236,6 +236,20 @@ colon, comma or question mark dropped: ``Name: X``, ``What's your name? X``): am
 relative, a friend or a colleague named by whose they are (``my cousin X``, ``his coach,
 X``), someone who serves (``the waiter, X``) and a relative's title (``Aunt X``, ``Tía X``)."""
 
+DERIVED_ENDINGS = _words(
+    "ing ings ers ness less ment ments able ably ful fully ism isms ist ists ity ous ive ives "
+    "est ier iest ily ize ized ise ised ship ships"
+)
+"""Endings that a web corpus holds as words but that make derived words, not compounds
+(``hollowing`` is no ``hollow`` and ``ing``)."""
+
+CLAUSE_OPENERS = _words(
+    "is was has had did does do and or but with for by of on as if so then after before since "
+    "because also only even thanks ask call tell"
+)
+"""Words that open a sentence or a clause before a name (``Did X reply?``, ``Thanks X``), which
+the names table may hold as names too."""
+
 WORDED_GIVEN_NAMES = _words(
     "mark will grace rose faith hope joy jack frank dawn heather holly ivy iris daisy lily "
     "violet jasmine pearl ruby amber hazel carol eve autumn"
