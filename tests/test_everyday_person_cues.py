@@ -26,6 +26,7 @@ from names_support import persons
         ("Card 4111 1111 1111 1111 issued to Mark Smith.", "Mark Smith"),  # a worded given name
         ("Grace Wilson called about her card.", "Grace Wilson"),
         ("Card 4111 1111 1111 1111 issued to Jack McAllister.", "Jack McAllister"),
+        ("Card 4111 1111 1111 1111 issued to Faith O'Brien.", "Faith O'Brien"),
     ],
 )
 def test_a_relative_a_colleague_a_server_or_a_title_names_a_person(text: str, name: str) -> None:

@@ -102,7 +102,7 @@ def _alternatives() -> list[str]:
         # A listed company's name, as it is written.
         rf"{_BEFORE}(?:{trie_pattern(sorted(known_organizations()))})(?:[^\p{{L}}\p{{M}}\p{{N}}]|$)",
         # A given name that is a common word too, before another capitalised word.
-        rf"{_BEFORE}(?:{worded}){_SPACE}\p{{Lu}}\p{{Ll}}",
+        rf"{_BEFORE}(?:{worded}){_SPACE}\p{{Lu}}(?:\p{{Ll}}|['’]\p{{Lu}})",
         # An honorific, a job as a title, initials, a capitalised word around an initial.
         rf"{_BEFORE}(?i:{honorifics})\.?{_SPACE}\p{{Lu}}",
         rf"{_BEFORE}(?:{jobs}|(?i:{person_roles})){_SPACE}\p{{Lu}}",

@@ -23,6 +23,7 @@ from rag_guard_integrations.classify.recognizers.name_context import (
     at_sentence_start,
     described,
     firm_only,
+    name_flags,
     nameable,
     organization_context,
     person_context,
@@ -391,10 +392,12 @@ def _worded_given_and_family(first: Token, last: Token) -> bool:
     family name of the names table that is no common word or place, both capitalised as names
     are (``Mark Smith``, ``Faith O'Brien``, ``Jack McAllister``, ``Grace Lloyd-Jones``; not
     ``Rose Garden``, ``Mark Lane`` or a word the table lacks: ``Rose Quartz``)."""
+    # The table writes "O'Brien" without its apostrophe.
+    flags = last[4] or name_flags().get(last[3].replace("'", "").replace("’", ""), 0)
     return (
         first[3] in words.WORDED_GIVEN_NAMES
-        and bool(last[4] & FAMILY)
-        and not last[4] & (COMMON | PLACE)
+        and bool(flags & FAMILY)
+        and not flags & (COMMON | PLACE)
         and first[2][1:].islower()
         and _FAMILY_FORM.fullmatch(last[2]) is not None
         and last[3] not in _NEVER_FAMILY
