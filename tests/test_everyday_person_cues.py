@@ -27,6 +27,7 @@ from names_support import persons
         ("Grace Wilson called about her card.", "Grace Wilson"),
         ("Card 4111 1111 1111 1111 issued to Jack McAllister.", "Jack McAllister"),
         ("Card 4111 1111 1111 1111 issued to Faith O'Brien.", "Faith O'Brien"),
+        ("Card 4111 1111 1111 1111 issued to DAWN HARTLEY.", "DAWN HARTLEY"),  # embossed
     ],
 )
 def test_a_relative_a_colleague_a_server_or_a_title_names_a_person(text: str, name: str) -> None:
@@ -67,6 +68,7 @@ def test_lower_case_chat_names_who_speaks_is_spoken_to_or_is_listed(
         "The manager said the shop opens at nine.",
         "Walk down Mark Lane to the office.",
         "Meet me in the Rose Garden at noon.",
+        "MARK LANE OFFICE HOURS",
         "Rose Quartz pendant, paid by card.",  # a word the names table lacks: no family name
     ],
 )

@@ -31,6 +31,7 @@ import unicodedata
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
+from rag_guard_integrations.classify.recognizers.name_words import WORDED_GIVEN_NAMES
 from rag_guard_integrations.classify.recognizers.names_table import COMMON, NAME, word_flags
 from rag_guard_integrations.core.normalize import confusable_fold
 from rag_guard_integrations.core.references import unescaped
@@ -154,12 +155,17 @@ def record_form(text: str) -> str | None:
 
 def _titled_names(run: re.Match[str]) -> str:
     """A run of capitalised words with its name words title-cased, when two or more of them
-    are names of three letters or more and no common word (``JANE ROE``; not ``IBM SSN``, a
-    heading or a postal code such as ``APO AP``)."""
+    are names of three letters or more and no common word, or a given name that is a word too
+    before one (``JANE ROE``, ``DAWN HARTLEY``; not ``IBM SSN``, a heading or a postal code
+    such as ``APO AP``)."""
     table = word_flags()
     written = run.group().split(" ")
     flags = [table.get(w.lower(), 0) if len(w) > 2 else 0 for w in written]
     names = [bool(f & NAME and not f & COMMON) for f in flags]
+    # A given name that is a word too, before a family name: "DAWN HARTLEY".
+    for index, word in enumerate(written[:-1]):
+        if names[index + 1] and word.lower() in WORDED_GIVEN_NAMES:
+            names[index] = True
     if sum(names) < 2:
         return run.group()
     return " ".join(w.title() if name else w for w, name in zip(written, names, strict=True))
