@@ -28,6 +28,7 @@ from names_support import persons
         ("Card 4111 1111 1111 1111 issued to Jack McAllister.", "Jack McAllister"),
         ("Card 4111 1111 1111 1111 issued to Faith O'Brien.", "Faith O'Brien"),
         ("Card 4111 1111 1111 1111 issued to DAWN HARTLEY.", "DAWN HARTLEY"),  # embossed
+        ("Patient Grace Field has asthma.", "Grace Field"),  # a worded family name, after a cue
     ],
 )
 def test_a_relative_a_colleague_a_server_or_a_title_names_a_person(text: str, name: str) -> None:
@@ -69,6 +70,7 @@ def test_lower_case_chat_names_who_speaks_is_spoken_to_or_is_listed(
         "Walk down Mark Lane to the office.",
         "Meet me in the Rose Garden at noon.",
         "MARK LANE OFFICE HOURS",
+        "Grace Hill is a lovely spot for a walk.",  # a worded family name, no cue
         "Rose Quartz pendant, paid by card.",  # a word the names table lacks: no family name
     ],
 )

@@ -309,6 +309,9 @@ def _person(context: Context, tokens: list[Token], tail: str, head: str) -> None
     numbered = _after_a_number(context, tokens[0][0], tail)
     if numbered or previous == "in" or previous in words.DETERMINERS:
         return  # a street after its house number, a place after "in", "the Smiths"
+    if _worded_full_name(tokens) and person_context(tail, context.head(tokens[-1][1])):
+        context.person(tokens)  # "Patient Grace Field", "customer Mark Green"
+        return
     if any(t[4] & COMMON for t in tokens):
         return
     if len(tokens) == 1 and tokens[0][4] & PLACE and not tokens[0][4] & GIVEN:
@@ -352,7 +355,7 @@ def _strip_opening(tokens: list[Token]) -> tuple[bool, list[Token]]:
             honorific = True
         elif (len(key) == 1 and word.endswith(".")) or key in words.PARTICLES:
             break  # an initial or a particle opens the name: "T. Aaltonen", "van der Berg"
-        elif index == len(tokens) - 2 and _worded_given_and_family(tokens[index], tokens[-1]):
+        elif index == len(tokens) - 2 and _worded_full_name(tokens[index:]):
             break  # a given name that is a word too, then a family name: "Mark Smith"
         elif not (
             key in _OPENERS
@@ -392,16 +395,33 @@ def _worded_given_and_family(first: Token, last: Token) -> bool:
     family name of the names table that is no common word or place, both capitalised as names
     are (``Mark Smith``, ``Faith O'Brien``, ``Jack McAllister``, ``Grace Lloyd-Jones``; not
     ``Rose Garden``, ``Mark Lane`` or a word the table lacks: ``Rose Quartz``)."""
+    flags = _worded_family(first, last)
+    return bool(flags) and not flags & COMMON
+
+
+def _worded_full_name(tokens: list[Token]) -> bool:
+    """Two words: a given name that is a word too, then a family name of the table, a word
+    too or not (``Grace Field``, ``Mark Smith``). One that is a word is a name only where a
+    person's context phrase says so."""
+    return len(tokens) == 2 and bool(_worded_family(*tokens))
+
+
+def _worded_family(first: Token, last: Token) -> int:
+    """The names-table flags of ``last`` when ``first`` is a given name that is a word too and
+    ``last`` a family name of the table that is no place or street, both capitalised as names
+    are; else 0."""
     # The table writes "O'Brien" without its apostrophe.
     flags = last[4] or name_flags().get(last[3].replace("'", "").replace("’", ""), 0)
-    return (
+    if (
         first[3] in words.WORDED_GIVEN_NAMES
-        and bool(flags & FAMILY)
-        and not flags & (COMMON | PLACE)
+        and flags & FAMILY
+        and not flags & PLACE
         and first[2][1:].islower()
         and _FAMILY_FORM.fullmatch(last[2]) is not None
         and last[3] not in _NEVER_FAMILY
-    )
+    ):
+        return flags
+    return 0
 
 
 def _around_initials(context: Context, tokens: list[Token]) -> bool:
