@@ -27,7 +27,7 @@ _SEPARATOR = rf"[\W_]{{0,{_SEPARATORS}}}"
 _DIGIT_RUN = re.compile(rf"\d(?:{_SEPARATOR}\d)*")
 _DIGITS = re.compile(r"\d+")
 _HAS_DIGITS = re.compile(r"\d\d")
-_WORD = re.compile(r"[^\W\d_]{3,}")
+_LETTERS = re.compile(r"[^\W\d_]+")
 _WORDS_ONLY = re.compile(r"[^\W\d_]+\.?(?:[ '’-]+[^\W\d_]+\.?)+")
 _PERCENT = re.compile(r"%[0-9a-fA-F]{2}")
 _LOOKALIKES = str.maketrans(*FOLDS)
@@ -346,7 +346,7 @@ def _name(original: str) -> list[str]:
     a code), or none."""
     if _WORDS_ONLY.fullmatch(original.strip()) is None:
         return []
-    return re.findall(r"[^\W\d_]+", original)
+    return _LETTERS.findall(original)
 
 
 def _spellings(text: str) -> set[str]:
@@ -362,7 +362,5 @@ def _spellings(text: str) -> set[str]:
 def _name_words(original: str) -> set[str]:
     """The words of a value written as words alone, several of them (a name, not an address or
     a code), that are no common word: each is masked alone."""
-    if _WORDS_ONLY.fullmatch(original.strip()) is None:
-        return set()
     flags = name_flags()
-    return {w for w in _WORD.findall(original) if not flags.get(w.lower(), 0) & COMMON}
+    return {w for w in _name(original) if len(w) > 2 and not flags.get(w.lower(), 0) & COMMON}
