@@ -355,6 +355,17 @@ def test_a_masked_number_read_back_in_words_drops_the_chunk(spelled: str) -> Non
     assert kept.text.endswith("one or two calls, oh and three more.")
 
 
+def test_a_masked_number_read_back_in_metadata_becomes_the_mask() -> None:
+    """Read back in words in a metadata value, with a repeat joined by a hyphen, the card is
+    masked there and the chunk kept."""
+    chunk = Chunk(
+        "Card 4111 1111 1111 1111 on file.",
+        {"readback": "four double-one, double-one double-one", "team": "sales"},
+    )
+    (kept,) = Guard(parse_policy(CARDS)).check("the card?", [chunk]).allowed
+    assert kept.metadata == {"readback": "[PAYMENT_CARD]", "team": "sales"}
+
+
 @pytest.mark.parametrize(
     "source",
     [

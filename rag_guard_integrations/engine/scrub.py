@@ -64,7 +64,10 @@ _NUMBER_GAP = r"(?:[\W_]*\b(?:and|then|dash|hyphen|space)\b[\W_]*|[\W_]{1,8})"
 _SPELLED_NUMBER = re.compile(
     rf"(?<![^\W\d_]){_NUMBER_ITEM}(?:{_NUMBER_GAP}{_NUMBER_ITEM})+", re.IGNORECASE
 )
-_ITEM = re.compile(_NUMBER_ITEM, re.IGNORECASE)
+# One item, its repeat word and its digit word or digits apart.
+_ITEM = re.compile(
+    rf"(?:({'|'.join(_REPEATS)})[\W_]*)?({_DIGIT_WORD}(?![^\W\d_])|\d+)", re.IGNORECASE
+)
 # Where a number may be spelled out: a digit word or a repeat, or digit groups joined by a word.
 _MAY_BE_SPELLED = re.compile(
     rf"(?<![^\W\d_])(?:{_DIGIT_WORD}|{'|'.join(_REPEATS)})(?![^\W\d_])"
@@ -234,12 +237,9 @@ def _as_digits(run: re.Match[str]) -> str:
     """A spelled-out number as its digits, a space between its items: ``four double one,
     one`` -> ``4 11 1``; a run of digit groups alone is left as written."""
     items = []
-    for item in _ITEM.finditer(run.group()):
-        written = item.group().lower()
-        repeat = next((n for word, n in _REPEATS.items() if written.startswith(word)), 1)
-        core = written.rsplit(None, 1)[-1] if repeat > 1 else written
-        core = core.lstrip("".join(c for c in core if not c.isalnum()))
-        items.append((core if core.isdigit() else _DIGIT_WORDS[core]) * repeat)
+    for repeat, item in _ITEM.findall(run.group()):
+        digits = item if item.isdigit() else _DIGIT_WORDS[item.lower()]
+        items.append(digits * (_REPEATS[repeat.lower()] if repeat else 1))
     return " ".join(items)
 
 
