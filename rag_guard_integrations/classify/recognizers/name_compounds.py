@@ -34,11 +34,12 @@ from rag_guard_integrations.classify.recognizers.names_table import COMMON, GIVE
 MIN_PART = 3
 """The fewest letters of each of the two words."""
 MIN_LETTERS = 6
+"""The fewest letters of a word read as an invented name."""
 # Capitalised words, maybe pieces of longer ones: the cheap scan every text gets.
-_WORDS = re.compile(r"[A-Z][a-z]{5,}")
+_WORDS = re.compile(rf"[A-Z][a-z]{{{MIN_LETTERS - 1},}}")
 # A capitalised word in lower case after its first letter, maybe possessive, that no
 # capitalised word follows (it would be a piece of a longer name).
-_CANDIDATE = re.compile(r"(?<![\w'’.@/&-])[A-Z][a-z]{5,}(?=(?:['’]s)?(?![\w'’@&-])(?! [A-Z]))")
+_CANDIDATE = re.compile(rf"(?<![\w'’.@/&-]){_WORDS.pattern}(?=(?:['’]s)?(?![\w'’@&-])(?! [A-Z]))")
 # How software and online firms end their invented names; no person's name ends so.
 # Not the endings that make a sector's or a trade's noun too ("Fintech", "Geodata", "Homeware",
 # "Groundworks", "Telemetrics", "Fediverse").
