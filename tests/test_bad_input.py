@@ -23,6 +23,7 @@ from rag_guard_integrations import (
 )
 from rag_guard_integrations.cli import main
 from rag_guard_integrations.core.access import AccessError
+from rag_guard_integrations.core.errors import ArgumentError
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -268,6 +269,17 @@ def test_policy_reference_of_the_wrong_type_is_a_policy_error(ref: Any) -> None:
         load_policy(ref)
     with pytest.raises(PolicyError, match="pass YAML as a str"):
         parse_policy(ref)
+
+
+@pytest.mark.parametrize("policy", ["contracts", None, ["contracts"], {"version": 1}])
+def test_guard_of_anything_but_a_policy_names_the_type_and_from_policy(policy: Any) -> None:
+    """Guard(...) takes a loaded Policy; a name, a list or a dict is one ArgumentError naming
+    its type and Guard.from_policy, not an AttributeError deep in the constructor."""
+    with pytest.raises(ArgumentError) as caught:
+        Guard(policy)
+    message = one_line(caught.value)
+    assert type(policy).__name__ in message
+    assert "Guard.from_policy(" in message
 
 
 def test_extends_cycle_and_duplicate_clause_across_files(tmp_path: Path) -> None:

@@ -43,6 +43,8 @@ SECRETS = [
     "ssh root@10.0.0.5 password Tr0ub4dor&3",
     "Passwort: Tr0ub4dor&3x",
     "password -> Settings2024!",
+    "password: [hunter2]x9",
+    "<token>[s3cret-Value</token>",
 ]
 PROSE = [
     "Secretary: Jennifer-Anne Brown",
@@ -63,6 +65,9 @@ PROSE = [
     "SECRET_ARN=arn:aws:secretsmanager:eu-west-1:123456789012:secret:db",
     "password_file: /run/secrets/db_password",
     "Open Account -> Password -> Settings to change it.",
+    "card token: [PAYMENT_CARD]",
+    "api_key='[NATIONAL_ID]'",
+    "<token>[PAYMENT_CARD]</token>",
 ]
 
 
@@ -77,5 +82,5 @@ def test_a_written_secret_is_a_credential_and_withheld(text: str) -> None:
 @pytest.mark.parametrize("text", PROSE)
 def test_prose_about_secrets_holds_no_credential(text: str) -> None:
     """Words such as password, secret or token alone, before a short or plain value, or before
-    a mask, a template or a variable, are not a credential."""
+    a mask (redaction's too), a template or a variable, are not a credential."""
     assert "credentials" not in {f.label for f in CLASSIFIER.classify(text).findings}

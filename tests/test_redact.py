@@ -174,6 +174,25 @@ def test_no_rule_fires_on_the_masked_context(guard: Guard) -> None:
     assert [d.allowed for d in again.decisions] == [True, True, True]
 
 
+def test_a_masked_value_after_a_secret_key_is_no_credential_when_checked_again() -> None:
+    """A card after ``token:`` is masked; the mask is no secret, so checking the masked chunk
+    again beside a host name fires no credentials rule."""
+    guard = Guard.from_policy(
+        "default",
+        parse_policy(
+            "version: 1\nname: cards\nrules:\n  - {name: mask_cards, action: redact, "
+            "trigger: {all_present: [payment_card]}}\n"
+        ),
+    )
+    card = Chunk("card token: 4111 1111 1111 1111", id="card")
+    host = Chunk("Connect to db1.internal.example.com on port 5432.", id="host")
+    result = guard.check("q", [card, host])
+    assert [c.text for c in result.allowed] == ["card token: [PAYMENT_CARD]", host.text]
+    again = guard.check("q", result.allowed)
+    assert again.violations == ()
+    assert [d.allowed for d in again.decisions] == [True, True]
+
+
 def test_redact_rule_does_not_raise_under_on_block_raise() -> None:
     """A redact rule resolved by masking is not a block: on_block: raise does not raise."""
     guard = Guard(parse_policy(POLICY + "on_block: raise\n"))

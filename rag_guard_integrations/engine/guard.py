@@ -136,6 +136,11 @@ class Guard:
         audit_key: AuditKeyLike = None,
         access_source: AccessSource | None = None,
     ) -> None:
+        if not isinstance(policy, Policy):
+            raise ArgumentError(
+                f"Guard: policy must be a loaded Policy, got {type(policy).__name__}; "
+                "pass load_policy(...) or use Guard.from_policy('contracts')"
+            )
         self.policy = policy
         self.audit_key = keys.audit_key(audit_key)
         self.access_source = access_source

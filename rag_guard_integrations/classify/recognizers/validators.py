@@ -154,7 +154,13 @@ def secret_value(text: str) -> bool:
     """A key and the value assigned to it (``db_password: ...``) that hold a secret: not the
     name, id or path of a secret kept elsewhere (``secret_name: prod/db/credentials``), and not
     a menu path (``password -> settings``: after an arrow, only a value with a digit or a
-    symbol counts)."""
+    symbol counts), nor a redaction's mask (``token: [payment_card]``, in a masked chunk checked
+    again), like the placeholders the patterns leave out. In markup (``<token>value``) only the
+    mask is looked for: the value has no key of its own."""
+    if _MASK_VALUE.search(text):
+        return False
+    if text.startswith("<"):
+        return True
     assignment = _assignment(text)
     if assignment is None:
         return True
@@ -164,6 +170,8 @@ def secret_value(text: str) -> bool:
     return not (separator == "->" and text[assignment.end() :].strip("'\"").isalpha())
 
 
+# A whole value that is one bracketed label, as redaction writes its masks (text is folded).
+_MASK_VALUE = re.compile(r"(?:[:=>]|->)\s*[\"']?\[[a-z0-9_]+\][\"']?$")
 # The last part of a key that names where a secret is kept, not the secret itself.
 _REFERENCE_KEYS = frozenset({"name", "names", "id", "ids", "arn", "path", "file", "ref", "uri"})
 # The key's last part after a _, . or - (if any), and the separator before the value.
