@@ -234,6 +234,17 @@ def test_a_masked_document_goes_on_as_a_copy() -> None:
     assert original.content == "Write to canary.leak@example.com today."
 
 
+def test_a_callers_id_holding_the_masked_value_is_masked_in_the_copy() -> None:
+    """An id of the caller's own that holds the masked address goes on masked."""
+    policy = parse_policy(REDACT_POLICY)
+    original = Document(
+        id="mail-canary.leak@example.com", content="Write to canary.leak@example.com."
+    )
+    (copy,) = GuardedDocuments(Guard(policy)).run("Who do I write to?", [original])["documents"]
+    assert copy.id == "mail-[CONTACT_DETAILS]"
+    assert original.id == "mail-canary.leak@example.com"
+
+
 def test_an_id_derived_from_the_content_is_derived_again_from_the_masked_copy(
     caplog: pytest.LogCaptureFixture,
 ) -> None:

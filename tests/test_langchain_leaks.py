@@ -314,6 +314,22 @@ async def test_redaction_with_a_document_prompt_masks_every_rendered_metadata_va
     assert contact_documents()[0].metadata["owner"] == "ana.kowal@example.org"
 
 
+def test_a_masked_documents_id_and_metadata_keys_hold_no_masked_value() -> None:
+    """An id or a metadata key holding the masked address is masked in the copy handed on
+    (callbacks and traces see the copy); the caller's Document keeps its own."""
+    email = "ana.kowal@example.org"
+    original = Document(f"Write to {email}.", metadata={email: "last contacted"}, id=f"c-{email}")
+    handler = RecordingHandler()
+    retriever = GuardedRetriever(retriever=ListRetriever(documents=[original]), guard=Guard(REDACT))
+    (copy,) = retriever.invoke("notes", config={"callbacks": [handler]})
+    assert (copy.id, copy.metadata) == (
+        "c-[CONTACT_DETAILS]",
+        {"[CONTACT_DETAILS]": "last contacted"},
+    )
+    assert "example." not in "\n".join(handler.payloads)
+    assert original.id == f"c-{email}"
+
+
 def test_the_tool_artifact_of_a_redacted_rendering_holds_no_address() -> None:
     """The guarded tool's artifact carries the masked copies, metadata included."""
     tool = create_guarded_retriever_tool(

@@ -9,7 +9,15 @@ from typing import TYPE_CHECKING
 import pytest
 from llama_index.core import Document, VectorStoreIndex
 from llama_index.core.node_parser import SentenceWindowNodeParser
-from llama_index.core.schema import MediaResource, MetadataMode, Node, NodeWithScore, TextNode
+from llama_index.core.schema import (
+    MediaResource,
+    MetadataMode,
+    Node,
+    NodeRelationship,
+    NodeWithScore,
+    RelatedNodeInfo,
+    TextNode,
+)
 from llama_index_support import REDACT_POLICY, window_engine
 
 from rag_guard_integrations import Guard, parse_policy
@@ -53,6 +61,24 @@ def test_an_email_in_a_metadata_value_is_masked_in_that_value(guard: Guard) -> N
     assert llm_view(copy) == f"contact: {MASK}\n\nPlease write to the account manager."
     assert copy.metadata == {"contact": MASK}
     assert node.metadata == {"contact": EMAIL}
+
+
+def test_a_masked_nodes_keys_ids_and_source_hold_no_masked_value(guard: Guard) -> None:
+    """A metadata key (hidden from the LLM), the node's id and its source document's id that
+    hold the masked address are masked in the copy; the key stays hidden under its new name."""
+    node = TextNode(
+        id_=f"node-{EMAIL}",
+        text=f"Write to {EMAIL} today.",
+        metadata={EMAIL: "last contacted in May"},
+        excluded_llm_metadata_keys=[EMAIL],
+    )
+    node.relationships[NodeRelationship.SOURCE] = RelatedNodeInfo(node_id=f"mailbox/{EMAIL}")
+    (copy,) = masked(guard, node)
+    assert copy.metadata == {MASK: "last contacted in May"}
+    assert copy.excluded_llm_metadata_keys == [MASK]
+    assert (copy.node_id, copy.ref_doc_id) == (f"node-{MASK}", f"mailbox/{MASK}")
+    assert EMAIL not in copy.model_dump_json()
+    assert node.node_id == f"node-{EMAIL}"
 
 
 def test_an_email_in_the_text_keeps_the_metadata_header_once(guard: Guard) -> None:

@@ -321,6 +321,38 @@ def test_empty_vocabulary_makes_no_calls(make_classifier: Make, server: OllamaSe
     assert server.chat_count == 0
 
 
+@pytest.mark.parametrize("mode", MODES)
+def test_no_handler_on_the_model_and_no_llm_cache_sees_the_chunk(
+    server: OllamaServer, mode: str
+) -> None:
+    """The chunks a classifier labels are undecided: a handler attached to the chat model
+    itself, ``verbose`` and the process's LLM cache neither see nor keep them; the model is
+    asked all the same and the caller's model is left as it was."""
+    from langchain_core.caches import InMemoryCache
+    from langchain_core.globals import get_llm_cache, set_llm_cache
+
+    from rag_guard_integrations.langchain.testing import RecordingHandler
+
+    handler, cache, before = RecordingHandler(), InMemoryCache(), get_llm_cache()
+    llm = ChatOllama(
+        model=server.model,
+        base_url=server.base_url,
+        client_kwargs={"trust_env": False},
+        callbacks=[handler],
+        verbose=True,
+    )
+    set_llm_cache(cache)
+    try:
+        found = run(LLMClassifier(llm, labels=LABELS), ["Globex revenue was 4 million."], mode)
+    finally:
+        set_llm_cache(before)
+    assert found[0].labels == {"financial", "entity_identifier"}
+    assert server.chat_count == 1
+    assert handler.payloads == []
+    assert cache._cache == {}
+    assert llm.callbacks == [handler]
+
+
 def test_models_without_structured_output_are_prompted_for_json() -> None:
     """A chat model that cannot bind a schema is still asked for, and read as, the same JSON."""
     llm = GenericFakeChatModel(messages=iter([AIMessage('{"labels": ["financial", "x"]}')]))

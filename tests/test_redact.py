@@ -193,6 +193,28 @@ def test_a_masked_value_after_a_secret_key_is_no_credential_when_checked_again()
     assert [d.allowed for d in again.decisions] == [True, True]
 
 
+def test_a_chunk_that_holds_a_value_masked_in_another_chunk_is_withheld() -> None:
+    """The card masked in one chunk, written in another as no recogniser reads a card (inside
+    a reference), would reach the model unmasked beside it: that chunk is withheld, and a
+    chunk that does not hold it stays."""
+    guard = Guard.from_policy(
+        "default",
+        parse_policy(
+            "version: 1\nname: cards\nrules:\n  - {name: mask_cards, action: redact, "
+            "trigger: {all_present: [payment_card]}}\n"
+        ),
+    )
+    note = Chunk("Card 4111 1111 1111 1111 is on file for this customer.", id="note")
+    shipping = Chunk("Shipping note: order ref 4111111111111111A dispatched.", id="ship")
+    ids = Chunk("Shipping note: dispatched.", {"ref": "4111-1111-1111-1111X"}, id="meta")
+    other = Chunk("Shipping note: order ref 5500000000000004A dispatched.", id="other")
+    result = guard.check("q", [note, shipping, ids, other])
+    assert [c.id for c in result.allowed] == ["note", "other"]
+    assert "masked in another chunk" in result.decisions[1].reason
+    assert result.decisions[1].rule == result.decisions[2].rule == "mask_cards"
+    assert "4111" not in " ".join(c.text for c in result.allowed)
+
+
 def test_redact_rule_does_not_raise_under_on_block_raise() -> None:
     """A redact rule resolved by masking is not a block: on_block: raise does not raise."""
     guard = Guard(parse_policy(POLICY + "on_block: raise\n"))

@@ -12,7 +12,7 @@ from llama_index.core.schema import MetadataMode, NodeWithScore, TextNode
 from llama_index_support import REDACT_POLICY
 
 from rag_guard_integrations import Guard, parse_policy
-from rag_guard_integrations.engine.scrub import scrubbed
+from rag_guard_integrations.engine.scrub import scrubbed, scrubbed_text
 from rag_guard_integrations.haystack import GuardedDocuments
 from rag_guard_integrations.langchain import GuardedRetriever
 from rag_guard_integrations.llama_index import GuardPostprocessor
@@ -307,6 +307,13 @@ def test_a_masked_value_written_again_reaches_no_framework_output(guard: Guard) 
         ("j\u0430ne.roe@example.com", "[EMAIL]"),  # a Cyrillic look-alike letter
         ("\u0422hornbury", "[NAME]"),
         ("meet at noon", "meet at noon"),  # "at" alone writes no address
+        ("jane.roe @ example.com", "[EMAIL]"),  # spaces around the "@"
+        ("jane.roe＠example。com", "[EMAIL]"),  # another script's "@" and full stop
+        ("the Thornburys", "the [NAME]"),  # a family in the plural
+        ("T h o r n b u r y", "[NAME]"),  # letter by letter
+        ("Thorn-bury", "[NAME]"),  # cut by a hyphen
+        ("a b c d e", "a b c d e"),  # letters spelled out that name nothing masked
+        ("well-known", "well-known"),
     ],
 )
 def test_a_masked_value_a_reader_still_reads_in_metadata_is_masked(value: str, masked: str) -> None:
@@ -320,3 +327,24 @@ def test_a_masked_value_a_reader_still_reads_in_metadata_is_masked(value: str, m
         ("Anna Müller", "[NAME]"),
     ]
     assert scrubbed({"v": value}, [*masks, ("123-45-6789", "[SSN]")]) == {"v": masked}
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Filed by [NAME]. The Thornburys left.", "Filed by [NAME]. The [NAME] left."),
+        ("Filed by [NAME], signed T h o r n b u r y.", None),  # no mask covers it in place
+        ("Filed by [NAME] (Thorn-bury on the form).", None),
+        ("Write to [EMAIL] (or jane.roe @ example.com).", None),
+        ("Write to [EMAIL] (alt: jane.roe＠example。com).", None),
+        ("Filed by [NAME]; a b c d e f g.", "Filed by [NAME]; a b c d e f g."),
+    ],
+)
+def test_a_masked_value_written_again_in_the_text_is_masked_or_drops_the_chunk(
+    text: str, expected: str | None
+) -> None:
+    """In the masked text, a plural of a masked name is masked; a value spelled letter by
+    letter, cut by a hyphen or with spaces around its "@" cannot be masked where it stands, so
+    the copy is not made (None: the chunk is withheld)."""
+    masks = [("Margaret Thornbury", "[NAME]"), ("jane.roe@example.com", "[EMAIL]")]
+    assert scrubbed_text(text, masks) == expected

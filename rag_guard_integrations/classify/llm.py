@@ -176,11 +176,12 @@ class LLMClassifier(VocabularyBound):
             sorted((name, spec.description) for name, spec in (labels or {}).items())
         )
         self._system = system_prompt(labels or {})
-        self._runnable: Runnable[Any, Any] = self.llm
+        model = _unheard(self.llm)
+        self._runnable: Runnable[Any, Any] = model
         if labels:
             # without structured output the prompt still asks for the same JSON
             with contextlib.suppress(NotImplementedError, ValueError, TypeError):
-                self._runnable = self.llm.with_structured_output(
+                self._runnable = model.with_structured_output(
                     output_schema(labels), method="json_schema", include_raw=True
                 )
 
@@ -280,6 +281,16 @@ class LLMClassifier(VocabularyBound):
             if semaphore is None:
                 semaphore = self._semaphores[loop] = asyncio.Semaphore(self.max_concurrency)
             return semaphore
+
+
+def _unheard(llm: BaseChatModel) -> BaseChatModel:
+    """A copy of ``llm`` that no handler attached to the model hears (``callbacks=``,
+    ``verbose``) and that neither reads nor writes an LLM cache (``set_llm_cache``): the
+    chunks it labels are undecided, and a cache key holds the prompt. The copy shares the
+    model's client."""
+    return llm.model_copy(
+        update={"callbacks": None, "callback_manager": None, "verbose": False, "cache": False}
+    )
 
 
 def _model_identity(llm: Any) -> str:

@@ -14,10 +14,10 @@ from typing import TYPE_CHECKING
 from rag_guard_integrations.core.chunk import Chunk
 from rag_guard_integrations.core.decisions import ChunkDecision, Redaction
 from rag_guard_integrations.core.reasons import Reason
-from rag_guard_integrations.engine.scrub import scrubbed, scrubbed_text
+from rag_guard_integrations.engine.scrub import holds, scrubbed, scrubbed_text
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable, Sequence
+    from collections.abc import Callable, Iterable, Mapping, Sequence
 
     from rag_guard_integrations.classify.base import Finding
     from rag_guard_integrations.guards.combination import Labelled
@@ -123,11 +123,12 @@ def redact(
     try:
         text = scrubbed_text(mask_text(chunk.text, spans), masks)
         metadata = scrubbed(chunk.metadata, masks)
+        own = None if chunk.id is None else scrubbed(chunk.id, masks)  # an id may hold it too
     except Exception:  # metadata that cannot be read (a cycle, a str() that raises): dropped
         return None
     if text is None:
         return None
-    masked = Chunk(text, metadata, chunk.score, chunk.id)
+    masked = Chunk(text, metadata, chunk.score, own)
     return Masked(masked, spans, labels - targets, rule)
 
 
@@ -174,3 +175,28 @@ def confirm_masks(
                 dropped[index] = masked.pop(index).rule
         kept = [item for item in kept if item.index not in dropped]
     return dropped
+
+
+def masked_elsewhere(
+    masked: Mapping[int, Masked], chunks: Sequence[Chunk], allowed: Iterable[int]
+) -> dict[int, str]:
+    """The ``allowed`` chunks (indices into ``chunks``, the originals) that hold a value
+    another chunk's masks hid, in text, metadata or id (``order ref 4111111111111111A`` beside
+    the card masked in a note; the surname of a masked name), each with the rule of that mask:
+    the caller drops them, since the set would hand the value on unmasked."""
+    sources = [(i, m.rule, _masks(chunks[i].text, m.redactions)) for i, m in masked.items()]
+    found: dict[int, str] = {}
+    for index in allowed:
+        chunk = masked[index].chunk if index in masked else chunks[index]
+        for source, rule, masks in sources:
+            if source != index and _holds(chunk, masks):
+                found[index] = rule
+                break
+    return found
+
+
+def _holds(chunk: Chunk, masks: Sequence[tuple[str, str]]) -> bool:
+    try:
+        return holds(chunk.text, masks) or holds(chunk.metadata, masks) or holds(chunk.id, masks)
+    except Exception:  # metadata that cannot be read: not known to be free of the value
+        return True

@@ -34,6 +34,12 @@ _LOOKALIKES = str.maketrans(*FOLDS)
 # An address's "@" and dots spelled out, as a recogniser reads them: "jo [at] x dot com".
 _SPELLED_AT = re.compile(r"(?<=\w)\s*[\[({<]?\s*\bat\b\s*[\])}>]?\s*(?=\w)", re.IGNORECASE)
 _SPELLED_DOT = re.compile(r"(?<=\w)\s*[\[({<]?\s*\bdot\b\s*[\])}>]?\s*(?=\w)", re.IGNORECASE)
+# An address's "@" with spaces around it, and a full stop of another script between two words.
+_SPACED_AT = re.compile(r"(?<=\w)\s+@\s*(?=\w)|(?<=\w)\s*@\s+(?=\w)")
+_OTHER_STOPS = str.maketrans(dict.fromkeys("。｡．", "."))
+# A word spelled out letter by letter ("T h o r n b u r y"), or cut by hyphens ("Thorn-bury").
+_SPACED_LETTERS = re.compile(r"(?<![^\W\d_])[^\W\d_](?:[ ._-][^\W\d_]){3,}(?![^\W\d_])")
+_INNER_HYPHEN = re.compile(r"(?<=[^\W\d_])-(?=[^\W\d_])")
 _UMLAUTS = {"ä": "ae", "ö": "oe", "ü": "ue", "Ä": "Ae", "Ö": "Oe", "Ü": "Ue", "ß": "ss"}
 _UNICODE_ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})")
 # Digits spelled out, as a value is read back over the phone ("four one one one ..."), in
@@ -136,6 +142,34 @@ def scrubbed(value: Any, masks: Sequence[tuple[str, str]]) -> Any:
     }
 
 
+def holds(value: Any, masks: Sequence[tuple[str, str]]) -> bool:
+    """Whether ``value`` (a string, or metadata: keys and values, nested) holds a masked
+    original as :func:`scrubbed` and :func:`scrubbed_text` find one: what another chunk's
+    masks hid, written in this one.
+
+    Example:
+        >>> masks = [("4111 1111 1111 1111", "[CARD]")]
+        >>> holds("ref 4111111111111111A", masks)
+        True
+        >>> holds({"card": ["4111 1111", "1111 1111"]}, masks)
+        True
+        >>> holds({"ref": "4111"}, masks)
+        False
+    """
+    if not masks:
+        return False
+    return _found_in(" ".join(_texts(value)), _finders(tuple(masks))) is not None
+
+
+def _texts(value: Any) -> list[str]:
+    """Every string of ``value``, a mapping's keys too, nested containers read in order."""
+    if isinstance(value, Mapping):
+        return [t for key, item in value.items() for t in (*_texts(key), *_texts(item))]
+    if isinstance(value, list | tuple | set | frozenset):
+        return [t for item in value for t in _texts(item)]
+    return [] if value is None else [str(value)]
+
+
 def _spread(value: Mapping[Any, Any], finders: Finders) -> str | None:
     """The mask of a masked number whose digits the values of ``value`` hold, in order, and
     no one of them alone (that one is masked where it stands)."""
@@ -210,7 +244,10 @@ def _plain(text: str) -> str:
     ``dot`` spelled out read as ``@`` and ``.``, a number spelled out read as its digits
     (``four one one one``, ``vier eins``, ``double one``, ``4111 then 1111``), compatibility
     forms folded (full-width digits and signs), digits of every script read as ASCII ones and
-    look-alike letters as the letters they imitate, invisible format characters dropped."""
+    look-alike letters as the letters they imitate, invisible format characters dropped; an
+    address with spaces around its ``@`` or another script's full stop (``jo @ x。com``), and a
+    word spelled letter by letter or cut by hyphens (``T h o r n b u r y``, ``Thorn-bury``),
+    read whole."""
     if "&" in text:
         text = html.unescape(text)
     if "%" in text and _PERCENT.search(text):
@@ -221,9 +258,14 @@ def _plain(text: str) -> str:
         text = _SPELLED_DOT.sub(".", _SPELLED_AT.sub("@", text))
     if _MAY_BE_SPELLED.search(text):
         text = _SPELLED_NUMBER.sub(_as_digits, text)
+    if "@" in text:
+        text = _SPACED_AT.sub("@", text)
+    if "-" in text:
+        text = _INNER_HYPHEN.sub("", text)
+    text = _SPACED_LETTERS.sub(lambda m: "".join(_LETTERS.findall(m.group())), text)
     if text.isascii():
         return text  # the same object when nothing was decoded
-    text = unicodedata.normalize("NFKC", text)
+    text = unicodedata.normalize("NFKC", text).translate(_OTHER_STOPS)
     # Digits of every script read as ASCII ones (Arabic-Indic, Devanagari: NFKC keeps them),
     # and look-alike letters as the letters they imitate (a Cyrillic "а" in "jаne").
     return "".join(
@@ -325,12 +367,13 @@ def _finders(masks: tuple[tuple[str, str], ...]) -> Finders:
             body = "|".join(re.escape(w) for w in ordered)
             capitalised = "|".join(re.escape(w[:1].upper() + w[1:].lower()) for w in ordered)
             lower = "|".join(re.escape(w.lower()) for w in ordered)
-            # No letter around a word of the name; a digit may be: "Thornbury2" is the name.
+            # No letter around a word of the name (a plural's "s" aside: "the Thornburys"); a
+            # digit may be: "Thornbury2" is the name.
             # In camel case it touches the other words: "JaneRoe", "janeRoe", "roeJane".
             pieces.append(
                 (
                     re.compile(
-                        rf"(?<![^\W\d_])(?:{body})(?![^\W\d_])"
+                        rf"(?<![^\W\d_])(?:{body})(?:e?s)?(?![^\W\d_])"
                         rf"|(?-i:(?<![A-Z])(?:{capitalised})(?![a-z]))"
                         rf"|(?-i:(?<![A-Za-z])(?:{lower})(?=[A-Z]))",
                         re.IGNORECASE,

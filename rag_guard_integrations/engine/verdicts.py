@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from rag_guard_integrations.core.decisions import ChunkDecisions, GuardResult
 from rag_guard_integrations.core.reasons import Reason, compose
 from rag_guard_integrations.core.records import slot_filler
-from rag_guard_integrations.engine.redact import Masked, confirm_masks, redact
+from rag_guard_integrations.engine.redact import Masked, confirm_masks, masked_elsewhere, redact
 from rag_guard_integrations.engine.run import failure
 from rag_guard_integrations.guards.combination import (
     CombinationOutcome,
@@ -114,6 +114,14 @@ class Verdicts:
                 reason = Reason.fixed(f"{message} (masking could not make it safe)")
                 run.denied[index] = ("combination", reason)
                 rules[index] = rule
+            # A value masked in one chunk may be written in another that passed unmasked.
+            allowed = filterfalse(run.denied.__contains__, range(len(run.chunks)))
+            for index, rule in masked_elsewhere(run.masked, run.chunks, allowed).items():
+                message = self._redacting[rule].message or rule
+                reason = Reason.fixed(f"{message} (holds a value masked in another chunk)")
+                run.denied[index] = ("combination", reason)
+                rules[index] = rule
+                run.masked.pop(index, None)
         return self._result(run, outcome, unknown, rules)
 
     def _unknown_labels(self, run: Run) -> dict[int, frozenset[str]]:

@@ -51,13 +51,14 @@ class _Documents:
     def hand_on(self, item: Document, masked: ChunkDecision | None) -> Document | None:
         if masked is None:
             return item
-        # A copy with the masked text. The caller's own id stays; one Haystack derived from the
-        # content is derived again from the masked copy, or it would hash what was masked.
+        # A copy with the masked text. The caller's own id stays (masked where it holds a
+        # masked value); one Haystack derived from the content is derived again from the
+        # masked copy, or it would hash what was masked.
         derived = item.id == item._create_id()
-        meta = scrubbed(dict(item.meta), masked_values(masked))
-        return dataclasses.replace(
-            item, content=masked.chunk.text, meta=meta, id="" if derived else item.id
-        )
+        masks = masked_values(masked)
+        meta = scrubbed(dict(item.meta), masks)
+        own = "" if derived else scrubbed(item.id, masks)  # the id may hold the value too
+        return dataclasses.replace(item, content=masked.chunk.text, meta=meta, id=own)
 
 
 DOCUMENTS = _Documents()

@@ -221,13 +221,16 @@ def with_text(
     changed such a value (it no longer occurs in ``text`` as the prompt wrote it), the copy's
     value is :data:`MASKED_VALUE`, so the metadata shows nothing the masked text hides.
     ``masks`` (what the text's masks hid, see :func:`~rag_guard_integrations.engine.redact.
-    masked_values`) are masked in every other metadata value too.
+    masked_values`) are masked in every other metadata value, key and the id too.
     """
     metadata = scrubbed(dict(document.metadata), masks)
     for key in rendered:
         if key in metadata and str(metadata[key]) not in text:
             metadata[key] = MASKED_VALUE
-    return document.model_copy(update={"page_content": text, "metadata": metadata})
+    update = {"page_content": text, "metadata": metadata}
+    if document.id is not None:  # an id may hold the value too: "contact-jo@x.io"
+        update["id"] = scrubbed(document.id, masks)
+    return document.model_copy(update=update)
 
 
 def _unheard(callbacks: Callbacks) -> bool:

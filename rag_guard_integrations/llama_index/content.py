@@ -7,7 +7,7 @@ from dataclasses import replace
 from string import Formatter
 from typing import TYPE_CHECKING, Any
 
-from llama_index.core.schema import MetadataMode, TextNode
+from llama_index.core.schema import MetadataMode, RelatedNodeInfo, TextNode
 
 from rag_guard_integrations.engine.redact import mask_text
 from rag_guard_integrations.engine.scrub import scrubbed
@@ -70,11 +70,40 @@ def masked_copy(
     # Kept from the LLM: masked here. Shown to it: masked above where the guard found a span;
     # a masked value written there another way changes the LLM's view, and the copy is not
     # made (the node is withheld).
-    metadata = {key: scrubbed(value, masks) for key, value in metadata.items()}
-    copy = node.model_copy(update={"metadata": metadata})
+    # Keys and ids too: a key or an id may hold the value (``"jo@x.io": "last contacted"``).
+    keys = {key: scrubbed(key, masks) for key in metadata}
+    copy = node.model_copy(
+        update={
+            "metadata": {keys[key]: scrubbed(value, masks) for key, value in metadata.items()},
+            "excluded_llm_metadata_keys": [keys.get(k, k) for k in node.excluded_llm_metadata_keys],
+            "excluded_embed_metadata_keys": [
+                keys.get(k, k) for k in node.excluded_embed_metadata_keys
+            ],
+            "id_": scrubbed(node.id_, masks),
+            "relationships": scrubbed_relationships(node, masks),
+        }
+    )
     if None in edits:
         copy.set_content(mask_text(node.get_content(metadata_mode=MetadataMode.NONE), edits[None]))
     return copy if judged_text(copy) == expected else None
+
+
+def scrubbed_relationships(node: BaseNode, masks: Sequence[tuple[str, str]]) -> dict[Any, Any]:
+    """``node``'s relationships with what ``masks`` hid taken out of each related node's id
+    and metadata (the source document's id is the copy's ``ref_doc_id``)."""
+
+    def scrub(info: RelatedNodeInfo) -> RelatedNodeInfo:
+        return info.model_copy(
+            update={
+                "node_id": scrubbed(info.node_id, masks),
+                "metadata": scrubbed(dict(info.metadata), masks),
+            }
+        )
+
+    return {
+        kind: [scrub(i) for i in related] if isinstance(related, list) else scrub(related)
+        for kind, related in node.relationships.items()
+    }
 
 
 def _hidden(node: BaseNode) -> list[tuple[str, str]]:
