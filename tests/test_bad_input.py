@@ -250,6 +250,15 @@ BOMB = "\n".join(
             "rules[1].name 'r' is defined twice; rename one",
         ),
         ("extends: [no_such_pack]\n", "'no_such_pack' is not a built-in policy; use one of"),
+        (
+            "rules:\n  - {name: r, trigger: {all_present: [secret, Unknown]}}\n",
+            "names the label 'unknown', which chunk metadata reads as no label",
+        ),
+        ("labels: {N/A: {}}\n", "names the label 'n/a', which chunk metadata reads as no label"),
+        (
+            "labels:\n  financial: {description: money}\n  Financial: {description: weather}\n",
+            "declares 'financial' and 'Financial', one label once case and spacing are folded",
+        ),
     ],
 )
 def test_bad_policy_text_is_a_one_line_policy_error(text: str, expected: str) -> None:
@@ -280,6 +289,13 @@ def test_guard_of_anything_but_a_policy_names_the_type_and_from_policy(policy: A
     message = one_line(caught.value)
     assert type(policy).__name__ in message
     assert "Guard.from_policy(" in message
+
+
+@pytest.mark.parametrize("check", [42, "tenant", object()])
+def test_a_check_that_is_no_callable_is_one_argument_error(check: Any) -> None:
+    """checks=[...] takes callables check(chunk, request); anything else is named at once."""
+    with pytest.raises(ArgumentError, match=f"checks: {type(check).__name__} is not a check"):
+        Guard.from_policy("contracts", checks=[check])
 
 
 def test_extends_cycle_and_duplicate_clause_across_files(tmp_path: Path) -> None:

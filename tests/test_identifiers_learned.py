@@ -24,6 +24,7 @@ from rag_guard_integrations.llama_index import MiniLMEmbedding
 if TYPE_CHECKING:
     from pathlib import Path
 
+    from rag_guard_integrations.core.stage import Request
     from rag_guard_integrations.embeddings import MiniLMEmbedder
 
 # Standards of the bundled corpus that a 2-nearest search for these bare questions misses.
@@ -139,6 +140,18 @@ def test_a_guard_whose_callers_see_different_chunks_learns_nothing(tmp_path: Pat
     guard = Guard.from_policy(path)
     assert guard.learn_identifiers([{"standard": "IS 1786", "tenant": "other"}]) == 0
     assert guard.check(HELD, [], access={"tenant": ["mine"]}).query.tier != "identifier"
+
+
+def test_a_guard_with_checks_of_its_own_learns_nothing() -> None:
+    """A check given beside the policy may judge each caller apart (a tenant check): the
+    guard learns no store-wide set, as with access attributes."""
+
+    def same_tenant(chunk: Chunk, request: Request) -> str | None:
+        return None if chunk.metadata.get("tenant") == "mine" else "another tenant's"
+
+    guard = Guard.from_policy("bis", checks=[same_tenant])
+    assert guard.learn_identifiers([{"standard": "IS 1786", "tenant": "other"}]) == 0
+    assert guard.check(HELD, []).query.tier != "identifier"
 
 
 def test_what_a_row_teaches_is_bounded_whatever_it_holds() -> None:

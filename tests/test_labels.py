@@ -127,9 +127,18 @@ def test_rule_labels_and_unclassified_belong_to_the_vocabulary() -> None:
     assert [w.rule for w in result.warnings] == ["deal_terms_warning"]
 
 
-def test_without_a_declared_vocabulary_no_label_is_unknown() -> None:
-    """A policy without ``labels:`` does not judge metadata labels as unknown."""
+def test_without_a_declared_vocabulary_no_label_is_unknown_when_reporting() -> None:
+    """A policy without ``labels:`` that only reports does not judge metadata labels."""
     policy = "version: 1\nrules:\n  - name: r\n    trigger: {all_present: [a, b]}\n"
-    result = guard("block", policy).check("q", [labelled("anything", "else")])
+    result = guard("report", policy).check("q", [labelled("anything", "else")])
     assert result.unknown_labels == {}
     assert result.decisions[0].allowed
+
+
+def test_blocking_unknown_labels_without_a_labels_section_blocks_all_but_rule_labels() -> None:
+    """``on_unknown_label: block`` with rules alone: the rules' labels (and ``unclassified``)
+    are the vocabulary, and a chunk claiming any other label is withheld."""
+    policy = "version: 1\nrules:\n  - name: r\n    trigger: {all_present: [a, b]}\n"
+    result = guard("block", policy).check("q", [labelled("top_secret"), labelled("a")])
+    assert result.unknown_labels == {0: {"top_secret"}}
+    assert [(d.allowed, d.stage) for d in result.decisions] == [(False, "labels"), (True, "passed")]

@@ -145,18 +145,22 @@ class Guard:
         self.audit_key = keys.audit_key(audit_key)
         self.access_source = access_source
         given = identifiers if callable(identifiers) else tuple(identifiers)
-        # Without identifiers given, tier 2 reads those an adapter teaches it (learn_identifiers).
+        extra = tuple(checks)
+        # Without identifiers given, tier 2 reads those an adapter teaches it (learn_identifiers);
+        # not where callers may see different chunks (an access source, or checks of the
+        # caller's own, which may be per caller too).
+        per_caller = access_source is not None or bool(extra)
         self.learned: CollectionIdentifiers | None = (
             given
             if isinstance(given, CollectionIdentifiers)
             else None
             if given
-            else CollectionIdentifiers.learning(policy, per_caller=access_source is not None)
+            else CollectionIdentifiers.learning(policy, per_caller=per_caller)
         )
         self._inputs = StageInputs(
             embedder, given if self.learned is None else self.learned, access_source
         )
-        self._extra = tuple(checks)
+        self._extra = extra
         # The checks given besides the policy's stages (what a stored reference cannot rebuild).
         self.extra_checks: tuple[ChunkCheck, ...] = self._extra
         built = stages.build(policy, self._inputs, self._extra)
@@ -172,7 +176,7 @@ class Guard:
         self._warned_extra = False  # a missing extra that refuses every query: logged once
         self.recognizers = self._recognizers()
         self.classifier = self._bind(classifier)
-        self._reads_labels = self._set_stage is not None or policy.declares_vocabulary
+        self._reads_labels = self._set_stage is not None or policy.checks_vocabulary
         self._labelling = Labelling(policy, self._set_stage, self.recognizers, self.classifier)
         names = [stage.name for kind, stage in self._stages if kind != "query"]
         passed = Reason.fixed("passed " + ", ".join(names))

@@ -61,7 +61,7 @@ class Verdicts:
         self.policy = policy
         self._passed_reason = passed_reason
         self._nothing_can_pass = nothing_can_pass
-        self._vocabulary = frozenset(policy.vocabulary) if policy.declares_vocabulary else None
+        self._vocabulary = frozenset(policy.vocabulary) if policy.checks_vocabulary else None
         self._redacting = {rule.name: rule for rule in policy.rules if rule.action == "redact"}
         self._by_rule: dict[str, tuple[str, str]] = {
             rule.name: ("combination", Reason.fixed(rule_message(rule))) for rule in policy.rules

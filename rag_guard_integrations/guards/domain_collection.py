@@ -80,9 +80,10 @@ class CollectionIdentifiers:
     def learning(cls, policy: Policy, *, per_caller: bool = False) -> CollectionIdentifiers | None:
         """An empty set for a guard of ``policy`` to learn into, or None: without a domain
         section, or where callers see different chunks (access attributes, or ``per_caller``
-        for an access source). A set learned from the whole store would then let one caller's
-        question pass on an identifier only another may see, and so tell them it exists; tier 2
-        reads the identifiers of the chunks retrieved for the caller instead."""
+        for an access source or checks of the caller's own). A set learned from the whole
+        store would then let one caller's question pass on an identifier only another may
+        see, and so tell them it exists; tier 2 reads the identifiers of the chunks retrieved
+        for the caller instead."""
         if policy.domain is None or policy.access.attributes or per_caller:
             return None
         return cls.for_spec(policy.domain)

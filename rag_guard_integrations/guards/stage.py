@@ -17,6 +17,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
+from rag_guard_integrations.core.errors import ArgumentError
+
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Mapping, Sequence
 
@@ -195,8 +197,16 @@ class CheckStage(Quiet):
     """
 
     def __init__(self, check: ChunkCheck) -> None:
+        name = getattr(check, "name", None)
+        if name is None and callable(check):  # a plain function: named by its own name
+            name = getattr(check, "__name__", None)
+        if not (callable(check) and isinstance(name, str) and name):
+            raise ArgumentError(
+                f"checks: {type(check).__name__} is not a check; pass a callable "
+                "check(chunk, request) -> reason or None, with a name attribute (str)"
+            )
         self.check = check
-        self.name = check.name
+        self.name = name
 
     def prepare(self, request: Request) -> Part:
         return Part(request)

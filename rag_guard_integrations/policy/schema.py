@@ -17,7 +17,7 @@ from pydantic import (
 
 from rag_guard_integrations.core.constraints import MATCH_ALL, Match
 from rag_guard_integrations.core.errors import PatternCompileError, PolicyError
-from rag_guard_integrations.core.labels import UNCLASSIFIED, clean_label
+from rag_guard_integrations.core.labels import PLACEHOLDERS, UNCLASSIFIED, clean_label
 from rag_guard_integrations.core.patterns import compile_pattern
 from rag_guard_integrations.data.clause_examples import load_examples
 from rag_guard_integrations.policy.strictness import OVERRIDABLE, names_a_setting
@@ -376,7 +376,19 @@ class TriggerSpec(_Strict):
             raise PolicyError(
                 f"holds the blank label {blank[0]!r}; name a label with letters or digits"
             )
+        for label in cleaned:
+            _not_a_placeholder(label)
         return list(dict.fromkeys(cleaned))
+
+
+def _not_a_placeholder(label: str) -> None:
+    """Refuse a label that metadata reads as no label (``unknown``, ``none``, ``n/a``): a rule
+    on it would never fire on a chunk tagged so."""
+    if label in PLACEHOLDERS:
+        raise PolicyError(
+            f"names the label {label!r}, which chunk metadata reads as no label "
+            f"({', '.join(sorted(PLACEHOLDERS))}); name it otherwise, e.g. 'unreviewed'"
+        )
 
 
 Mode = Literal["enforce", "shadow"]
@@ -488,7 +500,9 @@ class Policy(_Strict):
     )
     labels: dict[str, LabelSpec] = Field(default_factory=dict, description="the vocabulary")
     on_unknown_label: Literal["report", "block"] = Field(
-        "report", description="a metadata label outside the vocabulary: record it, or deny"
+        "report",
+        description="a metadata label outside the vocabulary (the declared labels, the rules' "
+        "labels and unclassified): record it, or deny",
     )
     on_block: Literal["drop_chunks", "empty", "raise"] = Field(
         "drop_chunks",
@@ -536,6 +550,23 @@ class Policy(_Strict):
         "reached twice (a shared extends) merges as one (set by loading)",
     )
 
+    @field_validator("labels")
+    @classmethod
+    def _labels_distinct(cls, value: dict[str, LabelSpec]) -> dict[str, LabelSpec]:
+        seen: dict[str, str] = {}
+        for name in value:
+            label = clean_label(name)
+            if not label:
+                raise PolicyError(f"holds the blank label {name!r}; name a label with letters")
+            _not_a_placeholder(label)
+            if label in seen:
+                raise PolicyError(
+                    f"declares {seen[label]!r} and {name!r}, one label once case and spacing "
+                    "are folded; keep one declaration"
+                )
+            seen[label] = name
+        return value
+
     @model_validator(mode="after")
     def _unique_rule_names(self) -> Policy:
         seen: set[str] = set()
@@ -559,3 +590,9 @@ class Policy(_Strict):
     def declares_vocabulary(self) -> bool:
         """True when the policy lists its labels (then metadata labels outside it are unknown)."""
         return bool(self.labels)
+
+    @property
+    def checks_vocabulary(self) -> bool:
+        """True when metadata labels outside :attr:`vocabulary` are looked for: the policy
+        lists its labels, or blocks unknown ones (then its rules' labels are the vocabulary)."""
+        return self.declares_vocabulary or self.on_unknown_label == "block"
