@@ -90,6 +90,25 @@ def test_from_policy_without_builtins_runs_only_its_patterns() -> None:
 
 
 @pytest.mark.parametrize(
+    ("regex", "text"),
+    [
+        (r"\bdiabète\b", "Le patient est suivi pour un diabète de type 2."),
+        (r"\bDIABÈTE\b", "suivi pour un diabète"),
+        (r"пароль: \S{6,}", "Ваш пароль: hunter2xyz"),
+        (r"contraseña: \S{6,}", "La contraseña: hunter2xyz"),
+        (r"straße \d+", "Hauptstraße 5"),
+    ],
+)
+def test_a_pattern_written_with_letters_beyond_ascii_matches_them(regex: str, text: str) -> None:
+    """Text is folded before matching (accents dropped, ``ß`` as ``ss``, look-alikes read as
+    Latin letters), and so are a policy pattern's letters: it matches as written."""
+    policy = parse_policy(
+        f"classifiers:\n  patterns: [{{name: p, label: secret, regex: '{regex}'}}]\n"
+    )
+    assert PatternClassifier.from_policy(policy).classify(text).labels == {"secret"}
+
+
+@pytest.mark.parametrize(
     ("yaml", "message"),
     [
         ("builtin: {passport: pii}", r"classifiers\.builtin\.passport .* use one of email"),

@@ -81,6 +81,30 @@ def _normalize(text: str) -> str:
     return unicodedata.normalize("NFC", _SPACE.sub(" ", folded)).strip()
 
 
+def fold_pattern(pattern: str) -> str:
+    r"""A regex written for text as people write it, made to match text as the matchers read
+    it: each non-ASCII letter folded as :func:`normalize` folds one (``è`` -> ``e``, ``Ñ`` ->
+    ``n``, a look-alike to the letter it imitates), as a literal; the rest (ASCII syntax,
+    symbols, spaces) is left as written.
+
+    Example:
+        >>> fold_pattern(r"\bdiabète\b|contraseña:?")
+        '\\bdiabete\\b|contrasena:?'
+    """
+    if pattern.isascii():
+        return pattern
+    return "".join(
+        _literal(_fold_char(char)) if not char.isascii() and char.isalpha() else char
+        for char in pattern
+    )
+
+
+def _literal(folded: str) -> str:
+    """``folded`` as regex text: its ASCII marks escaped (a full-width ``（`` folds to ``(``),
+    anything else as it stands (RE2 refuses an escaped non-ASCII character)."""
+    return "".join(f"\\{c}" if c.isascii() and not (c.isalnum() or c == "_") else c for c in folded)
+
+
 def normalize_with_offsets(text: str) -> tuple[str, list[int]]:
     """Normalise like :func:`normalize` but keep, for each output character, its input offset.
 

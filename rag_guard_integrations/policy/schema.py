@@ -319,7 +319,10 @@ class PatternSpec(_Strict):
 
     name: str = Field(description="the recogniser's name (findings and redactions carry it)")
     label: str = Field(description="the label a match gives the chunk")
-    regex: Pattern = Field(description="RE2 pattern, matched on the normalised text")
+    regex: Pattern = Field(
+        description="RE2 pattern, matched on the normalised text (lower case, accents dropped; "
+        "its own letters beyond ASCII are folded the same way)"
+    )
     validator: ValidatorName | None = Field(
         None,
         description="a check a match must pass (luhn, iban, us_ssn, ipv4; secret_value: a key's "

@@ -10,7 +10,7 @@ from typing import Literal
 
 from rag_guard_integrations.core.errors import ArgumentError
 from rag_guard_integrations.core.labels import clean_label
-from rag_guard_integrations.core.normalize import normalize
+from rag_guard_integrations.core.normalize import fold_pattern, normalize
 from rag_guard_integrations.core.patterns import compile_pattern
 
 Validator = Callable[[str], bool]
@@ -48,6 +48,11 @@ class Recognizer:
         label = _checked_label(self.name, self.label)
         if self.window < 0:
             raise ArgumentError(f"recognizer {self.name!r}: window={self.window} must be >= 0")
+        # Text is folded before matching (accents dropped, look-alikes read as letters): so
+        # is a pattern's non-ASCII text, or it could never match.
+        object.__setattr__(self, "regex", fold_pattern(self.regex))
+        if self.standalone_regex is not None:
+            object.__setattr__(self, "standalone_regex", fold_pattern(self.standalone_regex))
         compile_pattern(self.regex)  # fail at definition, not at the first chunk
         if (self.standalone is None) != (self.standalone_regex is None):
             raise ArgumentError(
