@@ -174,16 +174,19 @@ def test_no_rule_fires_on_the_masked_context(guard: Guard) -> None:
     assert [d.allowed for d in again.decisions] == [True, True, True]
 
 
+def card_masking_guard() -> Guard:
+    """The ``default`` pack with a redact rule that masks payment cards."""
+    cards = parse_policy(
+        "version: 1\nname: cards\nrules:\n  - {name: mask_cards, action: redact, "
+        "trigger: {all_present: [payment_card]}}\n"
+    )
+    return Guard.from_policy("default", cards)
+
+
 def test_a_masked_value_after_a_secret_key_is_no_credential_when_checked_again() -> None:
     """A card after ``token:`` is masked; the mask is no secret, so checking the masked chunk
     again beside a host name fires no credentials rule."""
-    guard = Guard.from_policy(
-        "default",
-        parse_policy(
-            "version: 1\nname: cards\nrules:\n  - {name: mask_cards, action: redact, "
-            "trigger: {all_present: [payment_card]}}\n"
-        ),
-    )
+    guard = card_masking_guard()
     card = Chunk("card token: 4111 1111 1111 1111", id="card")
     host = Chunk("Connect to db1.internal.example.com on port 5432.", id="host")
     result = guard.check("q", [card, host])
@@ -197,13 +200,7 @@ def test_a_chunk_that_holds_a_value_masked_in_another_chunk_is_withheld() -> Non
     """The card masked in one chunk, written in another as no recogniser reads a card (inside
     a reference), would reach the model unmasked beside it: that chunk is withheld, and a
     chunk that does not hold it stays."""
-    guard = Guard.from_policy(
-        "default",
-        parse_policy(
-            "version: 1\nname: cards\nrules:\n  - {name: mask_cards, action: redact, "
-            "trigger: {all_present: [payment_card]}}\n"
-        ),
-    )
+    guard = card_masking_guard()
     note = Chunk("Card 4111 1111 1111 1111 is on file for this customer.", id="note")
     shipping = Chunk("Shipping note: order ref 4111111111111111A dispatched.", id="ship")
     ids = Chunk("Shipping note: dispatched.", {"ref": "4111-1111-1111-1111X"}, id="meta")

@@ -158,16 +158,7 @@ def holds(value: Any, masks: Sequence[tuple[str, str]]) -> bool:
     """
     if not masks:
         return False
-    return _found_in(" ".join(_texts(value)), _finders(tuple(masks))) is not None
-
-
-def _texts(value: Any) -> list[str]:
-    """Every string of ``value``, a mapping's keys too, nested containers read in order."""
-    if isinstance(value, Mapping):
-        return [t for key, item in value.items() for t in (*_texts(key), *_texts(item))]
-    if isinstance(value, list | tuple | set | frozenset):
-        return [t for item in value for t in _texts(item)]
-    return [] if value is None else [str(value)]
+    return _found_in(" ".join(_leaves(value, keys=True)), _finders(tuple(masks))) is not None
 
 
 def _spread(value: Mapping[Any, Any], finders: Finders) -> str | None:
@@ -212,13 +203,17 @@ def _items(value: Any, finders: Finders) -> Any:
     return items if isinstance(value, list) else tuple(items)
 
 
-def _leaves(value: Any) -> list[str]:
+def _leaves(value: Any, *, keys: bool = False) -> list[str]:
     """The text of every item of ``value``, nested containers read in order (a mapping's
-    values: its keys name them)."""
+    values: its keys name them; with ``keys``, its keys too, each before its value)."""
     if isinstance(value, Mapping):
-        return [leaf for item in value.values() for leaf in _leaves(item)]
+        return [
+            leaf
+            for key, item in value.items()
+            for leaf in (*(_leaves(key) if keys else ()), *_leaves(item, keys=keys))
+        ]
     if isinstance(value, list | tuple | set | frozenset):
-        return [leaf for item in value for leaf in _leaves(item)]
+        return [leaf for item in value for leaf in _leaves(item, keys=keys)]
     return [] if value is None else [str(value)]
 
 

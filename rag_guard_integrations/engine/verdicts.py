@@ -110,19 +110,21 @@ class Verdicts:
             ]
             widen = partial(self._widen, run)
             for index, rule in confirm_masks(run.masked, kept, combination, widen).items():
-                message = self._redacting[rule].message or rule
-                reason = Reason.fixed(f"{message} (masking could not make it safe)")
-                run.denied[index] = ("combination", reason)
-                rules[index] = rule
+                self._deny_masked(run, rules, index, rule, "masking could not make it safe")
             # A value masked in one chunk may be written in another that passed unmasked.
             allowed = filterfalse(run.denied.__contains__, range(len(run.chunks)))
             for index, rule in masked_elsewhere(run.masked, run.chunks, allowed).items():
-                message = self._redacting[rule].message or rule
-                reason = Reason.fixed(f"{message} (holds a value masked in another chunk)")
-                run.denied[index] = ("combination", reason)
-                rules[index] = rule
-                run.masked.pop(index, None)
+                self._deny_masked(run, rules, index, rule, "holds a value masked in another chunk")
         return self._result(run, outcome, unknown, rules)
+
+    def _deny_masked(
+        self, run: Run, rules: dict[int, str], index: int, rule: str, why: str
+    ) -> None:
+        """Deny chunk ``index`` for redact ``rule`` (its message, then ``why``), masked or not."""
+        message = self._redacting[rule].message or rule
+        run.denied[index] = ("combination", Reason.fixed(f"{message} ({why})"))
+        rules[index] = rule
+        run.masked.pop(index, None)
 
     def _unknown_labels(self, run: Run) -> dict[int, frozenset[str]]:
         """Labels outside the policy's vocabulary per chunk; the chunk is denied for them under

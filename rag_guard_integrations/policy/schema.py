@@ -374,24 +374,21 @@ class TriggerSpec(_Strict):
     @field_validator("all_present")
     @classmethod
     def _labels_clean(cls, value: list[str]) -> list[str]:
-        cleaned = [clean_label(label) for label in value]
-        if blank := [label for label, clean in zip(value, cleaned, strict=True) if not clean]:
-            raise PolicyError(
-                f"holds the blank label {blank[0]!r}; name a label with letters or digits"
-            )
-        for label in cleaned:
-            _not_a_placeholder(label)
-        return list(dict.fromkeys(cleaned))
+        return list(dict.fromkeys(map(_usable_label, value)))
 
 
-def _not_a_placeholder(label: str) -> None:
-    """Refuse a label that metadata reads as no label (``unknown``, ``none``, ``n/a``): a rule
-    on it would never fire on a chunk tagged so."""
+def _usable_label(name: str) -> str:
+    """``name`` cleaned as metadata labels are; a blank one, or one that metadata reads as no
+    label (``unknown``, ``none``, ``n/a``: a rule on it would never fire), is refused."""
+    label = clean_label(name)
+    if not label:
+        raise PolicyError(f"holds the blank label {name!r}; name a label with letters or digits")
     if label in PLACEHOLDERS:
         raise PolicyError(
             f"names the label {label!r}, which chunk metadata reads as no label "
             f"({', '.join(sorted(PLACEHOLDERS))}); name it otherwise, e.g. 'unreviewed'"
         )
+    return label
 
 
 Mode = Literal["enforce", "shadow"]
@@ -558,10 +555,7 @@ class Policy(_Strict):
     def _labels_distinct(cls, value: dict[str, LabelSpec]) -> dict[str, LabelSpec]:
         seen: dict[str, str] = {}
         for name in value:
-            label = clean_label(name)
-            if not label:
-                raise PolicyError(f"holds the blank label {name!r}; name a label with letters")
-            _not_a_placeholder(label)
+            label = _usable_label(name)
             if label in seen:
                 raise PolicyError(
                     f"declares {seen[label]!r} and {name!r}, one label once case and spacing "
